@@ -1,0 +1,16 @@
+// GET /special-events/{eventId}
+import { eventsStore } from './shared/config.ts';
+import { EventNotFoundError } from './shared/events-store.ts';
+import { EventPathParameters } from './shared/event-schema.ts';
+import { metrics } from './shared/observability.ts';
+import { etag, httpHandler, jsonResponse, validate, type HttpHandler } from './shared/http.ts';
+
+const getSpecialEvent: HttpHandler = async (event) => {
+  const { eventId } = validate(EventPathParameters, event.pathParameters, 'event id');
+  const stored = await eventsStore().getEvent(eventId);
+  if (!stored) throw new EventNotFoundError(eventId);
+  metrics.addMetric('SpecialEventsRead', 'Count', 1);
+  return jsonResponse(200, stored.event, { ETag: etag(stored.version) });
+};
+
+export const handler = httpHandler(getSpecialEvent);

@@ -1,0 +1,39 @@
+// GET /special-events
+import { addDays, daysBetween, todayIn } from './shared/calendar-dates.ts';
+import { eventsStore, museumTimeZone } from './shared/config.ts';
+import { LIMITS, ListEventsQuery } from './shared/event-schema.ts';
+import { httpHandler, jsonResponse, validate, type HttpEvent, type HttpHandler } from './shared/http.ts';
+import { metrics } from './shared/observability.ts';
+import { HttpProblem, type FieldError } from './shared/problems.ts';
+
+const listSpecialEvents: HttpHandler = async (event) => {
+  const query = parseListQuery(event);
+  const { events, consumedReadCapacity } = await eventsStore().listEvents(query);
+  metrics.addMetric('ListConsumedReadCapacity', 'Count', consumedReadCapacity);
+  return jsonResponse(200, events);
+};
+
+/** Validates the query string and applies the defaults: today (museum time zone) + 7 days, page 1, limit 10. */
+export function parseListQuery(event: Pick<HttpEvent, 'queryStringParameters' | 'multiValueQueryStringParameters'>, now = new Date()) {
+  const repeated = Object.entries(event.multiValueQueryStringParameters ?? {})
+    .filter(([, values]) => (values?.length ?? 0) > 1)
+    .map(([name]): FieldError => ({ field: name, message: 'must be given at most once' }));
+  if (repeated.length > 0) {
+    throw new HttpProblem('validation-error', `The query string is invalid: ${repeated.map((e) => e.field).join(', ')} given more than once`, {
+      errors: repeated,
+    });
+  }
+  const query = validate(ListEventsQuery, event.queryStringParameters ?? {}, 'query string');
+  const startDate = query.startDate ?? todayIn(museumTimeZone(), now);
+  const endDate = query.endDate ?? addDays(startDate, LIMITS.defaultRangeDays);
+  const rangeDays = daysBetween(startDate, endDate);
+  if (rangeDays < 0) throw rangeProblem('endDate', `must not be before startDate (${startDate})`);
+  if (rangeDays > LIMITS.maxRangeDays) throw rangeProblem('endDate', `must be at most ${LIMITS.maxRangeDays} days after startDate (${startDate})`);
+  return { startDate, endDate, page: query.page ?? 1, limit: query.limit ?? LIMITS.defaultListLimit };
+}
+
+function rangeProblem(field: string, message: string): HttpProblem {
+  return new HttpProblem('validation-error', `The query string is invalid: ${field} ${message}`, { errors: [{ field, message }] });
+}
+
+export const handler = httpHandler(listSpecialEvents);

@@ -1,0 +1,34 @@
+// Typed configuration from environment variables, read once per container, and the stores
+// built from it. Nothing here runs at import time: each handler builds only what it uses.
+import { BasicAuthenticator } from './basic-auth.ts';
+import { isTimeZone } from './calendar-dates.ts';
+import { getDocumentClient, requiredEnv } from './dynamodb-client.ts';
+import { EventsStore } from './events-store.ts';
+import { UsersStore } from './users-store.ts';
+
+let events: EventsStore | undefined;
+let authenticator: BasicAuthenticator | undefined;
+let timeZone: string | undefined;
+
+export function eventsStore(): EventsStore {
+  events ??= new EventsStore(getDocumentClient(), requiredEnv('TABLE_NAME'));
+  return events;
+}
+
+export function basicAuthenticator(): BasicAuthenticator {
+  authenticator ??= new BasicAuthenticator(
+    new UsersStore(getDocumentClient(), requiredEnv('TABLE_NAME')),
+    Number(process.env.AUTH_CACHE_TTL_SECONDS ?? 60),
+  );
+  return authenticator;
+}
+
+/** The museum's IANA time zone (MUSEUM_TIME_ZONE, default UTC): "today" for the list's default range. */
+export function museumTimeZone(): string {
+  if (timeZone === undefined) {
+    const configured = process.env.MUSEUM_TIME_ZONE || 'UTC';
+    if (!isTimeZone(configured)) throw new Error(`MUSEUM_TIME_ZONE "${configured}" is not an IANA time zone`);
+    timeZone = configured;
+  }
+  return timeZone;
+}

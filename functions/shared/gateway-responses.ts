@@ -1,0 +1,49 @@
+// Responses that API Gateway itself sends (no handler runs): authentication failures, unknown
+// routes, throttling, oversized requests. The CDK stack configures them from this table and the
+// local API answers with the same bodies, so both speak the same problem+json.
+import { PROBLEM_CONTENT_TYPE, problemBody, RETRY_AFTER_SECONDS, type ProblemKind } from './problems.ts';
+
+export interface GatewayResponse {
+  kind: ProblemKind;
+  detail: string;
+  headers?: Record<string, string>;
+}
+
+/** RFC 7617 challenge; API Gateway only passes WWW-Authenticate from the gateway response. */
+export const WWW_AUTHENTICATE = 'Basic realm="museum", charset="UTF-8"';
+
+export const GATEWAY_RESPONSES = {
+  UNAUTHORIZED: {
+    kind: 'unauthorized',
+    detail: 'Valid HTTP Basic credentials are required',
+    headers: { 'WWW-Authenticate': WWW_AUTHENTICATE },
+  },
+  ACCESS_DENIED: { kind: 'forbidden', detail: 'Your role does not allow this operation' },
+  // API Gateway answers an unknown path or method with MISSING_AUTHENTICATION_TOKEN (403 by
+  // default); to a client that is a 404.
+  MISSING_AUTHENTICATION_TOKEN: { kind: 'not-found', detail: 'There is no such resource or method in this API' },
+  REQUEST_TOO_LARGE: { kind: 'payload-too-large', detail: 'The request exceeds the API Gateway size limit' },
+  THROTTLED: {
+    kind: 'too-many-requests',
+    detail: 'Too many requests; retry after a pause',
+    headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+  },
+  AUTHORIZER_FAILURE: { kind: 'internal-error', detail: 'The request could not be authorized; it has been logged' },
+  INTEGRATION_FAILURE: { kind: 'bad-gateway', detail: 'The operation failed to produce a response; it has been logged' },
+  INTEGRATION_TIMEOUT: { kind: 'gateway-timeout', detail: 'The operation did not answer in time' },
+} as const satisfies Record<string, GatewayResponse>;
+
+export type GatewayResponseType = keyof typeof GATEWAY_RESPONSES;
+
+/** Headers every gateway response carries, besides its own. */
+export const GATEWAY_RESPONSE_HEADERS = {
+  'Content-Type': PROBLEM_CONTENT_TYPE,
+  'X-Content-Type-Options': 'nosniff',
+  'Cache-Control': 'no-store',
+} as const;
+
+export function gatewayResponse(type: GatewayResponseType) {
+  const response: GatewayResponse = GATEWAY_RESPONSES[type];
+  const body = problemBody(response.kind, response.detail);
+  return { statusCode: body.status, headers: { ...GATEWAY_RESPONSE_HEADERS, ...response.headers }, body };
+}

@@ -1,0 +1,162 @@
+// The HTTP edge shared by every handler: one middy stack (header normalisation, JSON body
+// parsing, problem responses, logs and metrics), one way to build responses, and the request
+// validation helpers.
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import middy, { type MiddlewareObj } from '@middy/core';
+import httpCors from '@middy/http-cors';
+import httpHeaderNormalizer from '@middy/http-header-normalizer';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import * as v from 'valibot';
+import { LIMITS } from './event-schema.ts';
+import { logger, metrics } from './observability.ts';
+import { CORS_REQUEST_HEADERS } from './routes.ts';
+import { HttpProblem, PROBLEM_CONTENT_TYPE, toProblem, type FieldError, type Problem } from './problems.ts';
+
+/** An API Gateway proxy event after the middleware: headers lower-cased, JSON body parsed. */
+export type HttpEvent = Omit<APIGatewayProxyEvent, 'body'> & { body: unknown };
+export type HttpHandler = (event: HttpEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+/** Sent on every response: a JSON API has nothing for a browser to sniff or a cache to keep. */
+const STANDARD_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' };
+
+export function jsonResponse(statusCode: number, body: unknown, headers: Record<string, string> = {}): APIGatewayProxyResult {
+  return {
+    statusCode,
+    headers: { ...STANDARD_HEADERS, 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  };
+}
+
+export function emptyResponse(statusCode: 204, headers: Record<string, string> = {}): APIGatewayProxyResult {
+  return { statusCode, headers: { ...STANDARD_HEADERS, ...headers }, body: '' };
+}
+
+export function problemResponse(problem: Problem, headers: Record<string, string> = {}): APIGatewayProxyResult {
+  return {
+    statusCode: problem.status,
+    headers: { ...STANDARD_HEADERS, 'Content-Type': PROBLEM_CONTENT_TYPE, ...headers },
+    body: JSON.stringify(problem),
+  };
+}
+
+/** Validates `input` with a valibot schema; failures become one 400 problem listing every field. */
+export function validate<const TSchema extends v.GenericSchema>(
+  schema: TSchema,
+  input: unknown,
+  what: string,
+): v.InferOutput<TSchema> {
+  const result = v.safeParse(schema, input);
+  if (result.success) return result.output;
+  const errors: FieldError[] = result.issues.map((issue) => {
+    const field = v.getDotPath(issue) ?? '';
+    if (issue.kind === 'schema' && (issue.type === 'strict_object' || issue.type === 'object') && field) {
+      // An unknown property: say so plainly (and why, for the one clients most often send).
+      if (issue.expected === 'never') {
+        return { field, message: field === 'eventId' ? 'is assigned by the service and cannot be sent' : 'is not a known field' };
+      }
+      if (issue.received === 'undefined') return { field, message: 'is required' };
+    }
+    return { field, message: issue.message };
+  });
+  const summary = errors.map((e) => (e.field ? `${e.field} ${e.message}` : e.message)).join('; ');
+  throw new HttpProblem('validation-error', `The ${what} is invalid: ${summary}`, { errors });
+}
+
+/** Media types a request body may be sent as. */
+const JSON_MEDIA_TYPES = new Set(['application/json', 'application/merge-patch+json']);
+
+/**
+ * Written here rather than taken from @middy/http-json-body-parser: our contract answers
+ * malformed JSON with 400 (not 422), an oversized body with 413 and every error as
+ * problem+json, and the body limit must be checked before parsing.
+ */
+function jsonRequestBody(): MiddlewareObj<APIGatewayProxyEvent> {
+  return {
+    before: (request) => {
+      const event = request.event;
+      if (event.httpMethod !== 'POST' && event.httpMethod !== 'PATCH') return;
+      const raw = event.body ?? '';
+      const bytes = event.isBase64Encoded ? Buffer.from(raw, 'base64') : Buffer.from(raw, 'utf8');
+      if (bytes.length > LIMITS.maxBodyBytes) {
+        throw new HttpProblem('payload-too-large', `The request body is ${bytes.length} bytes; at most ${LIMITS.maxBodyBytes} are accepted`);
+      }
+      const contentType = event.headers['content-type'] ?? '';
+      const [mediaType = '', ...parameters] = contentType.split(';').map((part) => part.trim().toLowerCase());
+      const charset = parameters.find((p) => p.startsWith('charset='))?.slice('charset='.length).replace(/"/g, '');
+      if (!JSON_MEDIA_TYPES.has(mediaType) || (charset !== undefined && charset !== 'utf-8')) {
+        throw new HttpProblem(
+          'unsupported-media-type',
+          `The request body must be sent as application/json (UTF-8), not ${contentType ? `"${contentType}"` : 'without a Content-Type'}`,
+        );
+      }
+      const text = bytes.toString('utf8');
+      if (text.trim() === '') throw new HttpProblem('validation-error', 'A JSON request body is required', { errors: [{ field: '', message: 'is required' }] });
+      try {
+        (event as { body: unknown }).body = JSON.parse(text);
+      } catch (error) {
+        throw new HttpProblem('malformed-json', `The request body is not valid JSON: ${(error as Error).message}`);
+      }
+    },
+  };
+}
+
+/** Turns every error into a problem response, logging the unexpected ones (never the request headers). */
+function problemResponses(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
+  return {
+    onError: (request) => {
+      const { problem, headers, expected } = toProblem(request.error);
+      if (!expected) logger.error('Unhandled error', request.error as Error);
+      else if (problem.status >= 500) logger.warn('Temporary failure', { problem: problem.title, error: (request.error as Error).name });
+      metrics.addMetric(problem.status >= 500 ? 'ServerProblems' : 'ClientProblems', 'Count', 1);
+      // Set, not returned: the remaining onError middlewares (logs, metrics, CORS) still run.
+      request.response = problemResponse(problem, headers);
+    },
+  };
+}
+
+function corsOrigins(): string[] {
+  return (process.env.CORS_ALLOWED_ORIGINS ?? '')
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter(Boolean);
+}
+
+/**
+ * Wraps an operation in the shared middleware stack. `extra` middlewares run innermost, after the
+ * body is parsed (the create handler adds idempotency there).
+ */
+export function httpHandler(operation: HttpHandler, ...extra: MiddlewareObj<APIGatewayProxyEvent>[]) {
+  const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(logMetrics(metrics))
+    .use(httpHeaderNormalizer())
+    .use(problemResponses())
+    .use(jsonRequestBody());
+  const origins = corsOrigins();
+  if (origins.length > 0) {
+    handler.use(httpCors({ origins, headers: CORS_REQUEST_HEADERS, exposeHeaders: 'ETag,Location,Retry-After' }));
+  }
+  for (const middleware of extra) handler.use(middleware as MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult>);
+  return handler.handler(operation as unknown as (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>);
+}
+
+/** Strong ETag from the stored version: `"3"`. */
+export function etag(version: number): string {
+  return `"${version}"`;
+}
+
+/**
+ * The version an If-Match header asks for: undefined when absent or `*` (the event must merely
+ * exist), a number for a strong ETag of ours, and -1 (matches nothing: 412) for anything else.
+ */
+export function expectedVersion(event: HttpEvent): number | undefined {
+  const header = event.headers['if-match']?.trim();
+  if (!header || header === '*') return undefined;
+  const versions = header.split(',').map((tag) => /^"(\d{1,15})"$/.exec(tag.trim())?.[1]);
+  const first = versions.find((version) => version !== undefined);
+  if (versions.length > 1) {
+    throw new HttpProblem('validation-error', 'If-Match must carry a single ETag', { errors: [{ field: 'If-Match', message: 'must carry a single ETag' }] });
+  }
+  return first === undefined ? -1 : Number(first);
+}

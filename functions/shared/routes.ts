@@ -1,0 +1,125 @@
+// The route table: the local API, the authorizer's policy, the CDK stack and the OpenAPI
+// document are all built from this list.
+
+export type Role = 'viewer' | 'editor';
+export const ROLES: readonly Role[] = ['viewer', 'editor'];
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+export interface Route {
+  operationId: string;
+  method: HttpMethod;
+  /** API Gateway resource path, relative to the base path `/v1.1`. */
+  path: string;
+  /** Bundle name: functions/<handler>.ts builds to dist/functions/<handler>/index.mjs. */
+  handler: string;
+  /** The least role that may call the route. */
+  role: Role;
+  summary: string;
+  successStatus: 200 | 201 | 204;
+}
+
+export const BASE_PATH = '/v1.1';
+export const API_VERSION = '1.1.1';
+
+export const routes: readonly Route[] = [
+  {
+    operationId: 'createSpecialEvent',
+    method: 'POST',
+    path: '/special-events',
+    handler: 'create-special-event',
+    role: 'editor',
+    summary: 'Create special event',
+    successStatus: 201,
+  },
+  {
+    operationId: 'listSpecialEvents',
+    method: 'GET',
+    path: '/special-events',
+    handler: 'list-special-events',
+    role: 'viewer',
+    summary: 'List special events',
+    successStatus: 200,
+  },
+  {
+    operationId: 'getSpecialEvent',
+    method: 'GET',
+    path: '/special-events/{eventId}',
+    handler: 'get-special-event',
+    role: 'viewer',
+    summary: 'Get special event',
+    successStatus: 200,
+  },
+  {
+    operationId: 'updateSpecialEvent',
+    method: 'PATCH',
+    path: '/special-events/{eventId}',
+    handler: 'update-special-event',
+    role: 'editor',
+    summary: 'Update special event',
+    successStatus: 200,
+  },
+  {
+    operationId: 'deleteSpecialEvent',
+    method: 'DELETE',
+    path: '/special-events/{eventId}',
+    handler: 'delete-special-event',
+    role: 'editor',
+    summary: 'Delete special event',
+    successStatus: 204,
+  },
+];
+
+/** Request headers a browser may send cross-origin: the preflight answers and the handlers agree. */
+export const CORS_REQUEST_HEADERS = 'Authorization,Content-Type,If-Match,Idempotency-Key';
+
+/** The authorizer is bundled and deployed like the handlers but is not a route. */
+export const AUTHORIZER_HANDLER = 'authorizer';
+
+/** Lambda settings shared by the CDK stack and the local API (which enforces the timeout). */
+export const FUNCTION_SETTINGS = {
+  handler: { memorySize: 512, timeoutSeconds: 10 },
+  // scrypt with N=2^17, r=8 needs 128 MiB of working memory and CPU: more memory buys CPU.
+  authorizer: { memorySize: 1024, timeoutSeconds: 10 },
+} as const;
+
+export function roleAllows(userRole: Role, routeRole: Role): boolean {
+  return ROLES.indexOf(userRole) >= ROLES.indexOf(routeRole);
+}
+
+/** `/special-events/{eventId}` -> `/special-events/*`, the form used in execute-api ARNs. */
+export function arnResourcePath(path: string): string {
+  return path.replace(/\{[^}]+\}/g, '*');
+}
+
+/** Matches a concrete path against the route table; returns the route and its path parameters. */
+export function matchRoute(
+  method: string,
+  path: string,
+): { route: Route; pathParameters: Record<string, string> } | { route: undefined; pathExists: boolean } {
+  let pathExists = false;
+  for (const route of routes) {
+    const names: string[] = [];
+    const pattern = new RegExp(
+      `^${route.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+        names.push(name);
+        return '([^/]+)';
+      })}$`,
+    );
+    const match = pattern.exec(path);
+    if (!match) continue;
+    pathExists = true;
+    if (route.method !== method) continue;
+    const pathParameters = Object.fromEntries(names.map((name, i) => [name, safeDecode(match[i + 1] ?? '')]));
+    return { route, pathParameters };
+  }
+  return { route: undefined, pathExists };
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment; // malformed escapes reach the handler as-is and fail its validation
+  }
+}

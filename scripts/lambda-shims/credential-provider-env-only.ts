@@ -1,0 +1,7 @@
+// Replaces @aws-sdk/credential-provider-node in Lambda bundles (see scripts/build.ts).
+// Lambda always hands a function its role's credentials in environment variables, and the local
+// API sets them too, so the default chain's SSO, INI-file, IMDS and STS providers (and the nested
+// STS/SSO clients they pull in, over 100 KB minified) are dead weight in a handler bundle.
+import { fromEnv } from '@aws-sdk/credential-provider-env';
+
+export const defaultProvider = (init: Parameters<typeof fromEnv>[0] = {}) => fromEnv(init);
