@@ -1,0 +1,35 @@
+// Once per `npm test`: DynamoDB Local (in memory), the tables, a viewer user, and the local API
+// as `npm start` runs it. Test files reach them through the variables set here.
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createDocumentClient } from '../../functions/shared/dynamodb-client.ts';
+import { hashPassword } from '../../functions/shared/passwords.ts';
+import { UsersStore } from '../../functions/shared/users-store.ts';
+import { ensureLocalTables, LOCAL_TABLE_NAMES, localClient, startDynamoDbLocal } from '../../lib/local/dynamodb-local.ts';
+import { startLocalApiProcess } from './local-api-process.ts';
+import { TEST_USERS } from './test-environment.ts';
+
+export default async function globalSetup(): Promise<void> {
+  const dynamodb = await startDynamoDbLocal();
+  await ensureLocalTables(dynamodb.endpoint);
+  const client = localClient(dynamodb.endpoint);
+  await new UsersStore(createDocumentClient(client), LOCAL_TABLE_NAMES.events).putUser(
+    { ...TEST_USERS.viewer, role: 'viewer', passwordHash: await hashPassword(TEST_USERS.viewer.password) },
+    'create',
+  );
+  client.destroy();
+
+  const logFile = join(await mkdtemp(join(tmpdir(), 'museum-api-test-')), 'local-api.log');
+  const api = await startLocalApiProcess(
+    { DYNAMODB_ENDPOINT: dynamodb.endpoint, MUSEUM_ADMIN_PASSWORD: TEST_USERS.editor.password },
+    logFile,
+  );
+  Object.assign(process.env, {
+    MUSEUM_API_URL: api.url,
+    TEST_DYNAMODB_ENDPOINT: dynamodb.endpoint,
+    TEST_TABLE_NAME: LOCAL_TABLE_NAMES.events,
+    TEST_LOCAL_API_LOG: logFile,
+  });
+  (globalThis as { museumTestServices?: unknown }).museumTestServices = { api, dynamodb };
+}
