@@ -1,12 +1,13 @@
 // Jest runs in native ESM mode (middy 7 and Powertools are ESM-only), with ts-jest
-// transpiling only: `npm test` type-checks the whole tree once with `tsc --noEmit` first.
+// transpiling only (isolatedModules in tsconfig.json). Node 24 itself loads the global setup with
+// its built-in type stripping, hence `erasableSyntaxOnly` in tsconfig.json. `npm test` type-checks the whole tree once with `tsc --noEmit` first.
 /** @type {import('jest').Config} */
 export default {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: {
-    '^.+\\.ts$': ['ts-jest', { useESM: true, isolatedModules: true, diagnostics: false }],
+    '^.+\\.ts$': ['ts-jest', { useESM: true, diagnostics: false }],
   },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',

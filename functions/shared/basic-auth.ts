@@ -41,10 +41,13 @@ export class BasicAuthenticator {
   private readonly cache = new Map<string, { principal: Principal; expiresAt: number }>();
   private static readonly MAX_CACHE_ENTRIES = 1000;
 
-  constructor(
-    private readonly users: UsersStore,
-    private readonly cacheTtlSeconds: number,
-  ) {}
+  private readonly users: UsersStore;
+  private readonly cacheTtlSeconds: number;
+
+  constructor(users: UsersStore, cacheTtlSeconds: number) {
+    this.users = users;
+    this.cacheTtlSeconds = cacheTtlSeconds;
+  }
 
   async authenticate(authorizationHeader: string | undefined): Promise<Principal | undefined> {
     const credentials = parseBasicCredentials(authorizationHeader);

@@ -41,26 +41,31 @@ export interface ListEventsResult {
 
 export class EventNotFoundError extends Error {
   override name = 'EventNotFoundError';
-  constructor(readonly eventId: string) {
+  readonly eventId: string;
+  constructor(eventId: string) {
     super(`No special event has the id ${eventId}`);
+    this.eventId = eventId;
   }
 }
 
 export class EventVersionMismatchError extends Error {
   override name = 'EventVersionMismatchError';
-  constructor(
-    readonly eventId: string,
-    readonly currentVersion: number,
-  ) {
+  readonly eventId: string;
+  readonly currentVersion: number;
+  constructor(eventId: string, currentVersion: number) {
     super(`The special event ${eventId} has changed: its current version is ${currentVersion}`);
+    this.eventId = eventId;
+    this.currentVersion = currentVersion;
   }
 }
 
 /** Other writers kept winning the race for the same event; the client may retry. */
 export class ConcurrentModificationError extends Error {
   override name = 'ConcurrentModificationError';
-  constructor(readonly eventId: string) {
+  readonly eventId: string;
+  constructor(eventId: string) {
     super(`The special event ${eventId} is being changed by other requests`);
+    this.eventId = eventId;
   }
 }
 
@@ -75,10 +80,13 @@ const EVENT_ATTRIBUTES = ['eventId', 'name', 'location', 'eventDescription', 'da
 const MAX_WRITE_ATTEMPTS = 10;
 
 export class EventsStore {
-  constructor(
-    private readonly client: DynamoDBDocumentClient,
-    private readonly tableName: string,
-  ) {}
+  private readonly client: DynamoDBDocumentClient;
+  private readonly tableName: string;
+
+  constructor(client: DynamoDBDocumentClient, tableName: string) {
+    this.client = client;
+    this.tableName = tableName;
+  }
 
   async createEvent(input: NewSpecialEvent): Promise<StoredEvent> {
     const event: SpecialEvent = { eventId: randomUUID(), ...input };
@@ -268,12 +276,16 @@ class DateIndexReader {
   private readonly seen = new Set<string>();
   private readonly buffered: string[] = [];
 
-  constructor(
-    private readonly client: DynamoDBDocumentClient,
-    private readonly tableName: string,
-    private readonly startDate: string,
-    private readonly endDate: string,
-  ) {
+  private readonly client: DynamoDBDocumentClient;
+  private readonly tableName: string;
+  private readonly startDate: string;
+  private readonly endDate: string;
+
+  constructor(client: DynamoDBDocumentClient, tableName: string, startDate: string, endDate: string) {
+    this.client = client;
+    this.tableName = tableName;
+    this.startDate = startDate;
+    this.endDate = endDate;
     this.months = monthsBetween(startDate, endDate);
   }
 

@@ -13,10 +13,13 @@ export interface User {
 export const USERNAME_PATTERN = /^[A-Za-z0-9._@-]{1,64}$/;
 
 export class UsersStore {
-  constructor(
-    private readonly client: DynamoDBDocumentClient,
-    private readonly tableName: string,
-  ) {}
+  private readonly client: DynamoDBDocumentClient;
+  private readonly tableName: string;
+
+  constructor(client: DynamoDBDocumentClient, tableName: string) {
+    this.client = client;
+    this.tableName = tableName;
+  }
 
   async getUser(username: string): Promise<User | undefined> {
     const { Item } = await this.client.send(

@@ -53,7 +53,9 @@ export async function startDynamoDbLocal(options: { dataDirectory?: string } = {
   const endpoint = `http://127.0.0.1:${port}`;
   const stop = async () => {
     if (java.exitCode === null && java.signalCode === null) java.kill('SIGTERM');
-    await Promise.race([exited, sleep(5_000).then(() => java.kill('SIGKILL'))]);
+    const forceKill = setTimeout(() => java.kill('SIGKILL'), 5_000);
+    await exited;
+    clearTimeout(forceKill);
   };
   const client = localClient(endpoint);
   try {

@@ -48,8 +48,10 @@ interface CachedAuthorization {
 }
 
 class GatewayError extends Error {
-  constructor(readonly type: GatewayResponseType) {
+  readonly type: GatewayResponseType;
+  constructor(type: GatewayResponseType) {
     super(type);
+    this.type = type;
   }
 }
 

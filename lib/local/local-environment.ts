@@ -1,7 +1,7 @@
 // What the local API and the users CLI share: where local data lives, how to reach the
 // DynamoDB Local that holds it, and the environment the handler bundles read.
 import { existsSync, readFileSync } from 'node:fs';
-import { rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { LOCAL_AWS_ENV, LOCAL_TABLE_NAMES, localClient, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
@@ -31,6 +31,7 @@ export async function runningLocalApi(): Promise<RunningLocalApi | undefined> {
 }
 
 export async function recordRunningLocalApi(running: RunningLocalApi): Promise<void> {
+  await mkdir(DATA_DIRECTORY, { recursive: true });
   await writeFile(RUNTIME_FILE, JSON.stringify(running, null, 2));
 }
 

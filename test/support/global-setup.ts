@@ -20,9 +20,15 @@ export default async function globalSetup(): Promise<void> {
   );
   client.destroy();
 
-  const logFile = join(await mkdtemp(join(tmpdir(), 'museum-api-test-')), 'local-api.log');
+  const workDirectory = await mkdtemp(join(tmpdir(), 'museum-api-test-'));
+  const logFile = join(workDirectory, 'local-api.log');
   const api = await startLocalApiProcess(
-    { DYNAMODB_ENDPOINT: dynamodb.endpoint, MUSEUM_ADMIN_PASSWORD: TEST_USERS.editor.password },
+    {
+      DYNAMODB_ENDPOINT: dynamodb.endpoint,
+      MUSEUM_ADMIN_PASSWORD: TEST_USERS.editor.password,
+      // Keep the test server's runtime file away from a developer's own `npm start` in .data/.
+      MUSEUM_DATA_DIR: join(workDirectory, 'data'),
+    },
     logFile,
   );
   Object.assign(process.env, {

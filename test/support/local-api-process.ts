@@ -22,6 +22,7 @@ export async function startLocalApiProcess(env: Record<string, string>, logFile:
   const url = await new Promise<string>((resolve, reject) => {
     let output = '';
     const timer = setTimeout(() => reject(new Error(`The local API did not start in 60 s:\n${output}`)), 60_000);
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stdout?.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       const match = /listening on (\S+)/.exec(output);
