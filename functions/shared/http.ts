@@ -92,11 +92,17 @@ function jsonRequestBody(): MiddlewareObj<APIGatewayProxyEvent> {
       }
       const text = bytes.toString('utf8');
       if (text.trim() === '') throw new HttpProblem('validation-error', 'A JSON request body is required', { errors: [{ field: '', message: 'is required' }] });
+      let body: unknown;
       try {
-        (event as { body: unknown }).body = JSON.parse(text);
+        body = JSON.parse(text);
       } catch (error) {
         throw new HttpProblem('malformed-json', `The request body is not valid JSON: ${(error as Error).message}`);
       }
+      // Every operation's body is an object; valibot's object schemas would also accept arrays.
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+        throw new HttpProblem('validation-error', 'The request body must be a JSON object', { errors: [{ field: '', message: 'must be a JSON object' }] });
+      }
+      (event as { body: unknown }).body = body;
     },
   };
 }
