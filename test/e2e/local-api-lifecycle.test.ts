@@ -1,0 +1,82 @@
+// `npm start` as a user runs it: persistent data under the data directory, the generated admin
+// password, a clean stop on SIGTERM (DynamoDB Local's Java process too), and the users CLI.
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { basicAuthorization } from '../support/api-client.ts';
+import { startLocalApiProcess } from '../support/local-api-process.ts';
+
+const run = promisify(execFile);
+
+function javaProcessesUsing(directory: string): number {
+  const lines = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n');
+  return lines.filter((line) => line.includes('DynamoDBLocal') && line.includes(directory)).length;
+}
+
+async function usersCli(dataDirectory: string, args: string[], password?: string) {
+  const child = run(process.execPath, ['--import', 'tsx', 'bin/users.ts', ...args], {
+    env: { ...process.env, MUSEUM_DATA_DIR: dataDirectory },
+  });
+  child.child.stdin?.end(password ?? '');
+  return child.then(
+    ({ stdout }) => ({ code: 0, output: stdout }),
+    (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, output: error.stdout + error.stderr }),
+  );
+}
+
+describe('the local API started with npm start', () => {
+  let dataDirectory: string;
+
+  beforeAll(async () => {
+    dataDirectory = await mkdtemp(join(tmpdir(), 'museum-local-api-'));
+  });
+
+  test('prints a generated admin password once, keeps data across restarts and stops DynamoDB Local with it', async () => {
+    const first = await startLocalApiProcess({ MUSEUM_DATA_DIR: dataDirectory }, join(dataDirectory, 'first.log'));
+    const firstLog = await readFile(join(dataDirectory, 'first.log'), 'utf8');
+    const password = /with password: (\S+)/.exec(firstLog)?.[1];
+    expect(password).toBeDefined();
+    const authorization = basicAuthorization('admin', password as string);
+    const created = await fetch(`${first.url}/special-events`, {
+      method: 'POST',
+      headers: { Authorization: authorization, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'Kept', location: 'Hall', eventDescription: 'Survives a restart', dates: ['2033-01-01'], price: 1 }),
+    });
+    expect(created.status).toBe(201);
+    const { eventId } = (await created.json()) as { eventId: string };
+    expect(javaProcessesUsing(dataDirectory)).toBe(1);
+    await first.stop();
+    expect(javaProcessesUsing(dataDirectory)).toBe(0);
+
+    const second = await startLocalApiProcess({ MUSEUM_DATA_DIR: dataDirectory }, join(dataDirectory, 'second.log'));
+    try {
+      expect(await readFile(join(dataDirectory, 'second.log'), 'utf8')).not.toMatch(/with password/);
+      const again = await fetch(`${second.url}/special-events/${eventId}`, { headers: { Authorization: authorization } });
+      expect(again.status).toBe(200);
+
+      // The users CLI works against the running API's store, and the new user can log in.
+      expect((await usersCli(dataDirectory, ['add', 'curator', '--role', 'viewer'], 'curator-password-1\n')).code).toBe(0);
+      expect((await usersCli(dataDirectory, ['add', 'curator', '--role', 'viewer'], 'curator-password-1\n')).code).toBe(1);
+      expect((await usersCli(dataDirectory, ['add', 'shorty', '--role', 'viewer'], 'too-short\n')).output).toMatch(/at least 12/);
+      expect((await usersCli(dataDirectory, ['list'])).output).toMatch(/admin\teditor[\s\S]*curator\tviewer|curator\tviewer[\s\S]*admin\teditor/);
+      const asCurator = await fetch(`${second.url}/special-events/${eventId}`, {
+        headers: { Authorization: basicAuthorization('curator', 'curator-password-1') },
+      });
+      expect(asCurator.status).toBe(200);
+      expect((await usersCli(dataDirectory, ['passwd', 'curator'], 'curator-password-2\n')).code).toBe(0);
+      expect((await usersCli(dataDirectory, ['remove', 'curator'])).code).toBe(0);
+      expect((await usersCli(dataDirectory, ['list'])).output).not.toMatch(/curator/);
+    } finally {
+      await second.stop();
+    }
+    expect(javaProcessesUsing(dataDirectory)).toBe(0);
+  });
+
+  test('the users CLI works on the stored data when the API is not running, and leaves no Java behind', async () => {
+    expect((await usersCli(dataDirectory, ['add', 'offline', '--role', 'editor'], 'offline-password-1\n')).code).toBe(0);
+    expect((await usersCli(dataDirectory, ['list'])).output).toMatch(/offline\teditor/);
+    expect(javaProcessesUsing(dataDirectory)).toBe(0);
+  });
+});
