@@ -46,4 +46,4 @@ async function authorize(event: APIGatewayRequestAuthorizerEvent): Promise<APIGa
   };
 }
 
-export const handler = middy(authorize).use(injectLambdaContext(logger, { resetKeys: true }));
+export const handler = middy(authorize).use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }));

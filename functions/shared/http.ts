@@ -134,7 +134,7 @@ function corsOrigins(): string[] {
  */
 export function httpHandler(operation: HttpHandler, ...extra: MiddlewareObj<APIGatewayProxyEvent>[]) {
   const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
-    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
     .use(logMetrics(metrics))
     .use(httpHeaderNormalizer())
     .use(problemResponses())
