@@ -1,0 +1,172 @@
+// The error side of the contract: one problem+json schema per HTTP status, generated from the
+// problem catalogue, and the responses API Gateway itself sends (gateway-responses.ts). Examples
+// are produced by the same code that answers at run time wherever it can be called offline.
+import { STATUS_CODES } from 'node:http';
+import * as v from 'valibot';
+import { GATEWAY_RESPONSES, gatewayResponse, WWW_AUTHENTICATE, type GatewayResponseType } from '../../functions/shared/gateway-responses.ts';
+import { PROBLEM_CONTENT_TYPE, PROBLEM_KINDS, PROBLEM_TYPE_BASE, RETRY_AFTER_SECONDS, toProblem, type Problem, type ProblemKind } from '../../functions/shared/problems.ts';
+import { componentSchemas, SCHEMA_REF_PREFIX, type JsonSchema } from './json-schemas.ts';
+
+/** `Bad Request` -> `BadRequest`: the component names for a status come from Node's reason phrases. */
+export function statusName(status: number): string {
+  const phrase = STATUS_CODES[status];
+  if (!phrase) throw new Error(`No reason phrase for HTTP status ${status}`);
+  return phrase.replace(/[^A-Za-z]/g, '');
+}
+
+export function problemSchemaName(status: number): string {
+  return `${statusName(status)}Problem`;
+}
+
+function kindsWithStatus(status: number): ProblemKind[] {
+  return (Object.keys(PROBLEM_KINDS) as ProblemKind[]).filter((kind) => PROBLEM_KINDS[kind].status === status);
+}
+
+export const PROBLEM_STATUSES: readonly number[] = [...new Set(Object.values(PROBLEM_KINDS).map((kind) => kind.status))].sort();
+
+const FieldError = v.pipe(
+  v.strictObject({
+    field: v.pipe(v.string(), v.description('Dotted path of the invalid field, query parameter or header (`dates.2`, `limit`, `If-Match`); empty for the whole body')),
+    message: v.pipe(v.string(), v.description('What is wrong with it')),
+  }),
+  v.description('One invalid input'),
+);
+
+function problemSchema(status: number) {
+  const kinds = kindsWithStatus(status);
+  return v.pipe(
+    v.strictObject({
+      type: v.pipe(
+        v.picklist(kinds.map((kind) => `${PROBLEM_TYPE_BASE}${kind}`)),
+        v.url(),
+        v.description('URI that identifies the problem type'),
+      ),
+      title: v.pipe(v.picklist(kinds.map((kind) => PROBLEM_KINDS[kind].title)), v.description('Short summary of the problem type')),
+      status: v.pipe(v.literal(status), v.description('The HTTP status code')),
+      detail: v.pipe(v.string(), v.description('What went wrong with this request, for a human reader')),
+      errors: v.optional(v.pipe(v.array(FieldError), v.description('Every invalid input, when the request failed validation'))),
+    }),
+    v.description(`RFC 9457 problem details for ${status} ${STATUS_CODES[status]}: ${kinds.join(', ')}`),
+  );
+}
+
+/** components.schemas for FieldError and one `<Status>Problem` schema per status in the catalogue. */
+export function problemSchemas(): Record<string, JsonSchema> {
+  const definitions: Record<string, v.GenericSchema> = { FieldError };
+  for (const status of PROBLEM_STATUSES) definitions[problemSchemaName(status)] = problemSchema(status);
+  return componentSchemas(definitions);
+}
+
+export interface ProblemExample {
+  summary: string;
+  value: Problem;
+}
+
+/** A response object for a problem status, with its examples and headers. */
+export function problemResponse(
+  status: number,
+  description: string,
+  examples: Record<string, ProblemExample>,
+  headers: Record<string, unknown> = {},
+): Record<string, unknown> {
+  for (const [name, example] of Object.entries(examples)) {
+    if (example.value.status !== status) throw new Error(`Example ${name} has status ${example.value.status}, not ${status}`);
+  }
+  return {
+    description,
+    ...(Object.keys(headers).length ? { headers } : {}),
+    content: {
+      [PROBLEM_CONTENT_TYPE]: {
+        schema: { $ref: `${SCHEMA_REF_PREFIX}${problemSchemaName(status)}` },
+        examples,
+      },
+    },
+  };
+}
+
+export function gatewayExample(type: GatewayResponseType, summary: string): ProblemExample {
+  return { summary, value: gatewayResponse(type).body };
+}
+
+/** The problem the handlers answer for an error of this name (the store's and Powertools' errors). */
+export function errorExample(error: Error, summary: string): ProblemExample {
+  return { summary, value: toProblem(error).problem };
+}
+
+function namedError(name: string, message = name): Error {
+  return Object.assign(new Error(message), { name });
+}
+
+export const HEADERS = {
+  WWWAuthenticate: {
+    description: 'The HTTP Basic challenge (RFC 7617)',
+    required: true,
+    schema: { type: 'string', const: WWW_AUTHENTICATE },
+  },
+  RetryAfter: {
+    description: 'Seconds to wait before retrying',
+    required: true,
+    schema: { type: 'integer', minimum: 0, examples: [RETRY_AFTER_SECONDS] },
+  },
+  ETag: {
+    description: "Strong entity tag of the event's current version; send it back in `If-Match` to update or delete only that version",
+    required: true,
+    schema: { type: 'string', pattern: '^"\\d+"$', examples: ['"3"'] },
+  },
+  Location: {
+    description: 'Path of the created event',
+    required: true,
+    schema: { type: 'string', format: 'uri-reference', examples: ['/v1.1/special-events/6f1e8a57-5d1c-4b8e-9b35-2f7d8e4c1a90'] },
+  },
+} as const;
+
+export const HEADER_REFS = Object.fromEntries(Object.keys(HEADERS).map((name) => [name, { $ref: `#/components/headers/${name}` }])) as {
+  [K in keyof typeof HEADERS]: { $ref: string };
+};
+
+/**
+ * Responses every operation can receive from API Gateway or the shared middleware, whatever the
+ * operation does: authentication, throttling and failures.
+ */
+export function sharedResponses(): Record<string, Record<string, unknown>> {
+  return {
+    Unauthorized: problemResponse(
+      401,
+      'Credentials are missing or wrong (API Gateway answers; the `WWW-Authenticate` header carries the Basic challenge)',
+      { unauthorized: gatewayExample('UNAUTHORIZED', 'No valid HTTP Basic credentials') },
+      { 'WWW-Authenticate': HEADER_REFS.WWWAuthenticate },
+    ),
+    Forbidden: problemResponse(403, "The user's role does not allow this operation (viewers may only read)", {
+      forbidden: gatewayExample('ACCESS_DENIED', 'A viewer tried to change an event'),
+    }),
+    TooManyRequests: problemResponse(
+      429,
+      'API Gateway is throttling requests; retry after `Retry-After` seconds',
+      { throttled: gatewayExample('THROTTLED', 'Throttled') },
+      { 'Retry-After': HEADER_REFS.RetryAfter },
+    ),
+    InternalServerError: problemResponse(500, 'An unexpected error; it has been logged and nothing internal is revealed', {
+      handler: errorExample(new Error('anything unexpected'), 'The operation failed unexpectedly'),
+      authorizer: gatewayExample('AUTHORIZER_FAILURE', 'The authorizer failed'),
+    }),
+    BadGateway: problemResponse(502, 'The operation crashed or returned no valid response (API Gateway answers)', {
+      integrationFailure: gatewayExample('INTEGRATION_FAILURE', 'The function failed'),
+    }),
+    ServiceUnavailable: problemResponse(
+      503,
+      'DynamoDB is throttling or unreachable right now; retry after `Retry-After` seconds',
+      { storeUnavailable: errorExample(namedError('ProvisionedThroughputExceededException'), 'The event store is busy') },
+      { 'Retry-After': HEADER_REFS.RetryAfter },
+    ),
+    GatewayTimeout: problemResponse(504, 'The operation did not answer within the API Gateway integration timeout', {
+      integrationTimeout: gatewayExample('INTEGRATION_TIMEOUT', 'The function timed out'),
+    }),
+  };
+}
+
+export { namedError };
+
+/** Statuses API Gateway may answer for any request, including requests for paths or methods the API does not have. */
+export function gatewayStatuses(): number[] {
+  return [...new Set(Object.keys(GATEWAY_RESPONSES).map((type) => gatewayResponse(type as GatewayResponseType).statusCode))].sort();
+}

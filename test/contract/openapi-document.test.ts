@@ -1,0 +1,142 @@
+// The OpenAPI document: generated from the code, committed as generated, and saying what the code does.
+import { readFileSync } from 'node:fs';
+import { PROBLEM_KINDS } from '../../functions/shared/problems.ts';
+import { LIMITS } from '../../functions/shared/event-schema.ts';
+import { API_VERSION, BASE_PATH, routes } from '../../functions/shared/routes.ts';
+import { buildOpenApiDocument, serializeOpenApiDocument, type OpenApiOperation } from '../../lib/openapi/openapi-document.ts';
+import { COMMITTED_OPENAPI_FILE, ContractChecker } from '../support/contract.ts';
+
+const document = buildOpenApiDocument();
+type Json = Record<string, any>; // walking a JSON document
+const json = document as Json;
+const operations = Object.entries(document.paths).flatMap(([path, item]) =>
+  Object.entries(item).map(([method, operation]) => ({ path, method, operation: operation as OpenApiOperation & Json })),
+);
+const resolve = (object: Json): Json =>
+  typeof object.$ref === 'string' ? object.$ref.slice(2).split('/').reduce((node: Json, key: string) => node[key], json) : object;
+
+describe('the committed openapi/openapi.json', () => {
+  test('is exactly what `npm run openapi` generates from the code', () => {
+    const committed = readFileSync(COMMITTED_OPENAPI_FILE, 'utf8');
+    // On failure: run `npm run openapi` and commit openapi/openapi.json.
+    expect(committed === serializeOpenApiDocument(document) ? 'up to date' : 'stale: run `npm run openapi`').toBe('up to date');
+  });
+});
+
+describe('the OpenAPI document', () => {
+  test('is OpenAPI 3.1 for interface version 1.1.1 with production, mock and local servers', () => {
+    expect(document.openapi).toMatch(/^3\.1\./);
+    expect(document.info.version).toBe(API_VERSION);
+    expect(API_VERSION).toBe('1.1.1');
+    const [production, mock, local] = document.servers;
+    expect(production?.url).toMatch(new RegExp(`^https://[^/]+${BASE_PATH.replace('.', '\\.')}$`));
+    expect(mock?.url).not.toContain(BASE_PATH);
+    expect(local?.url).toBe(`http://127.0.0.1:3000${BASE_PATH}`);
+  });
+
+  test('has exactly the routes of the route table, each with its operationId and success status', () => {
+    expect(operations.map(({ operation }) => operation.operationId).sort()).toEqual(routes.map((route) => route.operationId).sort());
+    expect(operations.map(({ operation }) => operation.operationId).sort()).toEqual(
+      ['createSpecialEvent', 'deleteSpecialEvent', 'getSpecialEvent', 'listSpecialEvents', 'updateSpecialEvent'].sort(),
+    );
+    for (const route of routes) {
+      const operation = document.paths[route.path]?.[route.method.toLowerCase()];
+      expect(operation?.operationId).toBe(route.operationId);
+      expect(Object.keys(operation?.responses ?? {})).toContain(String(route.successStatus));
+      expect(operation?.['x-required-role']).toBe(route.role);
+    }
+  });
+
+  test('protects every operation with MuseumPlaceholderAuth, HTTP Basic', () => {
+    expect(json.components.securitySchemes.MuseumPlaceholderAuth).toMatchObject({ type: 'http', scheme: 'basic' });
+    for (const { operation } of operations) expect(operation.security).toEqual([{ MuseumPlaceholderAuth: [] }]);
+  });
+
+  test('documents the problems every operation can meet, as problem+json', () => {
+    for (const { operation } of operations) {
+      const statuses = Object.keys(operation.responses).map(Number);
+      expect(statuses).toEqual(expect.arrayContaining([400, 401, 413, 429, 500, 502, 503, 504]));
+      expect(statuses.includes(403)).toBe(operation['x-required-role'] === 'editor');
+      for (const status of statuses.filter((s) => s >= 400)) {
+        expect(Object.keys(resolve(operation.responses[status] as Json).content)).toEqual(['application/problem+json']);
+      }
+    }
+    const documented = new Set(operations.flatMap(({ operation }) => Object.keys(operation.responses).map(Number)));
+    for (const [kind, { status }] of Object.entries(PROBLEM_KINDS)) expect([kind, documented.has(status)]).toEqual([kind, true]);
+  });
+
+  test('keeps the bounds, formats and defaults of the valibot schemas', () => {
+    const schemas = json.components.schemas;
+    expect(schemas.EventId).toMatchObject({ type: 'string', format: 'uuid' });
+    expect(schemas.EventName).toMatchObject({ minLength: 1, maxLength: LIMITS.nameLength });
+    expect(schemas.EventLocation).toMatchObject({ minLength: 1, maxLength: LIMITS.locationLength });
+    expect(schemas.EventDescription).toMatchObject({ minLength: 1, maxLength: LIMITS.descriptionLength });
+    expect(schemas.CalendarDate).toMatchObject({ type: 'string', format: 'date' });
+    expect(schemas.EventDates).toMatchObject({ type: 'array', minItems: 1, maxItems: LIMITS.maxDates });
+    expect(schemas.EventPrice).toMatchObject({ type: 'number', minimum: 0, maximum: LIMITS.maxPrice });
+    expect(schemas.SpecialEvent.required).toEqual(['eventId', 'name', 'location', 'eventDescription', 'dates', 'price']);
+    expect(schemas.CreateSpecialEventRequest).toMatchObject({ additionalProperties: false });
+    expect(schemas.CreateSpecialEventRequest.required).toHaveLength(5);
+    expect(schemas.UpdateSpecialEventRequest).toMatchObject({ additionalProperties: false, minProperties: 1, required: [] });
+    expect(schemas.SpecialEventList).toMatchObject({ maxItems: LIMITS.maxListLimit });
+    const parameters = json.components.parameters;
+    expect(parameters.Limit).toMatchObject({ in: 'query', schema: { type: 'integer', minimum: 1, maximum: LIMITS.maxListLimit, default: LIMITS.defaultListLimit } });
+    expect(parameters.Page).toMatchObject({ in: 'query', schema: { type: 'integer', minimum: 1, maximum: LIMITS.maxListPage, default: 1 } });
+    expect(parameters.StartDate).toMatchObject({ in: 'query', schema: { format: 'date' } });
+    expect(parameters.EndDate).toMatchObject({ in: 'query', schema: { format: 'date' } });
+  });
+
+  test("documents the Idempotency-Key bounds the create handler enforces", async () => {
+    process.env.IDEMPOTENCY_TABLE_NAME ??= 'not-used-by-this-test';
+    const { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_WINDOW_SECONDS } = await import('../../functions/create-special-event.ts');
+    expect(json.components.parameters.IdempotencyKey.schema).toEqual({ type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH });
+    expect(json.components.parameters.IdempotencyKey.description).toContain(`${IDEMPOTENCY_WINDOW_SECONDS / 3600} hours`);
+  });
+
+  test('documents the headers: Location and ETag on success, If-Match and Idempotency-Key on requests, challenges and Retry-After on errors', () => {
+    const byId = Object.fromEntries(operations.map(({ operation }) => [operation.operationId, operation]));
+    const headersOf = (operationId: string, status: number) => Object.keys(resolve(byId[operationId]!.responses[status] as Json).headers ?? {});
+    expect(headersOf('createSpecialEvent', 201)).toEqual(['Location', 'ETag']);
+    expect(headersOf('getSpecialEvent', 200)).toEqual(['ETag']);
+    expect(headersOf('updateSpecialEvent', 200)).toEqual(['ETag']);
+    for (const operationId of Object.keys(byId)) {
+      expect(headersOf(operationId, 401)).toEqual(['WWW-Authenticate']);
+      expect(headersOf(operationId, 429)).toEqual(['Retry-After']);
+      expect(headersOf(operationId, 503)).toEqual(['Retry-After']);
+    }
+    const parameterNames = (operationId: string) => (byId[operationId]!.parameters as Json[]).map((p) => resolve(p).name);
+    expect(parameterNames('createSpecialEvent')).toEqual(['Idempotency-Key']);
+    expect(parameterNames('updateSpecialEvent')).toEqual(['eventId', 'If-Match']);
+    expect(parameterNames('deleteSpecialEvent')).toEqual(['eventId', 'If-Match']);
+    expect(parameterNames('listSpecialEvents')).toEqual(['startDate', 'endDate', 'page', 'limit']);
+  });
+
+  test('every response example passes the contract checker, headers included', () => {
+    const checker = new ContractChecker(json);
+    let checked = 0;
+    for (const { path, method, operation } of operations) {
+      for (const [status, declared] of Object.entries(operation.responses)) {
+        const response = resolve(declared as Json);
+        const headers = new Headers();
+        for (const [name, header] of Object.entries((response.headers ?? {}) as Json)) {
+          headers.set(name, String(resolve(header).schema.examples?.[0] ?? resolve(header).schema.const));
+        }
+        const concretePath = path.replace('{eventId}', '6f1e8a57-5d1c-4b8e-9b35-2f7d8e4c1a90');
+        if (!response.content) {
+          checker.check(method.toUpperCase(), concretePath, { status: Number(status), headers, text: '' });
+          checked++;
+          continue;
+        }
+        for (const [mediaType, media] of Object.entries(response.content as Json)) {
+          expect(Object.keys(media.examples ?? {}).length).toBeGreaterThan(0);
+          for (const example of Object.values(media.examples as Json)) {
+            headers.set('Content-Type', mediaType);
+            checker.check(method.toUpperCase(), concretePath, { status: Number(status), headers, text: JSON.stringify(example.value) });
+            checked++;
+          }
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(60);
+  });
+});
