@@ -1,0 +1,69 @@
+// Least privilege, written down per function: the DynamoDB actions each bundle really calls
+// (read off functions/shared/events-store.ts, users-store.ts and the Powertools idempotency
+// persistence layer), and nothing else. TransactWriteItems needs no action of its own: each Put,
+// Update and Delete inside it is authorised as PutItem, UpdateItem and DeleteItem.
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { AUTHORIZER_HANDLER } from '../functions/shared/routes.ts';
+import { DATE_INDEX, keys } from '../functions/shared/table-definition.ts';
+
+export interface DataAccess {
+  /** Item actions on the events table, limited to the partitions in `partitions`. */
+  events?: { actions: string[]; partitions: 'events' | 'users' };
+  /** Actions on the byDate index (KEYS_ONLY: it holds event ids and dates, nothing else). */
+  dateIndex?: string[];
+  /** Actions on the idempotency table (Powertools: get, conditional put, update, delete). */
+  idempotency?: string[];
+}
+
+const IDEMPOTENCY_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
+
+export const DATA_ACCESS: Record<string, DataAccess> = {
+  // TransactWriteItems of Puts (the event and its date items, conditioned on attribute_not_exists).
+  'create-special-event': { events: { actions: ['dynamodb:PutItem'], partitions: 'events' }, idempotency: IDEMPOTENCY_ACTIONS },
+  // Query of the byDate index, then BatchGetItem of the page's base items.
+  'list-special-events': { events: { actions: ['dynamodb:BatchGetItem'], partitions: 'events' }, dateIndex: ['dynamodb:Query'] },
+  'get-special-event': { events: { actions: ['dynamodb:GetItem'], partitions: 'events' } },
+  // GetItem of the current version, then TransactWriteItems of Update, Deletes and Puts.
+  'update-special-event': {
+    events: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem'], partitions: 'events' },
+  },
+  // GetItem of the current version, then TransactWriteItems of Deletes.
+  'delete-special-event': { events: { actions: ['dynamodb:GetItem', 'dynamodb:DeleteItem'], partitions: 'events' } },
+  // GetItem of USERS / USER#<name>.
+  [AUTHORIZER_HANDLER]: { events: { actions: ['dynamodb:GetItem'], partitions: 'users' } },
+};
+
+/**
+ * dynamodb:LeadingKeys confines each function to its own partitions: the event handlers cannot
+ * read the password hashes in the USERS partition, and the authorizer can read nothing else.
+ */
+const LEADING_KEYS = {
+  events: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [keys.event('*').pk] } },
+  users: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [keys.usersPartition] } },
+} as const;
+
+export function dataAccessStatements(
+  functionName: string,
+  tables: { events: ITableV2; idempotency: ITableV2 },
+): iam.PolicyStatement[] {
+  const access = DATA_ACCESS[functionName];
+  if (!access) throw new Error(`No data access is declared for the function ${functionName}`);
+  const statements: iam.PolicyStatement[] = [];
+  if (access.events) {
+    statements.push(
+      new iam.PolicyStatement({
+        actions: access.events.actions,
+        resources: [tables.events.tableArn],
+        conditions: LEADING_KEYS[access.events.partitions],
+      }),
+    );
+  }
+  if (access.dateIndex) {
+    statements.push(new iam.PolicyStatement({ actions: access.dateIndex, resources: [`${tables.events.tableArn}/index/${DATE_INDEX}`] }));
+  }
+  if (access.idempotency) {
+    statements.push(new iam.PolicyStatement({ actions: access.idempotency, resources: [tables.idempotency.tableArn] }));
+  }
+  return statements;
+}

@@ -1,0 +1,58 @@
+// `MuseumApi-<stage>`: the tables, the functions, the REST API and, in production, its alarms.
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import { API_VERSION } from '../functions/shared/routes.ts';
+import { ApiMonitoring } from './api-monitoring.ts';
+import { acknowledgeNoWaf, BruteForceProtection } from './brute-force-protection.ts';
+import { MuseumFunctions } from './museum-functions.ts';
+import { MuseumTables } from './museum-tables.ts';
+import { SpecialEventsApi } from './special-events-api.ts';
+import type { StageConfig } from './stage-config.ts';
+
+export interface MuseumApiStackProps extends StackProps {
+  config: StageConfig;
+  /** Where the function bundles are; default dist/functions. */
+  functionsDirectory?: string;
+}
+
+export class MuseumApiStack extends Stack {
+  readonly tables: MuseumTables;
+  readonly functions: MuseumFunctions;
+  readonly api: SpecialEventsApi;
+  readonly monitoring: ApiMonitoring | undefined;
+
+  constructor(scope: Construct, id: string, props: MuseumApiStackProps) {
+    super(scope, id, {
+      description: `Museum Special Events API ${API_VERSION}: Lambda handlers, REST API and DynamoDB (${props.config.stage})`,
+      ...props,
+    });
+    const { config } = props;
+    this.tables = new MuseumTables(this, 'Tables', config);
+    this.functions = new MuseumFunctions(this, 'Functions', {
+      config,
+      tables: this.tables,
+      ...(props.functionsDirectory ? { functionsDirectory: props.functionsDirectory } : {}),
+    });
+    this.api = new SpecialEventsApi(this, 'SpecialEvents', { config, functions: this.functions });
+
+    if (config.waf) new BruteForceProtection(this, 'BruteForceProtection', { config, stage: this.api.api.deploymentStage });
+    else acknowledgeNoWaf(this.api.api.deploymentStage);
+
+    this.monitoring = config.monitoring
+      ? new ApiMonitoring(this, 'Monitoring', { config, api: this.api, functions: this.functions, tables: this.tables })
+      : undefined;
+
+    new CfnOutput(this, 'ApiBaseUrl', { description: 'Base URL of the Special Events API (ends in /v1.1)', value: this.api.baseUrl });
+    new CfnOutput(this, 'TableName', {
+      description: 'Events and users table (for `npm run users -- ... --table`)',
+      value: this.tables.events.tableName,
+    });
+    if (this.api.domainName) {
+      new CfnOutput(this, 'CustomDomainTarget', {
+        description: 'Point a CNAME or alias record for the custom domain here',
+        value: this.api.domainName.domainNameAliasDomainName,
+      });
+    }
+    if (this.monitoring) new CfnOutput(this, 'AlarmTopicArn', { description: 'SNS topic the alarms notify', value: this.monitoring.topic.topicArn });
+  }
+}

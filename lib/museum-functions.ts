@@ -1,0 +1,126 @@
+// The five handlers and the authorizer, one loop over the route table. Each function runs the
+// bundle the local API runs (dist/functions/<name>/index.mjs), has its own role with only its
+// own DynamoDB actions (lib/function-permissions.ts), its own log group and active tracing.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { AUTHORIZER_HANDLER, FUNCTION_SETTINGS, routes } from '../functions/shared/routes.ts';
+import { dataAccessStatements } from './function-permissions.ts';
+import type { MuseumTables } from './museum-tables.ts';
+import type { StageConfig } from './stage-config.ts';
+
+/** Where scripts/build.ts writes the bundles; cdk.json's app command builds them first. */
+export const FUNCTIONS_DIRECTORY = fileURLToPath(new URL('../dist/functions', import.meta.url));
+
+export const POWERTOOLS_SERVICE_NAME = 'museum-special-events';
+export const METRICS_NAMESPACE = 'MuseumSpecialEvents';
+
+export interface MuseumFunctionsProps {
+  config: StageConfig;
+  tables: MuseumTables;
+  functionsDirectory?: string;
+}
+
+export class MuseumFunctions extends Construct {
+  /** Route handlers by bundle name (route.handler). */
+  readonly handlers: ReadonlyMap<string, lambda.Function>;
+  readonly authorizer: lambda.Function;
+
+  constructor(scope: Construct, id: string, props: MuseumFunctionsProps) {
+    super(scope, id);
+    const { config, tables } = props;
+    const directory = props.functionsDirectory ?? FUNCTIONS_DIRECTORY;
+    const common = {
+      TABLE_NAME: tables.events.tableName,
+      // The service name is the metrics' dimension: a preview's traffic never mixes with production's.
+      POWERTOOLS_SERVICE_NAME: config.isProduction ? POWERTOOLS_SERVICE_NAME : `${POWERTOOLS_SERVICE_NAME}-${config.stage}`,
+      POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+      POWERTOOLS_LOG_LEVEL: 'INFO',
+    };
+    const handlerEnvironment = {
+      ...common,
+      IDEMPOTENCY_TABLE_NAME: tables.idempotency.tableName,
+      MUSEUM_TIME_ZONE: config.timeZone,
+      CORS_ALLOWED_ORIGINS: config.corsOrigins.join(','),
+    };
+
+    const handlers = new Map<string, lambda.Function>();
+    for (const handlerName of new Set(routes.map((route) => route.handler))) {
+      handlers.set(
+        handlerName,
+        this.bundledFunction(handlerName, { directory, config, tables, environment: handlerEnvironment, settings: FUNCTION_SETTINGS.handler }),
+      );
+    }
+    this.handlers = handlers;
+    this.authorizer = this.bundledFunction(AUTHORIZER_HANDLER, {
+      directory,
+      config,
+      tables,
+      environment: { ...common, AUTH_CACHE_TTL_SECONDS: String(config.authorizerMemoryCacheTtlSeconds) },
+      settings: FUNCTION_SETTINGS.authorizer,
+    });
+  }
+
+  get all(): lambda.Function[] {
+    return [...this.handlers.values(), this.authorizer];
+  }
+
+  private bundledFunction(
+    name: string,
+    options: {
+      directory: string;
+      config: StageConfig;
+      tables: MuseumTables;
+      environment: Record<string, string>;
+      settings: { memorySize: number; timeoutSeconds: number };
+    },
+  ): lambda.Function {
+    const bundle = join(options.directory, name);
+    if (!existsSync(join(bundle, 'index.mjs'))) {
+      throw new Error(`${bundle}/index.mjs is missing: run \`npm run build\` first (cdk.json's app command does)`);
+    }
+    const id = pascalCase(name);
+    const logGroup = new logs.LogGroup(this, `${id}Logs`, {
+      retention: options.config.logRetentionDays as logs.RetentionDays,
+      removalPolicy: options.config.isProduction ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    });
+    // An own role instead of the AWSLambdaBasicExecutionRole managed policy: it may write only
+    // to its own log group.
+    const role = new iam.Role(this, `${id}Role`, {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `Runs the ${name} function`,
+    });
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [logGroup.logGroupArn] }),
+    );
+    for (const statement of dataAccessStatements(name, options.tables)) role.addToPrincipalPolicy(statement);
+
+    const fn = new lambda.Function(this, id, {
+      description: `Museum Special Events API: ${name}`,
+      code: lambda.Code.fromAsset(bundle),
+      handler: 'index.handler',
+      runtime: lambda.Runtime.NODEJS_24_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: options.settings.memorySize,
+      timeout: Duration.seconds(options.settings.timeoutSeconds),
+      environment: options.environment,
+      logGroup,
+      role,
+      tracing: lambda.Tracing.ACTIVE,
+    });
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'Active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions.',
+    });
+    return fn;
+  }
+}
+
+function pascalCase(name: string): string {
+  return name.replace(/(^|-)([a-z])/g, (_, __: string, letter: string) => letter.toUpperCase());
+}

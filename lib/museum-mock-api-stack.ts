@@ -1,0 +1,151 @@
+// `MuseumMockApi-<stage>`: the same five routes at a separate base address without `/v1.1`
+// (https://<api-id>.execute-api.<region>.amazonaws.com/mock), answered by API Gateway MOCK
+// integrations with the example bodies and real status codes. No Lambda, no table: it costs
+// nothing at rest, and client developers can integrate before they have credentials.
+// A request without Basic credentials gets the real 401 problem; any Basic credentials pass.
+import { CfnOutput, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import * as apigw from 'aws-cdk-lib/aws-apigateway';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { gatewayResponse } from '../functions/shared/gateway-responses.ts';
+import { API_VERSION, routes } from '../functions/shared/routes.ts';
+import { jsonAccessLogFormat } from './access-log-format.ts';
+import { MOCK_OPERATIONS, type MockOperation } from './mock-examples.ts';
+import { addProblemGatewayResponses } from './problem-gateway-responses.ts';
+import type { StageConfig } from './stage-config.ts';
+
+export const MOCK_STAGE_NAME = 'mock';
+
+/** Request media types the mock accepts, as the real API does; others get 415 from the gateway. */
+const JSON_MEDIA_TYPES = ['application/json', 'application/merge-patch+json'];
+
+export interface MuseumMockApiStackProps extends StackProps {
+  config: StageConfig;
+}
+
+export class MuseumMockApiStack extends Stack {
+  readonly api: apigw.RestApi;
+  readonly baseUrl: string;
+
+  constructor(scope: Construct, id: string, props: MuseumMockApiStackProps) {
+    super(scope, id, {
+      description: `Museum Special Events API ${API_VERSION}: mock deployment, example responses only (${props.config.stage})`,
+      ...props,
+    });
+    const { config } = props;
+    const accessLogs = new logs.LogGroup(this, 'AccessLogs', {
+      retention: config.logRetentionDays as logs.RetentionDays,
+      removalPolicy: config.isProduction ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    });
+    this.api = new apigw.RestApi(this, 'MockApi', {
+      restApiName: `museum-special-events-mock-${config.stage}`,
+      description: `Museum Special Events API ${API_VERSION}, mock responses (${config.stage})`,
+      endpointConfiguration: { types: [apigw.EndpointType.REGIONAL] },
+      // The account-level CloudWatch role comes from the MuseumApi stack this stack depends on.
+      cloudWatchRole: false,
+      deployOptions: {
+        stageName: MOCK_STAGE_NAME,
+        // Examples only: a low limit keeps a runaway client from running up the bill.
+        throttlingRateLimit: 10,
+        throttlingBurstLimit: 20,
+        accessLogDestination: new apigw.LogGroupLogDestination(accessLogs),
+        accessLogFormat: jsonAccessLogFormat(),
+        loggingLevel: apigw.MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
+        metricsEnabled: false,
+      },
+    });
+    this.api.node.tryRemoveChild('Endpoint'); // MockApiBaseUrl, without the trailing slash, replaces it
+    new logs.LogGroup(this, 'ExecutionLogs', {
+      logGroupName: `API-Gateway-Execution-Logs_${this.api.restApiId}/${MOCK_STAGE_NAME}`,
+      retention: config.logRetentionDays as logs.RetentionDays,
+      removalPolicy: config.isProduction ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    });
+    const validator = new apigw.RequestValidator(this, 'RequestValidator', {
+      restApi: this.api,
+      validateRequestParameters: true,
+      validateRequestBody: true,
+    });
+    for (const route of routes) {
+      const operation = MOCK_OPERATIONS[route.operationId];
+      if (!operation) throw new Error(`No mock response is defined for ${route.operationId}`);
+      const pathParameters = [...route.path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] as string);
+      const { integration, methodResponses } = mockIntegration(operation);
+      this.api.root.resourceForPath(route.path.slice(1)).addMethod(route.method, integration, {
+        operationName: route.operationId,
+        methodResponses,
+        requestValidator: validator,
+        requestParameters: Object.fromEntries(pathParameters.map((name) => [`method.request.path.${name}`, true])),
+      });
+    }
+    addProblemGatewayResponses(this.api);
+
+    Validations.of(this.api).acknowledge(
+      {
+        id: 'AwsSolutions-APIG4',
+        reason: 'The mock deployment serves fixed examples and no data; it checks only that Basic credentials are present (401 otherwise).',
+      },
+      { id: 'AwsSolutions-COG4', reason: 'The mock deployment has no users: it imitates the HTTP Basic scheme of the real API.' },
+    );
+    Validations.of(this.api.deploymentStage).acknowledge({
+      id: 'AwsSolutions-APIG3',
+      reason: 'The mock deployment returns fixed examples; stage throttling (10 rps) bounds its use, a web ACL would cost more than the mock.',
+    });
+
+    this.baseUrl = `https://${this.api.restApiId}.execute-api.${this.region}.${this.urlSuffix}/${MOCK_STAGE_NAME}`;
+    new CfnOutput(this, 'MockApiBaseUrl', { description: 'Base URL of the mock deployment (no /v1.1 segment)', value: this.baseUrl });
+  }
+}
+
+function mockIntegration(operation: MockOperation): { integration: apigw.MockIntegration; methodResponses: apigw.MethodResponse[] } {
+  const unauthorized = gatewayResponse('UNAUTHORIZED');
+  const success = {
+    status: String(operation.status),
+    headers: {
+      'X-Content-Type-Options': 'nosniff',
+      'Cache-Control': 'no-store',
+      ...(operation.body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      ...operation.headers,
+    },
+  };
+  // A MOCK integration answers with the status code its request template returns.
+  const requestTemplate = [
+    "#if($input.params('Authorization').toLowerCase().startsWith('basic '))",
+    `{"statusCode": ${operation.status}}`,
+    '#else',
+    `{"statusCode": ${unauthorized.statusCode}}`,
+    '#end',
+  ].join('\n');
+  const integration = new apigw.MockIntegration({
+    passthroughBehavior: apigw.PassthroughBehavior.NEVER,
+    requestTemplates: Object.fromEntries(JSON_MEDIA_TYPES.map((type) => [type, requestTemplate])),
+    integrationResponses: [
+      {
+        selectionPattern: String(unauthorized.statusCode),
+        statusCode: String(unauthorized.statusCode),
+        responseParameters: headerMappings(unauthorized.headers),
+        responseTemplates: { 'application/json': JSON.stringify(unauthorized.body) },
+      },
+      {
+        statusCode: success.status,
+        responseParameters: headerMappings(success.headers),
+        responseTemplates: { 'application/json': operation.body === undefined ? '' : JSON.stringify(operation.body) },
+      },
+    ],
+  });
+  return {
+    integration,
+    methodResponses: [
+      { statusCode: success.status, responseParameters: declaredHeaders(success.headers) },
+      { statusCode: String(unauthorized.statusCode), responseParameters: declaredHeaders(unauthorized.headers) },
+    ],
+  };
+}
+
+function headerMappings(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [`method.response.header.${name}`, `'${value}'`]));
+}
+
+function declaredHeaders(headers: Record<string, string>): Record<string, boolean> {
+  return Object.fromEntries(Object.keys(headers).map((name) => [`method.response.header.${name}`, true]));
+}

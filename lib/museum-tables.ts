@@ -1,0 +1,64 @@
+// The two DynamoDB tables, declared from the same definitions the local bootstrap uses, so the
+// deployed key schema and index cannot drift from DynamoDB Local's.
+import { RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import { Construct } from 'constructs';
+import { eventsTable, idempotencyTable, type TableDefinition } from '../functions/shared/table-definition.ts';
+import type { StageConfig } from './stage-config.ts';
+
+export class MuseumTables extends Construct {
+  /** Events, their per-date index items and the API users. */
+  readonly events: dynamodb.TableV2;
+  /** Powertools idempotency records for POST /special-events; they expire after 24 hours. */
+  readonly idempotency: dynamodb.TableV2;
+
+  constructor(scope: Construct, id: string, config: StageConfig) {
+    super(scope, id);
+    // Production data survives a stack deletion and an accidental `cdk destroy`; a preview's goes with it.
+    const retention = config.isProduction
+      ? { removalPolicy: RemovalPolicy.RETAIN, deletionProtection: true }
+      : { removalPolicy: RemovalPolicy.DESTROY, deletionProtection: false };
+
+    this.events = new dynamodb.TableV2(this, 'Events', {
+      ...keySchema(eventsTable),
+      ...retention,
+      billing: dynamodb.Billing.onDemand(),
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: config.isProduction },
+    });
+    if (!config.isProduction) {
+      Validations.of(this.events).acknowledge({
+        id: 'AwsSolutions-DDB3',
+        reason: 'A preview stack holds throw-away test data and is destroyed with its pull request; production has PITR.',
+      });
+    }
+
+    this.idempotency = new dynamodb.TableV2(this, 'Idempotency', {
+      ...keySchema(idempotencyTable),
+      ...retention,
+      billing: dynamodb.Billing.onDemand(),
+    });
+    Validations.of(this.idempotency).acknowledge({
+      id: 'AwsSolutions-DDB3',
+      reason: 'Idempotency records only deduplicate retries for 24 hours and expire by TTL: there is nothing to restore.',
+    });
+  }
+}
+
+/** TableV2 key, index and TTL properties from a shared table definition. */
+export function keySchema(definition: TableDefinition): Pick<
+  dynamodb.TablePropsV2,
+  'partitionKey' | 'sortKey' | 'globalSecondaryIndexes' | 'timeToLiveAttribute'
+> {
+  const attribute = (key: { name: string; type: 'S' }) => ({ name: key.name, type: dynamodb.AttributeType.STRING });
+  return {
+    partitionKey: attribute(definition.partitionKey),
+    ...(definition.sortKey ? { sortKey: attribute(definition.sortKey) } : {}),
+    globalSecondaryIndexes: definition.globalSecondaryIndexes.map((index) => ({
+      indexName: index.indexName,
+      partitionKey: attribute(index.partitionKey),
+      sortKey: attribute(index.sortKey),
+      projectionType: dynamodb.ProjectionType.KEYS_ONLY,
+    })),
+    ...(definition.timeToLiveAttribute ? { timeToLiveAttribute: definition.timeToLiveAttribute } : {}),
+  };
+}

@@ -1,0 +1,89 @@
+// API Gateway's own answers (no Lambda ran: bad credentials, unknown route, throttling, ...) as
+// problem+json, from the table the local API also answers with
+// (functions/shared/gateway-responses.ts), plus the response types only a deployed gateway can
+// produce, and catch-alls so that no default `{"message": ...}` body ever reaches a client.
+import * as apigw from 'aws-cdk-lib/aws-apigateway';
+import {
+  GATEWAY_RESPONSE_HEADERS,
+  GATEWAY_RESPONSES,
+  gatewayResponse,
+  type GatewayResponseType,
+} from '../functions/shared/gateway-responses.ts';
+import { problemBody } from '../functions/shared/problems.ts';
+
+interface ProblemResponse {
+  /** Omitted: API Gateway keeps the status code of the error it is answering. */
+  statusCode?: number;
+  headers: Record<string, string>;
+  /** The problem+json body, either an object or a template with $context variables. */
+  body: object | string;
+}
+
+/** Response types the local API never produces, because only a deployed gateway runs them. */
+const DEPLOYED_ONLY_RESPONSES: Record<string, ProblemResponse> = {
+  // Request validation of required path parameters (the handlers validate everything else).
+  BAD_REQUEST_PARAMETERS: {
+    statusCode: 400,
+    headers: {},
+    body: problemBody('validation-error', 'A required request parameter is missing or invalid'),
+  },
+  BAD_REQUEST_BODY: { statusCode: 400, headers: {}, body: problemBody('validation-error', 'The request body is invalid') },
+  // The optional WAF web ACL (rate-based rule, size rule) blocked the request.
+  WAF_FILTERED: { statusCode: 403, headers: {}, body: problemBody('forbidden', 'The request was blocked by the firewall') },
+  // Any other 4xx keeps its own status; RFC 9457 makes `status` optional, so it is left out
+  // rather than guessed. messageString is API Gateway's message, already quoted for JSON.
+  DEFAULT_4XX: {
+    headers: {},
+    body: '{"type":"about:blank","title":"Request rejected","detail":$context.error.messageString}',
+  },
+  // Any other 5xx (API or authorizer misconfiguration) is an internal error.
+  DEFAULT_5XX: {
+    statusCode: 500,
+    headers: {},
+    body: problemBody('internal-error', 'The API gateway failed to handle the request; it has been logged'),
+  },
+};
+
+/** Every gateway response the API configures, by response type. */
+export function problemGatewayResponses(): Record<string, ProblemResponse> {
+  const shared = Object.fromEntries(
+    (Object.keys(GATEWAY_RESPONSES) as GatewayResponseType[]).map((type) => {
+      const { statusCode, headers, body } = gatewayResponse(type);
+      return [type, { statusCode, headers, body }];
+    }),
+  );
+  return {
+    ...shared,
+    ...Object.fromEntries(
+      Object.entries(DEPLOYED_ONLY_RESPONSES).map(([type, response]) => [
+        type,
+        { ...response, headers: { ...GATEWAY_RESPONSE_HEADERS, ...response.headers } },
+      ]),
+    ),
+  };
+}
+
+/**
+ * Adds the problem+json gateway responses to `api`. With exactly one allowed CORS origin the
+ * responses carry it too, so a browser can read a 401 or 429; a list of origins cannot be
+ * answered statically (the gateway cannot pick one per request), and the browser then sees
+ * only a failed request.
+ */
+export function addProblemGatewayResponses(api: apigw.RestApi, corsOrigins: readonly string[] = []): void {
+  const cors = corsOrigins.length === 1 ? { 'Access-Control-Allow-Origin': corsOrigins[0] as string, Vary: 'Origin' } : {};
+  for (const [type, response] of Object.entries(problemGatewayResponses())) {
+    api.addGatewayResponse(pascalCase(type), {
+      type: apigw.ResponseType.of(type),
+      ...(response.statusCode === undefined ? {} : { statusCode: String(response.statusCode) }),
+      // Static header values are single-quoted in API Gateway's mapping syntax.
+      responseHeaders: Object.fromEntries(Object.entries({ ...response.headers, ...cors }).map(([name, value]) => [name, `'${value}'`])),
+      templates: { 'application/json': typeof response.body === 'string' ? response.body : JSON.stringify(response.body) },
+    });
+  }
+}
+
+function pascalCase(type: string): string {
+  return type
+    .toLowerCase()
+    .replace(/(^|_)([a-z0-9])/g, (_, __: string, letter: string) => letter.toUpperCase());
+}

@@ -1,0 +1,150 @@
+// The REST API, built from the route table: one method per route, each behind the Basic-auth
+// REQUEST authorizer and proxied to its handler.
+//
+// Base path: API Gateway stage names cannot contain dots, so the version is a resource instead:
+// every route lives under a `v1.1` resource of the stage, and the base URL is
+// https://<api-id>.execute-api.<region>.amazonaws.com/<stage>/v1.1 (or https://<domain>/v1.1
+// with the optional custom domain mapped at its root). The authorizer derives that `/v1.1`
+// prefix from event.resource, and the handlers build Location from requestContext.path, which
+// includes the stage and the prefix, so both work unchanged under either address.
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as apigw from 'aws-cdk-lib/aws-apigateway';
+import * as acm from 'aws-cdk-lib/aws-certificatemanager';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { API_VERSION, BASE_PATH, CORS_REQUEST_HEADERS, routes } from '../functions/shared/routes.ts';
+import { jsonAccessLogFormat } from './access-log-format.ts';
+import type { MuseumFunctions } from './museum-functions.ts';
+import { addProblemGatewayResponses } from './problem-gateway-responses.ts';
+import type { StageConfig } from './stage-config.ts';
+
+/** The resource every route hangs under: BASE_PATH without its leading slash. */
+export const VERSION_RESOURCE = BASE_PATH.slice(1);
+
+/** The security scheme's name in the specification, used as the authorizer's name. */
+export const AUTHORIZER_NAME = 'MuseumPlaceholderAuth';
+
+export interface SpecialEventsApiProps {
+  config: StageConfig;
+  functions: MuseumFunctions;
+}
+
+export class SpecialEventsApi extends Construct {
+  readonly api: apigw.RestApi;
+  /** `/v1.1`: the routes, and the place for anything else the versioned API serves. */
+  readonly versionRoot: apigw.Resource;
+  readonly authorizer: apigw.RequestAuthorizer;
+  readonly accessLogs: logs.LogGroup;
+  /** The base URL clients use, ending in `/v1.1`. */
+  readonly baseUrl: string;
+  readonly domainName: apigw.DomainName | undefined;
+
+  constructor(scope: Construct, id: string, props: SpecialEventsApiProps) {
+    super(scope, id);
+    const { config, functions } = props;
+    const removalPolicy = config.isProduction ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+    this.accessLogs = new logs.LogGroup(this, 'AccessLogs', { retention: config.logRetentionDays as logs.RetentionDays, removalPolicy });
+
+    this.api = new apigw.RestApi(this, 'Api', {
+      restApiName: `museum-special-events-${config.stage}`,
+      description: `Museum Special Events API ${API_VERSION} (${config.stage})`,
+      endpointConfiguration: { types: [apigw.EndpointType.REGIONAL] },
+      // Execution logging needs the account-level CloudWatch role. It is retained even when a
+      // preview is destroyed: the setting is per region, and other stacks' stages rely on it.
+      cloudWatchRole: true,
+      cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
+      deployOptions: {
+        stageName: config.stage,
+        throttlingRateLimit: config.throttle.rateLimit,
+        throttlingBurstLimit: config.throttle.burstLimit,
+        accessLogDestination: new apigw.LogGroupLogDestination(this.accessLogs),
+        accessLogFormat: jsonAccessLogFormat(),
+        // ERROR, not INFO: INFO logs every request again (the access log has it) at 10x the volume.
+        loggingLevel: apigw.MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false, // would log request and response bodies and headers (Authorization)
+        tracingEnabled: true,
+        metricsEnabled: false, // per-method metrics are billed as custom metrics; stage metrics are free
+      },
+    });
+    // Outputs are the stack's to choose: ApiBaseUrl, ending in /v1.1, replaces the stage URL.
+    this.api.node.tryRemoveChild('Endpoint');
+    Validations.of(this.api).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+      reason: 'The account-level role API Gateway uses to write execution logs; AWS maintains its exact permissions.',
+    });
+    Validations.of(this.api).acknowledge({
+      id: 'AwsSolutions-COG4',
+      reason: 'The specification defines HTTP Basic credentials (MuseumPlaceholderAuth), checked by a Lambda REQUEST authorizer against the users table.',
+    });
+
+    // API Gateway would create the execution log group itself, with no retention and outside the stack.
+    new logs.LogGroup(this, 'ExecutionLogs', {
+      logGroupName: `API-Gateway-Execution-Logs_${this.api.restApiId}/${config.stage}`,
+      retention: config.logRetentionDays as logs.RetentionDays,
+      removalPolicy,
+    });
+
+    this.authorizer = new apigw.RequestAuthorizer(this, 'BasicAuthorizer', {
+      authorizerName: AUTHORIZER_NAME,
+      handler: functions.authorizer,
+      identitySources: [apigw.IdentitySource.header('Authorization')],
+      // The cached policy covers every route the user's role allows (functions/authorizer.ts).
+      resultsCacheTtl: Duration.seconds(config.authorizerCacheTtlSeconds),
+    });
+
+    const validator = new apigw.RequestValidator(this, 'RequestValidator', {
+      restApi: this.api,
+      requestValidatorName: 'parameters-and-body',
+      validateRequestParameters: true,
+      // No request models: the handlers validate bodies with the schemas that generate the
+      // contract, and answer with field-level problems the gateway's validator cannot produce.
+      validateRequestBody: true,
+    });
+
+    this.versionRoot = this.api.root.addResource(VERSION_RESOURCE, {
+      ...(config.corsOrigins.length > 0
+        ? {
+            defaultCorsPreflightOptions: {
+              allowOrigins: config.corsOrigins,
+              allowMethods: [...new Set(routes.map((route) => route.method))],
+              allowHeaders: CORS_REQUEST_HEADERS.split(','),
+              maxAge: Duration.hours(1),
+            },
+          }
+        : {}),
+    });
+    for (const route of routes) {
+      const handler = functions.handlers.get(route.handler);
+      if (!handler) throw new Error(`No function was built for the route handler ${route.handler}`);
+      const pathParameters = [...route.path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] as string);
+      this.versionRoot.resourceForPath(route.path.slice(1)).addMethod(
+        route.method,
+        // No test-invoke permission: the console's "Test" button is not worth a second grant per method.
+        new apigw.LambdaIntegration(handler, { proxy: true, allowTestInvoke: false }),
+        {
+          operationName: route.operationId,
+          authorizationType: apigw.AuthorizationType.CUSTOM,
+          authorizer: this.authorizer,
+          requestValidator: validator,
+          requestParameters: Object.fromEntries(pathParameters.map((name) => [`method.request.path.${name}`, true])),
+        },
+      );
+    }
+
+    addProblemGatewayResponses(this.api, config.corsOrigins);
+
+    if (config.customDomain) {
+      // Mapped at the domain's root: the `v1.1` resource is already the first path segment.
+      this.domainName = this.api.addDomainName('CustomDomain', {
+        domainName: config.customDomain.domainName,
+        certificate: acm.Certificate.fromCertificateArn(this, 'Certificate', config.customDomain.certificateArn),
+        endpointType: apigw.EndpointType.REGIONAL,
+        securityPolicy: apigw.SecurityPolicy.TLS_1_2,
+      });
+      this.baseUrl = `https://${config.customDomain.domainName}${BASE_PATH}`;
+    } else {
+      this.domainName = undefined;
+      this.baseUrl = this.api.deploymentStage.urlForPath(BASE_PATH);
+    }
+  }
+}

@@ -1,0 +1,110 @@
+// Everything that differs between production and a preview stack, read once from CDK context
+// (`-c key=value` or cdk.json). `stage` names the stacks; any stage but `prod` is a short-lived
+// preview: it is destroyed with its data, throttled lower and keeps its logs for less time.
+import type { Node } from 'constructs';
+
+export const PRODUCTION_STAGE = 'prod';
+
+export interface StageConfig {
+  /** `prod` or a preview name such as `pr-42`; also the API Gateway stage name. */
+  stage: string;
+  isProduction: boolean;
+  /** Steady-state requests per second and burst for the whole API stage. */
+  throttle: { rateLimit: number; burstLimit: number };
+  logRetentionDays: number;
+  /** How long API Gateway reuses an authorizer decision for the same Authorization header. */
+  authorizerCacheTtlSeconds: number;
+  /** How long a warm authorizer container remembers a verified password (skips scrypt). */
+  authorizerMemoryCacheTtlSeconds: number;
+  /** Browser origins allowed to call the API; empty: no CORS at all. */
+  corsOrigins: string[];
+  /** IANA time zone that decides "today" for the list's default date range. */
+  timeZone: string;
+  /** Alarms, their SNS topic and the dashboard (on in production, off in previews by default). */
+  monitoring: boolean;
+  alarmEmail: string | undefined;
+  /** p99 latency (ms) above which the latency alarm fires. */
+  latencyP99AlarmMs: number;
+  /** The optional WAF web ACL with a per-IP rate-based rule (brute-force protection). */
+  waf: boolean;
+  /** Requests per client IP per 5 minutes before the WAF blocks it. */
+  wafRateLimitPer5Minutes: number;
+  /** Optional custom domain: `https://<domainName>/v1.1` (certificate in the same region). */
+  customDomain: { domainName: string; certificateArn: string } | undefined;
+}
+
+// Stack names allow [A-Za-z0-9-] and API Gateway stage names [A-Za-z0-9_-]: the intersection,
+// lower case, short enough to keep generated resource names readable.
+const STAGE_PATTERN = /^[a-z][a-z0-9-]{0,30}$/;
+
+type Context = Pick<Node, 'tryGetContext'>;
+
+export function readStageConfig(node: Context): StageConfig {
+  const stage = string(node, 'stage') ?? PRODUCTION_STAGE;
+  if (!STAGE_PATTERN.test(stage)) {
+    throw new Error(`Context "stage" must match ${STAGE_PATTERN} (e.g. prod or pr-42), not "${stage}"`);
+  }
+  const isProduction = stage === PRODUCTION_STAGE;
+  const domainName = string(node, 'domainName');
+  const certificateArn = string(node, 'certificateArn');
+  if (Boolean(domainName) !== Boolean(certificateArn)) {
+    throw new Error('Context "domainName" and "certificateArn" must be given together');
+  }
+  const authorizerCacheTtlSeconds = integer(node, 'authorizerCacheTtlSeconds', 300);
+  if (authorizerCacheTtlSeconds > 3600) throw new Error('Context "authorizerCacheTtlSeconds" must be at most 3600');
+  return {
+    stage,
+    isProduction,
+    throttle: {
+      rateLimit: integer(node, 'throttleRateLimit', isProduction ? 100 : 10),
+      burstLimit: integer(node, 'throttleBurstLimit', isProduction ? 200 : 20),
+    },
+    logRetentionDays: integer(node, 'logRetentionDays', isProduction ? 90 : 7),
+    authorizerCacheTtlSeconds,
+    authorizerMemoryCacheTtlSeconds: integer(node, 'authorizerMemoryCacheTtlSeconds', 60),
+    corsOrigins: list(node, 'corsOrigins'),
+    timeZone: string(node, 'timeZone') ?? 'UTC',
+    monitoring: boolean(node, 'monitoring', isProduction),
+    alarmEmail: string(node, 'alarmEmail'),
+    latencyP99AlarmMs: integer(node, 'latencyP99AlarmMs', 2000),
+    waf: boolean(node, 'waf', false),
+    wafRateLimitPer5Minutes: integer(node, 'wafRateLimitPer5Minutes', 300),
+    customDomain: domainName && certificateArn ? { domainName, certificateArn } : undefined,
+  };
+}
+
+// Context from the command line always arrives as a string; from cdk.json or tests it may be typed.
+function string(node: Context, key: string): string | undefined {
+  const value: unknown = node.tryGetContext(key);
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string') throw new Error(`Context "${key}" must be a string`);
+  return value;
+}
+
+function integer(node: Context, key: string, fallback: number): number {
+  const value: unknown = node.tryGetContext(key);
+  if (value === undefined || value === null || value === '') return fallback;
+  const number = typeof value === 'number' ? value : Number(value);
+  if (!Number.isInteger(number) || number < 0) throw new Error(`Context "${key}" must be a non-negative integer, not "${String(value)}"`);
+  return number;
+}
+
+function boolean(node: Context, key: string, fallback: boolean): boolean {
+  const value: unknown = node.tryGetContext(key);
+  if (value === undefined || value === null || value === '') return fallback;
+  if (value === true || value === 'true') return true;
+  if (value === false || value === 'false') return false;
+  throw new Error(`Context "${key}" must be true or false, not "${String(value)}"`);
+}
+
+function list(node: Context, key: string): string[] {
+  const value: unknown = node.tryGetContext(key);
+  if (value === undefined || value === null || value === '') return [];
+  const items = Array.isArray(value) ? value : String(value).split(',');
+  const origins = items.map((item) => String(item).trim()).filter(Boolean);
+  for (const origin of origins) {
+    // An allow-list, never a wildcard: the API answers authenticated requests.
+    if (!/^https?:\/\/[^/*\s]+$/.test(origin)) throw new Error(`Context "${key}": "${origin}" is not an origin like https://museum.example`);
+  }
+  return origins;
+}
