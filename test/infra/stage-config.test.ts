@@ -1,0 +1,50 @@
+// Context -> stage configuration: production by default, previews cheaper and disposable, and
+// bad values refused at synthesis rather than at deployment.
+import { readStageConfig } from '../../lib/stage-config.ts';
+
+const context = (values: Record<string, unknown>) => ({ tryGetContext: (key: string) => values[key] });
+
+test('without context the stage is production: monitoring on, higher throttling, 90-day logs, 300 s authorizer cache', () => {
+  expect(readStageConfig(context({}))).toMatchObject({
+    stage: 'prod',
+    isProduction: true,
+    monitoring: true,
+    throttle: { rateLimit: 100, burstLimit: 200 },
+    logRetentionDays: 90,
+    authorizerCacheTtlSeconds: 300,
+    corsOrigins: [],
+    timeZone: 'UTC',
+    waf: false,
+  });
+});
+
+test('any other stage is a preview: lower throttling, 7-day logs, no alarms unless asked for', () => {
+  expect(readStageConfig(context({ stage: 'pr-42' }))).toMatchObject({
+    stage: 'pr-42',
+    isProduction: false,
+    monitoring: false,
+    throttle: { rateLimit: 10, burstLimit: 20 },
+    logRetentionDays: 7,
+  });
+  expect(readStageConfig(context({ stage: 'pr-42', monitoring: 'true' })).monitoring).toBe(true);
+});
+
+test('command-line strings are parsed: numbers, booleans, comma-separated origins', () => {
+  const config = readStageConfig(
+    context({ throttleRateLimit: '50', waf: 'true', corsOrigins: 'https://museum.example, https://shop.museum.example', timeZone: 'Europe/Paris' }),
+  );
+  expect(config).toMatchObject({ throttle: { rateLimit: 50 }, waf: true, timeZone: 'Europe/Paris' });
+  expect(config.corsOrigins).toEqual(['https://museum.example', 'https://shop.museum.example']);
+});
+
+test.each([
+  [{ stage: 'PR_42' }, /stage/],
+  [{ stage: 'pr.42' }, /stage/],
+  [{ throttleRateLimit: 'fast' }, /throttleRateLimit/],
+  [{ waf: 'yes' }, /waf/],
+  [{ corsOrigins: '*' }, /corsOrigins/],
+  [{ authorizerCacheTtlSeconds: '7200' }, /3600/],
+  [{ domainName: 'api.museum.example' }, /certificateArn/],
+])('refuses %j', (values, message) => {
+  expect(() => readStageConfig(context(values))).toThrow(message);
+});
