@@ -15,6 +15,7 @@ import type {
 } from 'aws-lambda';
 import { gatewayResponse, type GatewayResponseType } from '../../functions/shared/gateway-responses.ts';
 import { AUTHORIZER_HANDLER, BASE_PATH, CORS_REQUEST_HEADERS, FUNCTION_SETTINGS, matchRoute, type Route } from '../../functions/shared/routes.ts';
+import { publicDocuments } from '../openapi/public-documents.ts';
 
 type LambdaHandler<E, R> = (event: E, context: Context) => Promise<R>;
 
@@ -66,6 +67,7 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
   const authorizationCache = new Map<string, CachedAuthorization>();
   const accessLog = options.accessLog ?? ((line: string) => console.log(line));
   const corsOrigins = new Set(options.corsAllowedOrigins ?? []);
+  const publicDocument = publicDocuments();
 
   async function handlerFor(route: Route) {
     let handler = handlers.get(route.handler);
@@ -115,6 +117,13 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
     if (url.pathname !== BASE_PATH && !url.pathname.startsWith(`${BASE_PATH}/`)) throw new GatewayError('MISSING_AUTHENTICATION_TOKEN');
     const path = url.pathname.slice(BASE_PATH.length) || '/';
 
+    // The OpenAPI document and the docs page need no credentials (as on the deployed API).
+    const document = method === 'GET' ? await publicDocument(path) : undefined;
+    if (document) {
+      response.writeHead(document.statusCode, document.headers);
+      response.end(document.body);
+      return document.statusCode;
+    }
     if (method === 'OPTIONS') return preflight(request, response, path);
     const match = matchRoute(method, path);
     if (!match.route) throw new GatewayError('MISSING_AUTHENTICATION_TOKEN');

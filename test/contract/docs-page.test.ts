@@ -1,0 +1,95 @@
+// The served contract: /v1.1/openapi.json and the Redoc page at /v1.1/docs, without credentials,
+// and the page really rendering in headless Chromium (Debian's chromium, driven by playwright-core).
+import { readFileSync } from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+import { routes } from '../../functions/shared/routes.ts';
+import { docsPageHeaders, docsPageHtml, DOCS_SPEC_URL, redocBundleIntegrity, redocCdnUrl, redocVersion } from '../../lib/openapi/docs-page.ts';
+import { COMMITTED_OPENAPI_FILE } from '../support/contract.ts';
+import { testEnvironment } from '../support/test-environment.ts';
+
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+describe('GET /v1.1/openapi.json', () => {
+  test('serves the committed document as JSON without credentials', async () => {
+    const response = await fetch(`${testEnvironment().url}/openapi.json`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(await response.text()).toBe(readFileSync(COMMITTED_OPENAPI_FILE, 'utf8'));
+  });
+});
+
+describe('the docs page HTML', () => {
+  test('is a pure function of the script and document URLs, with the inline script pinned by the CSP', () => {
+    const options = { scriptUrl: redocCdnUrl('3.0.1'), specUrl: DOCS_SPEC_URL, scriptIntegrity: 'sha384-abc' };
+    expect(docsPageHtml(options)).toBe(docsPageHtml({ ...options }));
+    expect(docsPageHtml(options)).toContain('import { init } from "https://cdn.redocly.com/redoc/v3.0.1/bundles/redoc.standalone.js"');
+    expect(docsPageHtml(options)).toContain('integrity="sha384-abc"');
+    expect(docsPageHeaders(options)['Content-Security-Policy']).toMatch(/script-src https:\/\/cdn\.redocly\.com 'sha256-[A-Za-z0-9+/]+={0,2}'/);
+    expect(docsPageHtml({ scriptUrl: './r.js', specUrl: '</script><script>alert(1)</script>' })).not.toContain('</script><script>');
+  });
+
+  test('names the Redoc version of the bundled script and its SRI hash', () => {
+    expect(redocVersion()).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(redocBundleIntegrity()).toMatch(/^sha384-[A-Za-z0-9+/]{64}$/);
+  });
+});
+
+describe('GET /v1.1/docs in headless Chromium', () => {
+  let browser: Browser;
+
+  beforeAll(async () => {
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  test('renders the document with Redoc and lists the five operations, contacting no other host', async () => {
+    const page = await browser.newPage();
+    const failures: string[] = [];
+    const external: string[] = [];
+    page.on('pageerror', (error) => failures.push(`page error: ${error.message}`));
+    page.on('console', (message) => {
+      // Redoc's footer logo lives on Redocly's CDN; the page's CSP blocks it and Redoc hides it.
+      if (message.type() === 'error' && !/Loading the image 'https:\/\/cdn\.redoc\.ly\/redoc\/logo/.test(message.text())) {
+        failures.push(`console error: ${message.text()}`);
+      }
+    });
+    await page.route('**/*', (route) => {
+      const url = new URL(route.request().url());
+      if (url.hostname === '127.0.0.1') return route.continue();
+      external.push(url.href);
+      return route.abort();
+    });
+
+    const response = await page.goto(`${testEnvironment().url}/docs`);
+    expect(response?.status()).toBe(200);
+    expect(response?.headers()['content-security-policy']).toContain("default-src 'none'");
+
+    await page.getByRole('heading', { level: 1, name: 'Museum Special Events API (1.1.1)' }).waitFor({ timeout: 30_000 });
+    // The overview lists each operation's method and path.
+    const overview = await page.locator('body').innerText();
+    for (const route of routes) expect(overview).toContain(`${route.method}\n${route.path}`);
+
+    // The side menu lists the operations by summary under their tag.
+    await page.getByRole('link', { name: 'Special events', exact: true }).click();
+    const menuItems = page.locator('[data-testid="menu-item-label"]');
+    for (const route of routes) await menuItems.filter({ hasText: route.summary }).waitFor();
+    const labels = (await menuItems.allInnerTexts()).map((label) => label.replace(/\s+/g, ' ').trim());
+    expect(routes.map((route) => labels.filter((label) => label.startsWith(route.summary)).length)).toEqual([1, 1, 1, 1, 1]);
+    await page.getByRole('heading', { level: 2, name: 'Create special event' }).waitFor();
+
+    expect(failures).toEqual([]);
+    expect(external).toEqual([]);
+  });
+});
