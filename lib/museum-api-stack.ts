@@ -2,6 +2,7 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { API_VERSION } from '../functions/shared/routes.ts';
+import { apiDocuments } from './api-documents.ts';
 import { ApiMonitoring } from './api-monitoring.ts';
 import { acknowledgeNoWaf, BruteForceProtection } from './brute-force-protection.ts';
 import { MuseumFunctions } from './museum-functions.ts';
@@ -33,7 +34,7 @@ export class MuseumApiStack extends Stack {
       tables: this.tables,
       ...(props.functionsDirectory ? { functionsDirectory: props.functionsDirectory } : {}),
     });
-    this.api = new SpecialEventsApi(this, 'SpecialEvents', { config, functions: this.functions });
+    this.api = new SpecialEventsApi(this, 'SpecialEvents', { config, functions: this.functions, documents: apiDocuments() });
 
     if (config.waf) new BruteForceProtection(this, 'BruteForceProtection', { config, stage: this.api.api.deploymentStage });
     else acknowledgeNoWaf(this.api.api.deploymentStage);

@@ -14,6 +14,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { API_VERSION, BASE_PATH, CORS_REQUEST_HEADERS, routes } from '../functions/shared/routes.ts';
 import { jsonAccessLogFormat } from './access-log-format.ts';
+import { addStaticDocuments, type StaticDocument } from './api-documents.ts';
 import type { MuseumFunctions } from './museum-functions.ts';
 import { addProblemGatewayResponses } from './problem-gateway-responses.ts';
 import type { StageConfig } from './stage-config.ts';
@@ -27,6 +28,8 @@ export const AUTHORIZER_NAME = 'MuseumPlaceholderAuth';
 export interface SpecialEventsApiProps {
   config: StageConfig;
   functions: MuseumFunctions;
+  /** Served under /v1.1 without authentication (the OpenAPI document and its docs page). */
+  documents?: readonly StaticDocument[];
 }
 
 export class SpecialEventsApi extends Construct {
@@ -131,6 +134,7 @@ export class SpecialEventsApi extends Construct {
       );
     }
 
+    addStaticDocuments(this.versionRoot, props.documents ?? []);
     addProblemGatewayResponses(this.api, config.corsOrigins);
 
     if (config.customDomain) {

@@ -8,6 +8,9 @@ import { PROBLEM_CONTENT_TYPE } from '../../functions/shared/problems.ts';
 import { AUTHORIZER_HANDLER, FUNCTION_SETTINGS, routes } from '../../functions/shared/routes.ts';
 import { eventsTable, idempotencyTable } from '../../functions/shared/table-definition.ts';
 import { ACCESS_LOG_FIELDS } from '../../lib/access-log-format.ts';
+import { apiDocuments, MAPPING_TEMPLATE_LIMIT_BYTES } from '../../lib/api-documents.ts';
+import { redocCdnUrl } from '../../lib/openapi/docs-page.ts';
+import { buildOpenApiDocument } from '../../lib/openapi/openapi-document.ts';
 import { DATA_ACCESS } from '../../lib/function-permissions.ts';
 import { FUNCTIONS_DIRECTORY } from '../../lib/museum-functions.ts';
 import { resourcePath, resourcesOfType, synthesize, type Synthesized } from './synthesize.ts';
@@ -140,15 +143,37 @@ describe('IAM', () => {
 describe('REST API', () => {
   test('every route of the route table is a method under /v1.1 behind the custom authorizer', () => {
     const authorizerId = logicalId(prod.api, prod.api.api.authorizer);
-    const methods = Object.values(resourcesOfType(prod.apiTemplate, 'AWS::ApiGateway::Method')).filter(
-      (m) => m.Properties?.HttpMethod !== 'OPTIONS',
-    );
-    const found = methods.map((m) => `${String(m.Properties?.HttpMethod)} ${resourcePath(prod.apiTemplate, m.Properties?.ResourceId)}`);
-    expect(found.sort()).toEqual(routes.map((route) => `${route.method} /v1.1${route.path}`).sort());
-    for (const method of methods) {
-      expect(method.Properties).toMatchObject({ AuthorizationType: 'CUSTOM', AuthorizerId: { Ref: authorizerId } });
-      expect(method.Properties?.Integration).toMatchObject({ Type: 'AWS_PROXY' });
+    const methods = Object.values(resourcesOfType(prod.apiTemplate, 'AWS::ApiGateway::Method'))
+      .map((m) => ({ ...(m.Properties as any), path: resourcePath(prod.apiTemplate, m.Properties?.ResourceId) }))
+      .filter((m) => m.HttpMethod !== 'OPTIONS');
+    const found = methods.map((m) => `${m.HttpMethod} ${m.path}`);
+    const documents = apiDocuments().map((document) => `GET /v1.1/${document.path}`);
+    expect(found.sort()).toEqual([...routes.map((route) => `${route.method} /v1.1${route.path}`), ...documents].sort());
+    for (const method of methods.filter((m) => !documents.includes(`${m.HttpMethod} ${m.path}`))) {
+      expect(method).toMatchObject({ AuthorizationType: 'CUSTOM', AuthorizerId: { Ref: authorizerId }, Integration: { Type: 'AWS_PROXY' } });
     }
+  });
+
+  test('GET /v1.1/openapi.json and /v1.1/docs serve the generated document and page without Lambda or credentials', () => {
+    const methods = Object.values(resourcesOfType(prod.apiTemplate, 'AWS::ApiGateway::Method')).map((m) => ({
+      ...(m.Properties as any),
+      path: resourcePath(prod.apiTemplate, m.Properties?.ResourceId),
+    }));
+    for (const document of apiDocuments()) {
+      const method = methods.find((m) => m.HttpMethod === 'GET' && m.path === `/v1.1/${document.path}`);
+      expect(method).toMatchObject({ AuthorizationType: 'NONE', Integration: { Type: 'MOCK' } });
+      const template = method.Integration.IntegrationResponses[0].ResponseTemplates['application/json'] as string;
+      expect(Buffer.byteLength(template)).toBeLessThan(MAPPING_TEMPLATE_LIMIT_BYTES);
+      const encoded = /\$util\.base64Decode\("([A-Za-z0-9+/=]+)"\)$/.exec(template)?.[1] ?? '';
+      expect(Buffer.from(encoded, 'base64').toString('utf8')).toBe(document.body);
+      for (const [name, value] of Object.entries(document.headers)) {
+        expect(template).toContain(`#set($context.responseOverride.header.${name} = "${value}")`);
+      }
+    }
+    const [openapi, docs] = apiDocuments();
+    expect(JSON.parse(openapi!.body)).toEqual(buildOpenApiDocument());
+    expect(docs!.headers['Content-Type']).toBe('text/html; charset=utf-8');
+    expect(docs!.body).toContain(redocCdnUrl());
   });
 
   test('the authorizer is a REQUEST authorizer on the Authorization header, caching 300 s unless configured', () => {
