@@ -30,6 +30,9 @@ export function createDocumentClient(client?: DynamoDBClient): DynamoDBDocumentC
         requestHandler: {
           connectionTimeout: DYNAMODB_CLIENT_SETTINGS.connectionTimeoutMs,
           requestTimeout: DYNAMODB_CLIENT_SETTINGS.requestTimeoutMs,
+          // Without this, @smithy/node-http-handler only logs a warning when requestTimeout passes
+          // and keeps waiting: a hung call would last until the Lambda timeout.
+          throwOnRequestTimeout: true,
         },
       }),
     { marshallOptions: { removeUndefinedValues: true } },
