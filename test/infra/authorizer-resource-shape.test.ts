@@ -2,6 +2,7 @@
 // authorizer event.resource = '/v1.1/special-events/{eventId}' and a methodArn of
 // '<api-arn>/<stage>/GET/v1.1/special-events/<id>'. The policy the authorizer returns is cached
 // and reused for every route: it must match each route the role allows, and no other.
+import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { allowedResources } from '../../functions/authorizer.ts';
 import { roleAllows, routes, ROLES } from '../../functions/shared/routes.ts';
 import { policyAllows } from '../../lib/local/local-api-gateway.ts';
@@ -18,7 +19,7 @@ function deployedRequest(route: (typeof routes)[number], stage: string) {
   };
 }
 
-function policy(resources: string[]) {
+function policy(resources: string[]): APIGatewayAuthorizerResult {
   return {
     principalId: 'alice',
     policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: resources }] },

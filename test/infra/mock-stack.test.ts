@@ -64,7 +64,7 @@ test.each(routes.map((route) => [route.operationId, route] as const))(
     }
 
     const unauthorized = responses.find((r) => r.SelectionPattern === '401');
-    const expected = gatewayResponse('UNAUTHORIZED');
+    const expected = gatewayResponse('UNAUTHORIZED') as { body: unknown; headers: Record<string, string> };
     expect(JSON.parse(unauthorized?.ResponseTemplates['application/json'] ?? '')).toEqual(expected.body);
     expect(unauthorized?.ResponseParameters['method.response.header.WWW-Authenticate']).toBe(`'${expected.headers['WWW-Authenticate']}'`);
     const requestTemplate = method?.Integration.RequestTemplates['application/json'] as string;
