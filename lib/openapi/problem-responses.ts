@@ -3,7 +3,7 @@
 // are produced by the same code that answers at run time wherever it can be called offline.
 import { STATUS_CODES } from 'node:http';
 import * as v from 'valibot';
-import { GATEWAY_RESPONSES, gatewayResponse, WWW_AUTHENTICATE, type GatewayResponseType } from '../../functions/shared/gateway-responses.ts';
+import { gatewayResponse, WWW_AUTHENTICATE, type GatewayResponseType } from '../../functions/shared/gateway-responses.ts';
 import { PROBLEM_CONTENT_TYPE, PROBLEM_KINDS, PROBLEM_TYPE_BASE, RETRY_AFTER_SECONDS, toProblem, type Problem, type ProblemKind } from '../../functions/shared/problems.ts';
 import { componentSchemas, SCHEMA_REF_PREFIX, type JsonSchema } from './json-schemas.ts';
 
@@ -22,7 +22,7 @@ function kindsWithStatus(status: number): ProblemKind[] {
   return (Object.keys(PROBLEM_KINDS) as ProblemKind[]).filter((kind) => PROBLEM_KINDS[kind].status === status);
 }
 
-export const PROBLEM_STATUSES: readonly number[] = [...new Set(Object.values(PROBLEM_KINDS).map((kind) => kind.status))].sort();
+export const PROBLEM_STATUSES: readonly number[] = [...new Set(Object.values(PROBLEM_KINDS).map((kind) => kind.status))].sort((a, b) => a - b);
 
 const FieldError = v.pipe(
   v.strictObject({
@@ -93,7 +93,8 @@ export function errorExample(error: Error, summary: string): ProblemExample {
   return { summary, value: toProblem(error).problem };
 }
 
-function namedError(name: string, message = name): Error {
+/** An error known to the problem mapping only by its name (Powertools' and the AWS SDK's errors). */
+export function namedError(name: string, message = name): Error {
   return Object.assign(new Error(message), { name });
 }
 
@@ -164,9 +165,3 @@ export function sharedResponses(): Record<string, Record<string, unknown>> {
   };
 }
 
-export { namedError };
-
-/** Statuses API Gateway may answer for any request, including requests for paths or methods the API does not have. */
-export function gatewayStatuses(): number[] {
-  return [...new Set(Object.keys(GATEWAY_RESPONSES).map((type) => gatewayResponse(type as GatewayResponseType).statusCode))].sort();
-}
