@@ -79,7 +79,10 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
   }
 
   async function authorize(request: IncomingMessage, route: Route, methodArn: string, path: string, pathParameters: Record<string, string>) {
-    const authorization = request.headers.authorization;
+    // The cache key must be the very value the authorizer checks. Node keeps the FIRST of repeated
+    // Authorization headers, the authorizer event the LAST: a viewer's header sent before an
+    // editor's was cached with the editor's policy. Like API Gateway, use the last one for both.
+    const authorization = identitySource(request);
     // The identity source (Authorization) is missing: API Gateway answers 401 without calling the authorizer.
     if (!authorization) throw new GatewayError('UNAUTHORIZED');
     const cached = authorizationCache.get(authorization);
@@ -92,8 +95,8 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
           resource: route.path,
           path,
           httpMethod: route.method,
-          headers: singleValueHeaders(request),
-          multiValueHeaders: multiValueHeaders(request),
+          headers: { ...withoutAuthorization(singleValueHeaders(request)), Authorization: authorization },
+          multiValueHeaders: { ...withoutAuthorization(multiValueHeaders(request)), Authorization: [authorization] },
           pathParameters,
           queryStringParameters: null,
           multiValueQueryStringParameters: null,
@@ -302,6 +305,19 @@ function singleValueHeaders(request: IncomingMessage): Record<string, string> {
   const headers: Record<string, string> = {};
   for (let i = 0; i < request.rawHeaders.length; i += 2) headers[request.rawHeaders[i] as string] = request.rawHeaders[i + 1] as string;
   return headers;
+}
+
+/** The last Authorization header, whatever its case. */
+function identitySource(request: IncomingMessage): string | undefined {
+  let value: string | undefined;
+  for (let i = 0; i < request.rawHeaders.length; i += 2) {
+    if ((request.rawHeaders[i] as string).toLowerCase() === 'authorization') value = request.rawHeaders[i + 1];
+  }
+  return value;
+}
+
+function withoutAuthorization<T>(headers: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'authorization'));
 }
 
 function multiValueHeaders(request: IncomingMessage): Record<string, string[]> {
