@@ -176,13 +176,20 @@ describe('REST API', () => {
     expect(docs!.body).toContain(redocCdnUrl());
   });
 
-  test('the authorizer is a REQUEST authorizer on the Authorization header, caching 300 s unless configured', () => {
+  test('the authorizer caches 300 s unless configured; CORS, WAF and alarm e-mail follow the context', () => {
     prod.apiTemplate.hasResourceProperties('AWS::ApiGateway::Authorizer', {
       Type: 'REQUEST',
       IdentitySource: 'method.request.header.Authorization',
       AuthorizerResultTtlInSeconds: 300,
     });
-    const configured = synthesize({ stage: 'pr-2', authorizerCacheTtlSeconds: '60', corsOrigins: 'https://museum.example', waf: 'true' });
+    const configured = synthesize({
+      stage: 'pr-2',
+      authorizerCacheTtlSeconds: '60',
+      corsOrigins: 'https://museum.example',
+      waf: 'true',
+      monitoring: 'true',
+      alarmEmail: 'ops@museum.example',
+    });
     try {
       configured.apiTemplate.hasResourceProperties('AWS::ApiGateway::Authorizer', { AuthorizerResultTtlInSeconds: 60 });
       // CORS: preflight OPTIONS answer without authentication, only for the configured origin.
@@ -200,6 +207,9 @@ describe('REST API', () => {
         Rules: [Match.objectLike({ Action: { Block: {} }, Statement: { RateBasedStatement: Match.objectLike({ AggregateKeyType: 'IP' }) } })],
       });
       configured.apiTemplate.resourceCountIs('AWS::WAFv2::WebACLAssociation', 1);
+      // Monitoring on request in a preview, with the e-mail subscription.
+      configured.apiTemplate.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@museum.example' });
+      configured.apiTemplate.hasResourceProperties('AWS::SNS::TopicPolicy', Match.objectLike({}));
       expect(configured.nagViolations).toEqual([]);
     } finally {
       configured.cleanup();
