@@ -81,6 +81,8 @@ function isTemporaryFailure(error: Error): boolean {
     CancellationReasons?: { Code?: string }[];
   };
   if (UNAVAILABLE_ERROR_NAMES.has(error.name)) return true;
+  // Wrappers such as Powertools' IdempotencyPersistenceLayerError carry the DynamoDB error as `cause`.
+  if (error.cause instanceof Error && isTemporaryFailure(error.cause)) return true;
   if (details.code && UNAVAILABLE_ERROR_CODES.has(details.code)) return true;
   if ((details.$metadata?.httpStatusCode ?? 0) >= 500) return true;
   if (error.name === 'TransactionCanceledException') {
