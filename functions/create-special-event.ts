@@ -5,7 +5,7 @@ import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middle
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { eventsStore } from './shared/config.ts';
-import { requiredEnv } from './shared/dynamodb-client.ts';
+import { dynamoDbClientConfig, requiredEnv } from './shared/dynamodb-client.ts';
 import { CreateEventRequest } from './shared/event-schema.ts';
 import { etag, httpHandler, jsonResponse, validate, type HttpHandler } from './shared/http.ts';
 import { metrics } from './shared/observability.ts';
@@ -41,7 +41,9 @@ function idempotencyKeyBounds(): MiddlewareObj<APIGatewayProxyEvent> {
 // response again; the same key with a different body is a 422 problem. Requests without the
 // header are not deduplicated. Keys are scoped to the authenticated user.
 const idempotency = makeHandlerIdempotent({
-  persistenceStore: new DynamoDBPersistenceLayer({ tableName: requiredEnv('IDEMPOTENCY_TABLE_NAME') }),
+  // Our client settings, not the SDK defaults: without a request timeout a hung idempotency-table
+  // call would last until the Lambda timeout (502) instead of ending as a 503.
+  persistenceStore: new DynamoDBPersistenceLayer({ tableName: requiredEnv('IDEMPOTENCY_TABLE_NAME'), clientConfig: dynamoDbClientConfig() }),
   config: new IdempotencyConfig({
     eventKeyJmesPath: 'headers."idempotency-key" && [requestContext.authorizer.principalId, headers."idempotency-key"]',
     payloadValidationJmesPath: 'body',

@@ -1,7 +1,7 @@
 // One DynamoDB Document client per Lambda container, built on first use.
 // The endpoint comes from the SDK's own AWS_ENDPOINT_URL_DYNAMODB variable, which the local API
 // sets to DynamoDB Local: no code path differs between Lambda and a laptop.
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 /**
@@ -22,21 +22,24 @@ export function getDocumentClient(): DynamoDBDocumentClient {
   return documentClient;
 }
 
+/** The configuration of every DynamoDB client the functions use, Powertools idempotency's included. */
+export function dynamoDbClientConfig(): DynamoDBClientConfig {
+  return {
+    maxAttempts: DYNAMODB_CLIENT_SETTINGS.maxAttempts,
+    requestHandler: {
+      connectionTimeout: DYNAMODB_CLIENT_SETTINGS.connectionTimeoutMs,
+      requestTimeout: DYNAMODB_CLIENT_SETTINGS.requestTimeoutMs,
+      // Without this, @smithy/node-http-handler only logs a warning when requestTimeout passes
+      // and keeps waiting: a hung call would last until the Lambda timeout.
+      throwOnRequestTimeout: true,
+    },
+  };
+}
+
 export function createDocumentClient(client?: DynamoDBClient): DynamoDBDocumentClient {
-  return DynamoDBDocumentClient.from(
-    client ??
-      new DynamoDBClient({
-        maxAttempts: DYNAMODB_CLIENT_SETTINGS.maxAttempts,
-        requestHandler: {
-          connectionTimeout: DYNAMODB_CLIENT_SETTINGS.connectionTimeoutMs,
-          requestTimeout: DYNAMODB_CLIENT_SETTINGS.requestTimeoutMs,
-          // Without this, @smithy/node-http-handler only logs a warning when requestTimeout passes
-          // and keeps waiting: a hung call would last until the Lambda timeout.
-          throwOnRequestTimeout: true,
-        },
-      }),
-    { marshallOptions: { removeUndefinedValues: true } },
-  );
+  return DynamoDBDocumentClient.from(client ?? new DynamoDBClient(dynamoDbClientConfig()), {
+    marshallOptions: { removeUndefinedValues: true },
+  });
 }
 
 /** Tests and the benchmark swap in a client with fault injection or capacity accounting. */
