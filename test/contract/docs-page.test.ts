@@ -77,9 +77,17 @@ describe('GET /v1.1/docs in headless Chromium', () => {
     expect(response?.headers()['content-security-policy']).toContain("default-src 'none'");
 
     await page.getByRole('heading', { level: 1, name: 'Museum Special Events API (1.1.1)' }).waitFor({ timeout: 30_000 });
-    // The overview lists each operation's method and path.
-    const overview = await page.locator('body').innerText();
-    for (const route of routes) expect(overview).toContain(`${route.method}\n${route.path}`);
+    // The overview lists each operation's method and path (rendered after the title).
+    const operationLines = routes.map((route) => `${route.method}\n${route.path}`);
+    await page.waitForFunction(
+      (lines) => {
+        // Runs in the page (the page's CSP forbids evaluating strings; this project has no DOM types).
+        const text = (globalThis as unknown as { document: { body: { innerText: string } } }).document.body.innerText;
+        return lines.every((line) => text.includes(line));
+      },
+      operationLines,
+      { timeout: 30_000 },
+    );
 
     // The side menu lists the operations by summary under their tag.
     await page.getByRole('link', { name: 'Special events', exact: true }).click();
