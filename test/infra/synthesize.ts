@@ -20,10 +20,17 @@ export interface Synthesized extends MuseumApp {
 
 export function synthesize(context: Record<string, string> = {}): Synthesized {
   const outdir = mkdtempSync(join(tmpdir(), 'museum-cdk-test-'));
+  const cleanup = () => rmSync(outdir, { recursive: true, force: true });
   const app = new App({ outdir, context: { ...cdkJson.context, ...context } });
-  const stacks = addMuseumStacks(app);
-  // Unacknowledged cdk-nag findings make this throw, as they make `cdk synth` fail.
-  app.synth();
+  let stacks: MuseumApp;
+  try {
+    stacks = addMuseumStacks(app);
+    // Unacknowledged cdk-nag findings make this throw, as they make `cdk synth` fail.
+    app.synth();
+  } catch (error) {
+    cleanup();
+    throw error;
+  }
   const report = JSON.parse(readFileSync(join(outdir, 'validation-report.json'), 'utf8')) as {
     pluginReports: { violations: { ruleName: string; severity: string; violatingConstructs: { constructPath: string }[] }[] }[];
   };
@@ -35,7 +42,7 @@ export function synthesize(context: Record<string, string> = {}): Synthesized {
     nagViolations: report.pluginReports.flatMap((plugin) =>
       plugin.violations.map((v) => ({ ruleName: v.ruleName, severity: v.severity, paths: v.violatingConstructs.map((c) => c.constructPath) })),
     ),
-    cleanup: () => rmSync(outdir, { recursive: true, force: true }),
+    cleanup,
   };
 }
 
