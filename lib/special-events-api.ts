@@ -62,7 +62,7 @@ export class SpecialEventsApi extends Construct {
         throttlingBurstLimit: config.throttle.burstLimit,
         accessLogDestination: new apigw.LogGroupLogDestination(this.accessLogs),
         accessLogFormat: jsonAccessLogFormat(),
-        // ERROR, not INFO: INFO logs every request again (the access log has it) at 10x the volume.
+        // ERROR, not INFO: INFO writes several lines for every request, repeating the access log.
         loggingLevel: apigw.MethodLoggingLevel.ERROR,
         dataTraceEnabled: false, // would log request and response bodies and headers (Authorization)
         tracingEnabled: true,

@@ -59,7 +59,7 @@ export function readStageConfig(node: Context): StageConfig {
       rateLimit: integer(node, 'throttleRateLimit', isProduction ? 100 : 10),
       burstLimit: integer(node, 'throttleBurstLimit', isProduction ? 200 : 20),
     },
-    logRetentionDays: integer(node, 'logRetentionDays', isProduction ? 90 : 7),
+    logRetentionDays: retentionDays(integer(node, 'logRetentionDays', isProduction ? 90 : 7)),
     authorizerCacheTtlSeconds,
     authorizerMemoryCacheTtlSeconds: integer(node, 'authorizerMemoryCacheTtlSeconds', 60),
     corsOrigins: list(node, 'corsOrigins'),
@@ -87,6 +87,14 @@ function integer(node: Context, key: string, fallback: number): number {
   const number = typeof value === 'number' ? value : Number(value);
   if (!Number.isInteger(number) || number < 0) throw new Error(`Context "${key}" must be a non-negative integer, not "${String(value)}"`);
   return number;
+}
+
+// The retention periods CloudWatch Logs accepts.
+const RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653];
+
+function retentionDays(days: number): number {
+  if (!RETENTION_DAYS.includes(days)) throw new Error(`Context "logRetentionDays" must be one of ${RETENTION_DAYS.join(', ')}`);
+  return days;
 }
 
 function boolean(node: Context, key: string, fallback: boolean): boolean {

@@ -44,6 +44,7 @@ test.each([
   [{ waf: 'yes' }, /waf/],
   [{ corsOrigins: '*' }, /corsOrigins/],
   [{ authorizerCacheTtlSeconds: '7200' }, /3600/],
+  [{ logRetentionDays: '10' }, /logRetentionDays/],
   [{ domainName: 'api.museum.example' }, /certificateArn/],
 ])('refuses %j', (values, message) => {
   expect(() => readStageConfig(context(values))).toThrow(message);
