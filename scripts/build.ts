@@ -1,35 +1,81 @@
 // Bundles each handler and the authorizer into dist/functions/<name>/index.mjs: one minified ESM
 // file per function, the AWS SDK included (tree-shaken bundles initialise faster than the
 // runtime's SDK). The local API, the tests, the benchmark and the CDK stack all use these files.
-import { build } from 'esbuild';
-import { rm } from 'node:fs/promises';
+import { build, type BuildOptions, type BuildResult, type Plugin } from 'esbuild';
+import { readFile, rm } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { AUTHORIZER_HANDLER, routes } from '../functions/shared/routes.ts';
 
 export const FUNCTION_NAMES = [...routes.map((route) => route.handler), AUTHORIZER_HANDLER];
 
-export async function buildFunctions(outdir = 'dist/functions'): Promise<void> {
+const shim = (file: string) => fileURLToPath(new URL(`./lambda-shims/${file}`, import.meta.url));
+
+/**
+ * SDK modules that a Lambda function never runs, each replaced by a small stand-in (the files
+ * say why). Only the stand-in itself may import the real module.
+ */
+const LAMBDA_SHIMS: Record<string, string> = {
+  '@aws-sdk/credential-provider-node': shim('credential-provider-env-only.ts'),
+  '@aws-sdk/middleware-endpoint-discovery': shim('endpoint-discovery-config-only.ts'),
+  '@smithy/core/event-streams': shim('no-event-streams.ts'),
+};
+
+/** The same for a file inside a package: the importing file, the import, its stand-in. */
+const LAMBDA_FILE_SHIMS = [
+  { importer: /[\\/]@smithy[\\/]core[\\/].*[\\/]sha256[\\/]Sha256Node\.js$/, path: './Sha256Js', shim: shim('no-sha256-js-fallback.ts') },
+];
+
+/** SDK clients import their whole package.json only to put its version in the User-Agent. */
+const SDK_CLIENT_PACKAGE_JSON = /[\\/]@aws-sdk[\\/]client-[^\\/]+[\\/]package\.json$/;
+
+const lambdaShims: Plugin = {
+  name: 'lambda-shims',
+  setup(pluginBuild) {
+    const names = Object.keys(LAMBDA_SHIMS).map((name) => name.replace(/[/.]/g, '\\$&'));
+    pluginBuild.onResolve({ filter: new RegExp(`^(${names.join('|')})$`) }, (args) => {
+      const replacement = LAMBDA_SHIMS[args.path] as string;
+      return args.importer === replacement ? undefined : { path: replacement };
+    });
+    for (const fileShim of LAMBDA_FILE_SHIMS) {
+      const filter = new RegExp(`^${fileShim.path.replace(/[/.]/g, '\\$&')}$`);
+      pluginBuild.onResolve({ filter }, (args) => (fileShim.importer.test(args.importer) ? { path: fileShim.shim } : undefined));
+    }
+    pluginBuild.onLoad({ filter: SDK_CLIENT_PACKAGE_JSON }, async (args) => {
+      const { name, version } = JSON.parse(await readFile(args.path, 'utf8')) as { name: string; version: string };
+      return { contents: JSON.stringify({ name, version }), loader: 'json' };
+    });
+  },
+};
+
+/** The esbuild settings of every Lambda bundle; the benchmark builds its floor bundle with them too. */
+export function lambdaBundleOptions(entryPoint: string, outfile: string): BuildOptions {
+  return {
+    entryPoints: [entryPoint],
+    outfile,
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node24',
+    mainFields: ['module', 'main'],
+    sourcemap: true,
+    sourcesContent: false,
+    // License notices go to index.mjs.LEGAL.txt beside the bundle rather than into it.
+    legalComments: 'external',
+    plugins: [lambdaShims],
+    logLevel: 'warning',
+    // Some CommonJS dependencies call require() for Node built-ins; ESM has no require of its own.
+    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  };
+}
+
+export function bundleLambda(entryPoint: string, outfile: string, extra: BuildOptions = {}): Promise<BuildResult> {
+  return build({ ...lambdaBundleOptions(entryPoint, outfile), ...extra });
+}
+
+export async function buildFunctions(outdir = 'dist/functions', extra: BuildOptions = {}): Promise<BuildResult[]> {
   await rm(outdir, { recursive: true, force: true });
-  await Promise.all(
-    FUNCTION_NAMES.map((name) =>
-      build({
-        entryPoints: { [`${name}/index`]: `functions/${name}.ts` },
-        outdir,
-        outExtension: { '.js': '.mjs' },
-        bundle: true,
-        minify: true,
-        format: 'esm',
-        platform: 'node',
-        target: 'node24',
-        mainFields: ['module', 'main'],
-        sourcemap: true,
-        sourcesContent: false,
-        alias: { '@aws-sdk/credential-provider-node': './scripts/lambda-shims/credential-provider-env-only.ts' },
-        logLevel: 'warning',
-        // Some CommonJS dependencies call require() for Node built-ins; ESM has no require of its own.
-        banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-      }),
-    ),
-  );
+  return Promise.all(FUNCTION_NAMES.map((name) => bundleLambda(`functions/${name}.ts`, `${outdir}/${name}/index.mjs`, extra)));
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
