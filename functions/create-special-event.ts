@@ -5,7 +5,7 @@ import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middle
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { eventsStore } from './shared/config.ts';
-import { dynamoDbClientConfig, requiredEnv } from './shared/dynamodb-client.ts';
+import { getDynamoDbClient, requiredEnv } from './shared/dynamodb-client.ts';
 import { CreateEventRequest } from './shared/event-schema.ts';
 import { etag, httpHandler, jsonResponse, validate, type HttpHandler } from './shared/http.ts';
 import { metrics } from './shared/observability.ts';
@@ -41,9 +41,10 @@ function idempotencyKeyBounds(): MiddlewareObj<APIGatewayProxyEvent> {
 // response again; the same key with a different body is a 422 problem. Requests without the
 // header are not deduplicated. Keys are scoped to the authenticated user.
 const idempotency = makeHandlerIdempotent({
-  // Our client settings, not the SDK defaults: without a request timeout a hung idempotency-table
-  // call would last until the Lambda timeout (502) instead of ending as a 503.
-  persistenceStore: new DynamoDBPersistenceLayer({ tableName: requiredEnv('IDEMPOTENCY_TABLE_NAME'), clientConfig: dynamoDbClientConfig() }),
+  // The functions' own DynamoDB client, not one with the SDK defaults: without a request timeout a
+  // hung idempotency-table call would last until the Lambda timeout (502) instead of ending as a
+  // 503. Sharing it with the store also spares a cold start a second client and connection.
+  persistenceStore: new DynamoDBPersistenceLayer({ tableName: requiredEnv('IDEMPOTENCY_TABLE_NAME'), awsSdkV3Client: getDynamoDbClient() }),
   config: new IdempotencyConfig({
     eventKeyJmesPath: 'headers."idempotency-key" && [requestContext.authorizer.principalId, headers."idempotency-key"]',
     payloadValidationJmesPath: 'body',

@@ -28,17 +28,31 @@ export function daysBetween(from: string, to: string): number {
 
 /** Today's date in an IANA time zone: the museum's "today", not the server's. */
 export function todayIn(timeZone: string, now: Date = new Date()): string {
-  // en-CA formats as YYYY-MM-DD.
-  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
+  // UTC needs no time-zone rules: skipping Intl spares a cold start ICU's set-up (~10 ms of CPU).
+  if (timeZone === 'UTC') return now.toISOString().slice(0, 10);
+  return dateFormatter(timeZone).format(now);
 }
 
 export function isTimeZone(timeZone: string): boolean {
+  if (timeZone === 'UTC') return true;
   try {
-    new Intl.DateTimeFormat('en-CA', { timeZone });
+    dateFormatter(timeZone);
     return true;
   } catch {
     return false;
   }
+}
+
+const dateFormatters = new Map<string, Intl.DateTimeFormat>();
+
+/** One formatter per time zone, built on first use; en-CA formats as YYYY-MM-DD. */
+function dateFormatter(timeZone: string): Intl.DateTimeFormat {
+  let formatter = dateFormatters.get(timeZone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
+    dateFormatters.set(timeZone, formatter);
+  }
+  return formatter;
 }
 
 /** The months (`YYYY-MM`) that a date range touches, in order. */

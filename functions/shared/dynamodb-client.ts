@@ -15,10 +15,20 @@ export const DYNAMODB_CLIENT_SETTINGS = {
   requestTimeoutMs: 2_000,
 } as const;
 
+let dynamoDbClient: DynamoDBClient | undefined;
 let documentClient: DynamoDBDocumentClient | undefined;
 
+/**
+ * The low-level client under the Document client. Powertools idempotency uses it too: one
+ * client to build at cold start and one connection to open, instead of two.
+ */
+export function getDynamoDbClient(): DynamoDBClient {
+  dynamoDbClient ??= new DynamoDBClient(dynamoDbClientConfig());
+  return dynamoDbClient;
+}
+
 export function getDocumentClient(): DynamoDBDocumentClient {
-  documentClient ??= createDocumentClient();
+  documentClient ??= createDocumentClient(getDynamoDbClient());
   return documentClient;
 }
 
