@@ -302,9 +302,9 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
 
 /** Header names as the client sent them; for repeated headers the last value (as API Gateway does). */
 function singleValueHeaders(request: IncomingMessage): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (let i = 0; i < request.rawHeaders.length; i += 2) headers[request.rawHeaders[i] as string] = request.rawHeaders[i + 1] as string;
-  return headers;
+  const headers = new Map<string, string>();
+  for (let i = 0; i < request.rawHeaders.length; i += 2) headers.set(request.rawHeaders[i] as string, request.rawHeaders[i + 1] as string);
+  return Object.fromEntries(headers);
 }
 
 /** The last Authorization header, whatever its case. */
@@ -321,17 +321,23 @@ function withoutAuthorization<T>(headers: Record<string, T>): Record<string, T> 
 }
 
 function multiValueHeaders(request: IncomingMessage): Record<string, string[]> {
-  const headers: Record<string, string[]> = {};
-  for (let i = 0; i < request.rawHeaders.length; i += 2) {
-    (headers[request.rawHeaders[i] as string] ??= []).push(request.rawHeaders[i + 1] as string);
-  }
-  return headers;
+  return groupPairs(Array.from({ length: request.rawHeaders.length / 2 }, (_, i) => [request.rawHeaders[2 * i] as string, request.rawHeaders[2 * i + 1] as string]));
 }
 
 function groupParameters(parameters: URLSearchParams): Record<string, string[]> {
-  const grouped: Record<string, string[]> = {};
-  for (const [name, value] of parameters) (grouped[name] ??= []).push(value);
-  return grouped;
+  return groupPairs(parameters);
+}
+
+// Grouped in a Map, not a plain object: names come from the client, and `__proto__` or
+// `constructor` would otherwise find Object.prototype's members (a query `?__proto__=1` was a 502).
+function groupPairs(pairs: Iterable<[string, string]>): Record<string, string[]> {
+  const grouped = new Map<string, string[]>();
+  for (const [name, value] of pairs) {
+    const values = grouped.get(name);
+    if (values) values.push(value);
+    else grouped.set(name, [value]);
+  }
+  return Object.fromEntries(grouped);
 }
 
 function requestContext(request: IncomingMessage, route: Route, path: string) {
