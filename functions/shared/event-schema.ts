@@ -67,7 +67,10 @@ export const EventPrice = v.pipe(
   v.finite('must be a finite number'),
   v.minValue(0, 'must not be negative'),
   v.maxValue(LIMITS.maxPrice, `must be at most ${LIMITS.maxPrice}`),
-  v.check((price: number) => Math.abs(price * 100 - Math.round(price * 100)) < 1e-6, 'must have at most 2 decimals'),
+  // Exact: a whole number of cents divided by 100 gives back the very double JSON.parse made of
+  // a 2-decimal literal. A tolerance let 1e-323 through (DynamoDB: "Number underflow", a 500)
+  // and stored 0.30000000000000004 as sent.
+  v.check((price: number) => Math.round(price * 100) / 100 === price, 'must have at most 2 decimals'),
   v.description('Price of the event'),
 );
 
