@@ -1,0 +1,90 @@
+// Looks at the events table directly (not through the API) to check what a write really left
+// behind: one base item plus exactly one index item per date, with the index keys of the
+// current name, or nothing at all.
+import { QueryCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createDocumentClient } from '../../functions/shared/dynamodb-client.ts';
+import { keys } from '../../functions/shared/table-definition.ts';
+import { localClient } from '../../lib/local/dynamodb-local.ts';
+import type { SpecialEventBody } from '../support/api-client.ts';
+import { testEnvironment } from '../support/test-environment.ts';
+
+let client: DynamoDBDocumentClient | undefined;
+
+export function tableClient(): DynamoDBDocumentClient {
+  client ??= createDocumentClient(localClient(testEnvironment().dynamodbEndpoint));
+  return client;
+}
+
+export function closeTableClient(): void {
+  client?.destroy();
+  client = undefined;
+}
+
+export interface StoredItems {
+  base: Record<string, unknown> | undefined;
+  dateItems: Record<string, unknown>[];
+}
+
+/** Every item under the event's partition key (pk EVENT#<id>). */
+export async function storedItems(eventId: string): Promise<StoredItems> {
+  const { pk } = keys.event(eventId);
+  const { Items = [] } = await tableClient().send(
+    new QueryCommand({
+      TableName: testEnvironment().tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': pk },
+      ConsistentRead: true,
+    }),
+  );
+  return { base: Items.find((item) => item.sk === 'EVENT'), dateItems: Items.filter((item) => item.sk !== 'EVENT') };
+}
+
+/**
+ * Describes how the stored items differ from `expected` (undefined: the event must be gone
+ * without a trace); an empty list when they agree.
+ */
+export async function storageProblems(eventId: string, expected: SpecialEventBody | undefined): Promise<string[]> {
+  const { base, dateItems } = await storedItems(eventId);
+  if (!expected) {
+    return [
+      ...(base ? ['the base item is still there'] : []),
+      ...dateItems.map((item) => `orphan index item ${String(item.sk)}`),
+    ];
+  }
+  if (!base) return ['the base item is missing'];
+  const problems: string[] = [];
+  for (const field of ['name', 'location', 'eventDescription', 'price'] as const) {
+    if (base[field] !== expected[field]) problems.push(`base ${field} is ${JSON.stringify(base[field])}, expected ${JSON.stringify(expected[field])}`);
+  }
+  if (JSON.stringify(base.dates) !== JSON.stringify(expected.dates)) problems.push(`base dates are ${JSON.stringify(base.dates)}`);
+  const wanted = new Map(expected.dates.map((date) => [keys.eventDate(eventId, date).sk, keys.dateIndex(date, expected.name, eventId)]));
+  for (const item of dateItems) {
+    const index = wanted.get(String(item.sk));
+    if (!index) problems.push(`orphan index item ${String(item.sk)}`);
+    else if (item.gsi1pk !== index.gsi1pk || item.gsi1sk !== index.gsi1sk) problems.push(`index item ${String(item.sk)} has stale index keys`);
+  }
+  for (const sk of wanted.keys()) {
+    if (!dateItems.some((item) => item.sk === sk)) problems.push(`index item ${sk} is missing`);
+  }
+  return problems;
+}
+
+/** Base items whose name is `name` (a Scan: only for names no other test uses). */
+export async function baseItemsNamed(name: string): Promise<Record<string, unknown>[]> {
+  const found: Record<string, unknown>[] = [];
+  let exclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await tableClient().send(
+      new ScanCommand({
+        TableName: testEnvironment().tableName,
+        FilterExpression: '#name = :name AND sk = :sk',
+        ExpressionAttributeNames: { '#name': 'name' },
+        ExpressionAttributeValues: { ':name': name, ':sk': 'EVENT' },
+        ExclusiveStartKey: exclusiveStartKey,
+      }),
+    );
+    found.push(...(page.Items ?? []));
+    exclusiveStartKey = page.LastEvaluatedKey;
+  } while (exclusiveStartKey);
+  return found;
+}
