@@ -1,0 +1,558 @@
+// Generators (fast-check arbitraries) of bad HTTP requests for all five routes: malformed JSON,
+// wrong types, huge and odd Unicode strings, bad numbers and dates, bad ids, odd query strings,
+// wrong methods and content types, oversized bodies, broken Authorization and other headers.
+// Some requests turn out valid (e.g. `APPLICATION/JSON`): that is fine, the fuzz only demands
+// that no request breaks the API. Every date a request could get stored with lies in the fuzz's
+// reserved year, so the events the fuzz creates never appear in another test's list.
+import fc from 'fast-check';
+import { LIMITS } from '../../functions/shared/event-schema.ts';
+import { dayOfYear, RESERVED_YEARS } from './reserved-years.ts';
+
+export const FUZZ_CATEGORIES = [
+  'malformed-json',
+  'wrong-types',
+  'huge-and-unicode-strings',
+  'bad-numbers',
+  'bad-dates',
+  'bad-ids',
+  'odd-query',
+  'wrong-method-or-path',
+  'wrong-content-type',
+  'oversized-body',
+  'broken-authorization',
+  'odd-headers',
+] as const;
+export type FuzzCategory = (typeof FUZZ_CATEGORIES)[number];
+
+export interface FuzzRequest {
+  category: FuzzCategory;
+  method: string;
+  /** Request target below the base path (`/v1.1`), already percent-encoded, query included. */
+  path: string;
+  /** Name/value pairs: a name may repeat. Authorization is added by the runner unless present. */
+  headers: [string, string][];
+  body?: string | Buffer;
+  /** Send without any Authorization header. */
+  anonymous?: boolean;
+  /** Credentials to use when no Authorization header is given: editor unless said otherwise. */
+  as?: 'editor' | 'viewer';
+}
+
+export interface FuzzContext {
+  /** An event that exists for the whole run (PATCHes may change it, nothing deletes it). */
+  targetId: string;
+  editorAuthorization: string;
+  viewerAuthorization: string;
+}
+
+const YEAR = RESERVED_YEARS.fuzz;
+const JSON_TYPE: [string, string] = ['Content-Type', 'application/json'];
+const EVENT_FIELDS = ['name', 'location', 'eventDescription', 'dates', 'price'] as const;
+
+const fuzzDate = fc.integer({ min: 0, max: 364 }).map((day) => dayOfYear(YEAR, day));
+const validBody = fc.record({
+  name: fc.constantFrom('Fuzz', 'Fuzz night', 'Fuzzing 🦕'),
+  location: fc.constantFrom('Lab', 'Basement'),
+  eventDescription: fc.constant('Created by the reliability fuzz'),
+  dates: fc.array(fuzzDate, { minLength: 1, maxLength: 3 }),
+  price: fc.constantFrom(0, 5, 19.99),
+});
+type Body = Record<string, unknown>;
+
+/** Removes what Node's HTTP client refuses in a header value (it only sends tab and latin1 printables). */
+function headerSafe(value: string): string {
+  return value.replace(/[^\t\x20-\x7e\x80-\xff]/g, '');
+}
+
+const b64 = (text: string | Buffer) => Buffer.from(text).toString('base64');
+
+function writeRoute(context: FuzzContext) {
+  return fc.constantFrom<['POST' | 'PATCH', string]>(['POST', '/special-events'], ['PATCH', `/special-events/${context.targetId}`]);
+}
+
+function withBody(category: FuzzCategory, context: FuzzContext, body: fc.Arbitrary<string | Buffer>): fc.Arbitrary<FuzzRequest> {
+  return fc.tuple(writeRoute(context), body).map(([[method, path], text]) => ({ category, method, path, headers: [JSON_TYPE], body: text }));
+}
+
+/** `{...valid body, field: <raw JSON text>}` without going through JSON.stringify. */
+function withRawField(body: Body, field: string, rawValue: string): string {
+  const rest = JSON.stringify({ ...body, [field]: undefined });
+  return rest === '{}' ? `{"${field}":${rawValue}}` : `{"${field}":${rawValue},${rest.slice(1)}`;
+}
+
+const malformedJson = (context: FuzzContext) =>
+  withBody(
+    'malformed-json',
+    context,
+    fc.oneof(
+      // Truncated at a random point.
+      validBody.chain((body) => {
+        const text = JSON.stringify(body);
+        return fc.integer({ min: 0, max: text.length - 1 }).map((cut) => text.slice(0, cut));
+      }),
+      // A stray character inserted at a random point.
+      fc.tuple(validBody, fc.nat(), fc.constantFrom('{', '}', '"', ',', ':', '\\', '\u0000', 'NaN', '\ufeff', ']', "'", '//')).map(
+        ([body, at, insert]) => {
+          const text = JSON.stringify(body);
+          const position = at % (text.length + 1);
+          return text.slice(0, position) + insert + text.slice(position);
+        },
+      ),
+      fc.constantFrom(
+        '{name: "x"}',
+        "{'name':'x'}",
+        '{"name":"x",}',
+        '[1,2',
+        '/* comment */{}',
+        '\ufeff{}',
+        '{"a":"\\x41"}',
+        '{"a":"\\u12"}',
+        '{"a":"unterminated}',
+        '{"a" "b"}',
+        '{"a":1}{"b":2}',
+        '{"name":"x"}\u0000',
+        'undefined',
+        '{'.repeat(5_000),
+        '['.repeat(30_000),
+        `${'['.repeat(20_000)}${']'.repeat(20_000)}`,
+        `{"name":${'['.repeat(10_000)}${']'.repeat(10_000)}}`,
+        'null',
+        'true',
+        '42',
+        '"a string"',
+        '[]',
+        '',
+        '   ',
+      ),
+      fc.string({ unit: 'binary', maxLength: 200 }),
+      fc.uint8Array({ maxLength: 200 }).map((bytes) => Buffer.from(bytes)),
+    ),
+  );
+
+const wrongTypes = (context: FuzzContext) =>
+  withBody(
+    'wrong-types',
+    context,
+    fc.oneof(
+      fc
+        .tuple(
+          validBody,
+          fc.dictionary(fc.constantFrom(...EVENT_FIELDS, 'eventId', 'version', 'pk', 'sk', 'gsi1pk', 'createdAt'), fc.jsonValue({ maxDepth: 2 }), {
+            minKeys: 1,
+            maxKeys: 3,
+          }),
+          fc.subarray([...EVENT_FIELDS]),
+        )
+        .map(([body, overrides, dropped]) => {
+          const result: Body = { ...body, ...overrides };
+          for (const field of dropped) delete result[field];
+          return JSON.stringify(result);
+        }),
+      fc.jsonValue({ maxDepth: 3 }).map((value) => JSON.stringify(value)),
+      validBody.map((body) => JSON.stringify([body])),
+      fc.constantFrom(
+        '{"__proto__":{"role":"editor","isAdmin":true}}',
+        '{"constructor":{"prototype":{"polluted":true}}}',
+        '{"name":"Fuzz","__proto__":{"price":1}}',
+        '{"name":{"toString":"x"}}',
+        '{"dates":{"length":1,"0":"9990-01-01"}}',
+      ),
+    ),
+  );
+
+const NASTY_UNITS = ['\u0000', '\u0007', '\u001b', '\u007f', '\u0085', '\u200b', '\u200e', '\u202e', '\ufeff', '\ufffd', '\ud800', '\udfff', '🦕', 'e\u0301', '\u2028', '\u3000', ' ', '\t', '\n', 'ñ', '中'];
+const nastyString = fc.oneof(
+  fc.string({ unit: 'binary', maxLength: 300 }),
+  fc.string({ unit: fc.constantFrom(...NASTY_UNITS), maxLength: 60 }),
+  fc.integer({ min: LIMITS.nameLength - 2, max: LIMITS.descriptionLength + 2 }).map((length) => 'x'.repeat(length)),
+  fc.integer({ min: 1, max: 30_000 }).map((length) => '界'.repeat(length)),
+  fc.constantFrom('', ' ', '\u00a0', '<script>alert(1)</script>', "'; DROP TABLE events;--", '${jndi:ldap://x/a}', '{{7*7}}', '%s%n%x', '../../etc/passwd', 'EVENT#x', 'a\u0000b'),
+);
+
+const hugeAndUnicodeStrings = (context: FuzzContext) =>
+  withBody(
+    'huge-and-unicode-strings',
+    context,
+    fc.oneof(
+      fc
+        .tuple(validBody, fc.constantFrom('name', 'location', 'eventDescription', 'dates', 'price'), nastyString)
+        .map(([body, field, value]) => JSON.stringify({ ...body, [field]: field === 'dates' ? [value] : value })),
+      // Bytes that are not UTF-8 inside a string.
+      fc.tuple(validBody, fc.uint8Array({ minLength: 1, maxLength: 8 })).map(([body, bytes]) =>
+        Buffer.concat([Buffer.from(`{"name":"`), Buffer.from(bytes.map((byte) => byte | 0x80)), Buffer.from(`",${JSON.stringify(body).slice(1).replace(/^"name":"[^"]*",/, '')}`)]),
+      ),
+    ),
+  );
+
+const RAW_NUMBERS = ['NaN', 'Infinity', '-Infinity', '1e309', '-1e309', '-0.01', '-1', '1e-7', '0.001', '1000000.01', '1e6', '1e21', '"25"', 'true', 'null', '[]', '{}', '-0', '0.30000000000000004', '9007199254740993', '1.005', '1E2', '12.345', '0x10', '01', '.5', '+1', '99999999999999999999999999999999999999'];
+
+const badNumbers = (context: FuzzContext) =>
+  withBody(
+    'bad-numbers',
+    context,
+    fc.oneof(
+      fc.tuple(validBody, fc.constantFrom(...RAW_NUMBERS)).map(([body, raw]) => withRawField(body, 'price', raw)),
+      fc.tuple(validBody, fc.double()).map(([body, price]) => withRawField(body, 'price', String(price))),
+      fc.tuple(validBody, fc.integer({ min: -100_000_000, max: 200_000_000 }), fc.integer({ min: 1, max: 1000 })).map(([body, numerator, divisor]) =>
+        withRawField(body, 'price', String(numerator / divisor)),
+      ),
+    ),
+  );
+
+// Invalid dates only; a valid one can only come out in the fuzz year.
+const badDateString = fc.oneof(
+  fc.constantFrom(
+    `${YEAR}-02-29`,
+    `${YEAR}-13-01`,
+    `${YEAR}-00-10`,
+    `${YEAR}-01-00`,
+    `${YEAR}-01-32`,
+    `${YEAR}-04-31`,
+    '0000-01-01',
+    '1899-12-31',
+    '10000-01-01',
+    `${YEAR}-1-1`,
+    `${YEAR}/01/01`,
+    `${YEAR}-01-01T00:00:00Z`,
+    ` ${YEAR}-01-01`,
+    `${YEAR}-01-01 `,
+    '',
+    `${YEAR}-01-01\u0000`,
+    '９９９０-01-01',
+    `+0${YEAR}-01-01`,
+    '-0001-01-01',
+    'today',
+    `${YEAR}-W01-1`,
+    `${YEAR}-001`,
+  ),
+  fc
+    .tuple(fc.constantFrom(YEAR, 0, 1899, 10_000, 99_999), fc.integer({ min: -1, max: 13 }), fc.integer({ min: -1, max: 32 }))
+    .map(([year, month, day]) => `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`),
+);
+
+const badDates = (context: FuzzContext) =>
+  withBody(
+    'bad-dates',
+    context,
+    fc.oneof(
+      fc.tuple(validBody, fc.array(fc.oneof(badDateString, fuzzDate), { minLength: 1, maxLength: 5 })).map(([body, dates]) => JSON.stringify({ ...body, dates })),
+      fc
+        .tuple(validBody, fc.oneof(fc.jsonValue({ maxDepth: 2 }), badDateString, fc.constant([]), fc.constant([[`${YEAR}-01-01`]])))
+        .map(([body, dates]) => JSON.stringify({ ...body, dates })),
+      // Too many dates: over the limit, repeated or distinct.
+      fc.tuple(validBody, fc.integer({ min: LIMITS.maxDates + 1, max: 400 }), fc.boolean()).map(([body, count, repeated]) =>
+        JSON.stringify({ ...body, dates: Array.from({ length: count }, (_, i) => dayOfYear(YEAR, repeated ? 0 : i % 365)) }),
+      ),
+    ),
+  );
+
+const RANDOM_UUID_LIKE = ['ffffffff-ffff-ffff-ffff-ffffffffffff', '00000000-0000-0000-0000-000000000000', '6f1e8a57-5d1c-4b8e-9b35-2f7d8e4c1a90'];
+
+function badIdSegment(context: FuzzContext): fc.Arbitrary<string> {
+  return fc.oneof(
+    fc.constantFrom(
+      'not-a-uuid',
+      '0',
+      context.targetId.replace(/-/g, ''),
+      `${context.targetId}x`,
+      context.targetId.toUpperCase(),
+      `%20${context.targetId}`,
+      `${context.targetId}%00`,
+      '%ZZ',
+      '%',
+      '%00',
+      '%2F',
+      '..',
+      '.',
+      '%2e%2e',
+      `%E2%80%AE${context.targetId}`,
+      'a'.repeat(2_000),
+      encodeURIComponent("' OR '1'='1"),
+      '%7BeventId%7D',
+      'null',
+      'undefined',
+      '__proto__',
+      'constructor',
+      encodeURIComponent(context.targetId.replace('-', '\u2010')),
+      ...RANDOM_UUID_LIKE,
+    ),
+    fc.uuid().map((uuid) => uuid.toUpperCase()),
+    fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }).map(encodeURIComponent),
+  );
+}
+
+const badIds = (context: FuzzContext) =>
+  fc
+    .tuple(fc.constantFrom('GET', 'PATCH', 'DELETE'), badIdSegment(context), validBody)
+    .map(([method, id, body]): FuzzRequest => ({
+      category: 'bad-ids',
+      method,
+      path: `/special-events/${id}`,
+      // A DELETE that reached the target must not remove it: its If-Match never matches.
+      headers: method === 'DELETE' ? [['If-Match', '"999999999"']] : method === 'PATCH' ? [JSON_TYPE] : [],
+      ...(method === 'PATCH' ? { body: JSON.stringify({ price: body.price }) } : {}),
+    }));
+
+const queryValue = fc.oneof(
+  fuzzDate,
+  badDateString,
+  fc.constantFrom(...RAW_NUMBERS, '0', '1', '30', '31', '100', '101', '-1', '1.5', '1e1', 'abc', '', ' ', '999999', '9999999999999'),
+  fc.string({ unit: 'grapheme', maxLength: 20 }),
+);
+const QUERY_NAMES = ['startDate', 'endDate', 'page', 'limit', 'Limit', 'PAGE', 'foo', 'start_date', '', 'limit[]', '__proto__', 'constructor', 'startDate '];
+
+const oddQuery = () =>
+  fc
+    .oneof(
+      fc
+        .array(fc.tuple(fc.constantFrom(...QUERY_NAMES), queryValue), { maxLength: 5 })
+        .map((pairs) => pairs.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`).join('&')),
+      fc.constantFrom(
+        'limit=30&limit=30',
+        'page=1&page=2',
+        'startDate=9990-01-01&startDate=9990-01-02',
+        '%',
+        '%zz=1',
+        'limit=%',
+        '&&&',
+        '=',
+        '==',
+        'limit',
+        'limit=1=2',
+        'limit=+1',
+        'limit=%2B1',
+        'limit=%00',
+        'startDate=9990-01-10&endDate=9990-01-01',
+        'startDate=9990-01-01&endDate=9991-01-03',
+        `startDate=1900-01-01&endDate=9999-12-31`,
+        `q=${'x'.repeat(6_000)}`,
+        `${'a=1&'.repeat(500)}`,
+      ),
+    )
+    .map((query): FuzzRequest => ({ category: 'odd-query', method: 'GET', path: `/special-events?${query}`, headers: [] }));
+
+const wrongMethodOrPath = (context: FuzzContext) =>
+  fc
+    .tuple(
+      fc.constantFrom('PUT', 'HEAD', 'OPTIONS', 'TRACE', 'COPY', 'PURGE', 'LINK', 'SEARCH', 'PROPFIND', 'QUERY', 'GET', 'POST', 'PATCH', 'DELETE'),
+      fc.constantFrom(
+        '/special-events',
+        `/special-events/${context.targetId}`,
+        '/special-events/',
+        `/special-events/${context.targetId}/`,
+        `/special-events/${context.targetId}/tickets`,
+        '/special-events//',
+        '/SPECIAL-EVENTS',
+        '/special-events%2F',
+        '/special-events;x=1',
+        '',
+        '/',
+        '/tickets',
+        '/../special-events',
+        '/special-events/..',
+        '/special-events#fragment',
+      ),
+    )
+    .filter(([method, path]) => {
+      // Leave out the documented operations themselves.
+      const documented: Record<string, string[]> = { '/special-events': ['GET', 'POST'], [`/special-events/${context.targetId}`]: ['GET', 'PATCH'] };
+      return !(documented[path] ?? []).includes(method) && !(method === 'DELETE' && path === `/special-events/${context.targetId}`);
+    })
+    .map(([method, path]): FuzzRequest => ({ category: 'wrong-method-or-path', method, path, headers: [] }));
+
+const CONTENT_TYPES = [
+  'text/plain',
+  'application/xml',
+  'multipart/form-data; boundary=x',
+  'application/x-www-form-urlencoded',
+  'application/json; charset=iso-8859-1',
+  'application/json; charset=utf-16',
+  'application/jsonx',
+  'application/json, text/plain',
+  '',
+  '*/*',
+  'application/*',
+  'json',
+  'application/json; charset=UTF-8',
+  'APPLICATION/JSON',
+  'application/merge-patch+json',
+  'application/json;;;',
+  'application/json; charset=',
+  'application/json; charset="utf-8"',
+  'application/problem+json',
+  'text/json',
+  'application/vnd.api+json',
+];
+
+const wrongContentType = (context: FuzzContext) =>
+  fc
+    .tuple(writeRoute(context), validBody, fc.option(fc.constantFrom(...CONTENT_TYPES), { nil: undefined }), fc.boolean())
+    .map(([[method, path], body, contentType, twice]): FuzzRequest => ({
+      category: 'wrong-content-type',
+      method,
+      path,
+      headers: contentType === undefined ? [] : twice ? [['Content-Type', contentType], JSON_TYPE] : [['Content-Type', contentType]],
+      body: method === 'PATCH' ? JSON.stringify({ price: body.price }) : JSON.stringify(body),
+    }));
+
+const oversizedBody = (context: FuzzContext) =>
+  withBody(
+    'oversized-body',
+    context,
+    fc.oneof(
+      fc.tuple(validBody, fc.integer({ min: LIMITS.maxBodyBytes - 200, max: LIMITS.maxBodyBytes + 200 })).map(([body, size]) => {
+        const text = JSON.stringify({ ...body, eventDescription: '' });
+        return JSON.stringify({ ...body, eventDescription: 'd'.repeat(Math.max(0, size - text.length)) });
+      }),
+      fc.constantFrom(200 * 1024, 1024 * 1024).map((size) => `{"eventDescription":"${'d'.repeat(size)}"}`),
+      fc.integer({ min: 1_000, max: 6_000 }).map((count) => JSON.stringify(Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${i}`, i])))),
+    ),
+  );
+
+/** Authorization values that are refused without any password check (they are not Basic credentials). */
+function cheapBrokenAuthorization(context: FuzzContext): fc.Arbitrary<string> {
+  const editor = context.editorAuthorization.slice('Basic '.length);
+  return fc.oneof(
+    fc.constantFrom(
+      'Basic',
+      'Basic ',
+      'Basic ====',
+      `Basic ${b64('admin')}`,
+      'Bearer eyJhbGciOiJub25lIn0.e30.',
+      'Digest username="admin", realm="museum"',
+      `Basic ${b64(':a-password')}`,
+      `Basic ${b64('admin:')}`,
+      `Basic ${b64('ad min:password')}`,
+      `Basic ${b64('admin\u0000:password')}`,
+      `Basic ${b64(Buffer.from([0xff, 0x3a, 0x41]))}`,
+      `Basic ${'A'.repeat(6_000)}`,
+      `Basic ${editor.slice(0, -1)}`,
+      `Basic ${editor}=`,
+      `Basic ${editor} extra`,
+      `Basic\t${editor}`,
+      `Basic  ${editor}`,
+      'Basic ñññ',
+      `Basic ${b64(`admin:${'x'.repeat(1_025)}`)}`,
+      `Basic ${b64(`${'u'.repeat(65)}:password`)}`,
+      `Basic ${editor.replace(/\+/g, '-').replace(/\//g, '_')}A`,
+      `Token ${editor}`,
+      editor,
+      `Basic ${b64('admin:password')}${b64('x')}`,
+    ),
+    fc.string({ unit: 'binary-ascii', maxLength: 60 }).map((value) => headerSafe(`Basic ${value}`)),
+  );
+}
+
+/** Well-formed Basic credentials that are wrong: each one costs the authorizer a full scrypt. */
+const costlyWrongAuthorization = fc.oneof(
+  fc.nat().map((n) => `Basic ${b64(`admin:wrong-password-${n}`)}`),
+  fc.nat().map((n) => `Basic ${b64(`nobody-${n}:some-password`)}`),
+);
+
+const brokenAuthorization = (context: FuzzContext) =>
+  fc
+    .tuple(
+      fc.constantFrom<['GET' | 'POST' | 'PATCH' | 'DELETE', string]>(
+        ['GET', '/special-events'],
+        ['POST', '/special-events'],
+        ['GET', `/special-events/${context.targetId}`],
+        ['PATCH', `/special-events/${context.targetId}`],
+        ['DELETE', `/special-events/${context.targetId}`],
+      ),
+      fc.oneof(
+        { weight: 6, arbitrary: cheapBrokenAuthorization(context).map((value) => [value]) },
+        { weight: 1, arbitrary: costlyWrongAuthorization.map((value) => [value]) },
+        // Repeated headers: the last one counts, for the cache as for the authorizer.
+        {
+          weight: 2,
+          arbitrary: fc.shuffledSubarray([context.viewerAuthorization, context.editorAuthorization, 'Basic ', 'Bearer x'], { minLength: 2 }),
+        },
+        { weight: 1, arbitrary: fc.constant([]) },
+      ),
+      validBody,
+    )
+    .map(([[method, path], values, body]): FuzzRequest => ({
+      category: 'broken-authorization',
+      method,
+      path,
+      headers: [
+        ...values.map((value): [string, string] => ['Authorization', value]),
+        ...(method === 'DELETE' ? [['If-Match', '"999999999"'] as [string, string]] : []),
+        ...(method === 'POST' || method === 'PATCH' ? [JSON_TYPE] : []),
+      ],
+      anonymous: values.length === 0,
+      ...(method === 'POST' ? { body: JSON.stringify(body) } : method === 'PATCH' ? { body: JSON.stringify({ price: body.price }) } : {}),
+    }));
+
+const IF_MATCH = ['"0"', '"999999999"', 'W/"1"', 'garbage', '"1", "2"', '""', '"-1"', '"1.0"', '"99999999999999999999"', ',', '"1",', 'W/', '*, "1"'];
+
+const oddHeaders = (context: FuzzContext) =>
+  fc.oneof(
+    fc.tuple(fc.constantFrom('PATCH', 'DELETE'), fc.constantFrom(...IF_MATCH), validBody).map(([method, ifMatch, body]): FuzzRequest => ({
+      category: 'odd-headers',
+      method,
+      path: `/special-events/${context.targetId}`,
+      headers: method === 'PATCH' ? [['If-Match', ifMatch], JSON_TYPE] : [['If-Match', ifMatch]],
+      ...(method === 'PATCH' ? { body: JSON.stringify({ price: body.price }) } : {}),
+    })),
+    fc
+      .tuple(
+        fc.oneof(
+          fc.constantFrom('', ' ', 'k'.repeat(256), 'ñ', 'a,b'),
+          fc.string({ unit: 'binary-ascii', minLength: 1, maxLength: 300 }).map(headerSafe),
+          fc.nat({ max: 20 }).map((n) => `fuzz-key-${n}`),
+        ),
+        validBody,
+        fc.boolean(),
+      )
+      .map(([key, body, asViewer]): FuzzRequest => ({
+        category: 'odd-headers',
+        method: 'POST',
+        path: '/special-events',
+        headers: [['Idempotency-Key', key], JSON_TYPE],
+        body: JSON.stringify(body),
+        ...(asViewer ? { as: 'viewer' as const } : {}),
+      })),
+    fc
+      .tuple(
+        fc.constantFrom<[string, string]>(
+          ['X-HTTP-Method-Override', 'DELETE'],
+          ['Content-Encoding', 'gzip'],
+          ['Accept', 'application/xml'],
+          ['Accept-Charset', 'utf-16'],
+          ['Origin', 'https://evil.example'],
+          ['X-Forwarded-For', '127.0.0.1, 10.0.0.1'],
+          ['Host', 'evil.example'],
+          ['Expect', '100-continue'],
+          ['Range', 'bytes=0-10'],
+          ['If-None-Match', '*'],
+          ['X-Amzn-Trace-Id', 'Root=1-00000000-000000000000000000000000'],
+          ['Cookie', 'session=1'],
+        ),
+        fc.constantFrom<['GET' | 'DELETE', string]>(['GET', '/special-events'], ['GET', `/special-events/${context.targetId}`], ['DELETE', `/special-events/${context.targetId}`]),
+      )
+      .map(([header, [method, path]]): FuzzRequest => ({
+        category: 'odd-headers',
+        method,
+        path,
+        headers: method === 'DELETE' ? [header, ['If-Match', '"999999999"']] : [header],
+      })),
+  );
+
+/** One bad request of any category, for the given run context. */
+export function badRequest(context: FuzzContext): fc.Arbitrary<FuzzRequest> {
+  return fc.oneof(
+    malformedJson(context),
+    wrongTypes(context),
+    hugeAndUnicodeStrings(context),
+    badNumbers(context),
+    badDates(context),
+    badIds(context),
+    oddQuery(),
+    wrongMethodOrPath(context),
+    wrongContentType(context),
+    oversizedBody(context),
+    brokenAuthorization(context),
+    oddHeaders(context),
+  );
+}

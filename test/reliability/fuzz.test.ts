@@ -1,0 +1,30 @@
+// A fixed-seed slice of the HTTP fuzz (the long run is `npm run fuzz`): a few hundred generated
+// bad requests over all five routes. No 5xx, every error a documented problem+json that also
+// matches the contract, and the API still serving afterwards.
+import { api, type SpecialEventBody } from '../support/api-client.ts';
+import { testEnvironment } from '../support/test-environment.ts';
+import { FUZZ_CATEGORIES } from './bad-requests.ts';
+import { recordFigures } from './figures.ts';
+import { apiStillServes, formatReport, runFuzz } from './fuzz-runner.ts';
+
+const SLICE = { seed: 20_261_122, requests: 400, concurrency: 4, maxPasswordChecks: 4 };
+
+describe('the fuzz slice', () => {
+  test(`${SLICE.requests} bad requests (seed ${SLICE.seed}): no 5xx, every error a documented problem, the API still serving`, async () => {
+    const { url } = testEnvironment();
+    const report = await runFuzz({ url, ...SLICE });
+    recordFigures('fuzz-slice', { ...report, failures: report.failures.length });
+    if (report.failures.length > 0) throw new Error(formatReport(report));
+
+    expect(report.requests).toBe(SLICE.requests);
+    expect(report.serverErrors).toBe(0);
+    for (const category of FUZZ_CATEGORIES) expect(report.byCategory[category]).toBeGreaterThan(5);
+    expect(report.passwordChecks).toBeLessThanOrEqual(SLICE.maxPasswordChecks);
+    expect(await apiStillServes(url)).toBe(true);
+    // And a normal create still works.
+    const created = await api<SpecialEventBody>('POST', '/special-events', {
+      json: { name: 'After the fuzz', location: 'Lab', eventDescription: 'Still fine', dates: ['9990-12-31'], price: 1 },
+    });
+    expect(created.status).toBe(201);
+  });
+});
