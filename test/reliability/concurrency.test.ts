@@ -1,0 +1,167 @@
+// Concurrency against the local API and DynamoDB Local: racing PATCHes and a DELETE must end in
+// a state some serial order of the successful requests would produce, with no orphan index item;
+// If-Match makes a lost update impossible.
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DATE_INDEX, keys } from '../../functions/shared/table-definition.ts';
+import { api, type ApiResponse, type SpecialEventBody } from '../support/api-client.ts';
+import { testEnvironment } from '../support/test-environment.ts';
+import { recordFigures } from './figures.ts';
+import { dayOfYear, RESERVED_YEARS } from './reserved-years.ts';
+import { closeTableClient, storageProblems, tableClient } from './stored-items.ts';
+
+const YEAR = RESERVED_YEARS.concurrency;
+const PATCHES = 50;
+const ROUNDS = 3;
+
+afterAll(() => closeTableClient());
+
+async function createEvent(): Promise<SpecialEventBody> {
+  const response = await api<SpecialEventBody>('POST', '/special-events', {
+    json: { name: 'Race', location: 'Hall', eventDescription: 'Raced', dates: [dayOfYear(YEAR, 0)], price: 0 },
+  });
+  expect(response.status).toBe(201);
+  return response.body;
+}
+
+/** The event's entries in the byDate index, over every month its dates could be in. */
+async function indexEntries(eventId: string): Promise<string[]> {
+  const entries: string[] = [];
+  for (let month = 1; month <= 12; month++) {
+    let exclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await tableClient().send(
+        new QueryCommand({
+          TableName: testEnvironment().tableName,
+          IndexName: DATE_INDEX,
+          KeyConditionExpression: 'gsi1pk = :month',
+          ExpressionAttributeValues: { ':month': keys.dateIndexPartition(`${YEAR}-${String(month).padStart(2, '0')}`) },
+          ExclusiveStartKey: exclusiveStartKey,
+        }),
+      );
+      for (const item of page.Items ?? []) if (item.pk === keys.event(eventId).pk) entries.push(keys.dateFromSk(String(item.sk)));
+      exclusiveStartKey = page.LastEvaluatedKey;
+    } while (exclusiveStartKey);
+  }
+  return entries.sort();
+}
+
+const version = (response: ApiResponse) => Number(/^"(\d+)"$/.exec(response.headers.get('etag') ?? '')?.[1]);
+
+describe('50 concurrent PATCHes with different dates and a DELETE', () => {
+  test('end in a serial outcome: consecutive versions for the winners, then either nothing or the last winner, and no orphan index item', async () => {
+    const outcomes: Record<string, number>[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const event = await createEvent();
+      const path = `/special-events/${event.eventId}`;
+      // Request i moves the event to day i+1 at price i. The DELETE goes out with them in the first
+      // round, and once 5 or 20 PATCHes have been answered in the others, so that the rounds end
+      // differently.
+      let answered = 0;
+      let releaseDelete: () => void = () => undefined;
+      const deleteMayGo = new Promise<void>((resolve) => (releaseDelete = resolve));
+      const deleteAfter = [0, 5, 20][round] ?? 0;
+      if (deleteAfter === 0) releaseDelete();
+      const patches = Array.from({ length: PATCHES }, (_, i) =>
+        api<SpecialEventBody>('PATCH', path, { json: { dates: [dayOfYear(YEAR, i + 1)], price: i } }).then((response) => {
+          if (++answered === deleteAfter) releaseDelete();
+          return response;
+        }),
+      );
+      const deletion = deleteMayGo.then(() => api('DELETE', path));
+      const [patched, deleted] = await Promise.all([Promise.all(patches), deletion]);
+
+      const statuses = patched.map((response) => response.status);
+      expect(statuses.every((status) => [200, 404, 409].includes(status))).toBe(true);
+      expect([204, 409]).toContain(deleted.status);
+
+      // Each winner's answer is its own change, and the winners' versions are 2, 3, ... with no gap:
+      // exactly what applying them one after the other gives.
+      const winners = patched
+        .map((response, i) => ({ response, i }))
+        .filter(({ response }) => response.status === 200)
+        .sort((a, b) => version(a.response) - version(b.response));
+      for (const { response, i } of winners) {
+        expect(response.body).toEqual({ ...event, dates: [dayOfYear(YEAR, i + 1)], price: i });
+      }
+      expect(winners.map(({ response }) => version(response))).toEqual(winners.map((_, n) => n + 2));
+
+      const read = await api<SpecialEventBody>('GET', path);
+      if (deleted.status === 204) {
+        // Serial order: the winners, the DELETE, then the PATCHes that found nothing (404).
+        expect(read.status).toBe(404);
+        expect(await storageProblems(event.eventId, undefined)).toEqual([]);
+        expect(await indexEntries(event.eventId)).toEqual([]);
+      } else {
+        // The DELETE lost every retry (409): nothing deleted it, so nothing may have found it gone.
+        expect(statuses).not.toContain(404);
+        const last = winners.at(-1);
+        const expected = last ? last.response.body : event;
+        expect(read.body).toEqual(expected);
+        expect(version(read)).toBe(winners.length + 1);
+        expect(await storageProblems(event.eventId, expected)).toEqual([]);
+        expect(await indexEntries(event.eventId)).toEqual(expected.dates);
+      }
+      outcomes.push({
+        patch200: statuses.filter((s) => s === 200).length,
+        patch404: statuses.filter((s) => s === 404).length,
+        patch409: statuses.filter((s) => s === 409).length,
+        delete: deleted.status,
+      });
+    }
+    recordFigures('concurrent-patches-and-delete', { rounds: ROUNDS, patchesPerRound: PATCHES, outcomes });
+  });
+});
+
+describe('If-Match', () => {
+  test('of 50 concurrent PATCHes sent with the same current ETag exactly one wins; the others get 412 and change nothing', async () => {
+    const event = await createEvent();
+    const path = `/special-events/${event.eventId}`;
+    const responses = await Promise.all(
+      Array.from({ length: PATCHES }, (_, i) =>
+        api<SpecialEventBody>('PATCH', path, { json: { dates: [dayOfYear(YEAR, 100 + i)], price: i }, headers: { 'If-Match': '"1"' } }),
+      ),
+    );
+    const statuses = responses.map((response) => response.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(1);
+    expect(statuses.every((status) => [200, 409, 412].includes(status))).toBe(true);
+    const winner = responses.find((response) => response.status === 200) as ApiResponse<SpecialEventBody>;
+    for (const loser of responses.filter((response) => response.status === 412)) {
+      expect(loser.headers.get('content-type')).toBe('application/problem+json');
+    }
+
+    const read = await api<SpecialEventBody>('GET', path);
+    expect(read.body).toEqual(winner.body);
+    expect(read.headers.get('etag')).toBe('"2"');
+    expect(await storageProblems(event.eventId, winner.body)).toEqual([]);
+    expect(await indexEntries(event.eventId)).toEqual(winner.body.dates);
+    recordFigures('if-match-race', {
+      patches: PATCHES,
+      status200: 1,
+      status412: statuses.filter((s) => s === 412).length,
+      status409: statuses.filter((s) => s === 409).length,
+    });
+  });
+
+  test('a DELETE with a stale ETag is 412 and keeps the event; with the current ETag it deletes it', async () => {
+    const event = await createEvent();
+    const path = `/special-events/${event.eventId}`;
+    const patched = await api('PATCH', path, { json: { price: 7 } });
+    expect(patched.headers.get('etag')).toBe('"2"');
+
+    const stale = await api('DELETE', path, { headers: { 'If-Match': '"1"' } });
+    expect(stale.status).toBe(412);
+    expect((await api('GET', path)).status).toBe(200);
+
+    expect((await api('DELETE', path, { headers: { 'If-Match': '"2"' } })).status).toBe(204);
+    expect(await storageProblems(event.eventId, undefined)).toEqual([]);
+  });
+
+  test('of 10 concurrent DELETEs exactly one deletes; the others find nothing (404)', async () => {
+    const event = await createEvent();
+    const responses = await Promise.all(Array.from({ length: 10 }, () => api('DELETE', `/special-events/${event.eventId}`)));
+    const statuses = responses.map((response) => response.status).sort();
+    expect(statuses.filter((status) => status === 204)).toHaveLength(1);
+    expect(statuses.every((status) => [204, 404, 409].includes(status))).toBe(true);
+    expect(await storageProblems(event.eventId, undefined)).toEqual([]);
+  });
+});
