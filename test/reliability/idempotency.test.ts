@@ -1,0 +1,90 @@
+// Idempotent creation: POST with an Idempotency-Key answers a retry with the first response
+// (for 24 hours), refuses the same key with another body, and scopes keys to the user.
+import { randomUUID } from 'node:crypto';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { hashPassword } from '../../functions/shared/passwords.ts';
+import { UsersStore } from '../../functions/shared/users-store.ts';
+import { LOCAL_TABLE_NAMES } from '../../lib/local/dynamodb-local.ts';
+import { api, type SpecialEventBody } from '../support/api-client.ts';
+import { testEnvironment } from '../support/test-environment.ts';
+import { documentedProblemKind } from './problem-check.ts';
+import { dayOfYear, RESERVED_YEARS } from './reserved-years.ts';
+import { baseItemsNamed, closeTableClient, tableClient } from './stored-items.ts';
+
+afterAll(() => closeTableClient());
+
+function body(name: string) {
+  return { name, location: 'Hall', eventDescription: 'Idempotent', dates: [dayOfYear(RESERVED_YEARS.scratch, 200)], price: 12.5 };
+}
+
+const post = (json: unknown, key?: string, as?: { username: string; password: string }) =>
+  api<SpecialEventBody>('POST', '/special-events', { json, ...(key ? { headers: { 'Idempotency-Key': key } } : {}), ...(as ? { as } : {}) });
+
+describe('POST /special-events with an Idempotency-Key', () => {
+  test('a retry with the same key and body gets the same 201 and event; only one event is stored', async () => {
+    const name = `Idempotent ${randomUUID()}`;
+    const key = randomUUID();
+    const first = await post(body(name), key);
+    const retries = await Promise.all([post(body(name), key), post(body(name), key)]);
+    const again = await post(body(name), key);
+    expect(first.status).toBe(201);
+    for (const retry of [...retries, again]) {
+      // A retry racing the first one may also be told it is still in progress (409).
+      expect([201, 409]).toContain(retry.status);
+      if (retry.status === 201) expect(retry.body).toEqual(first.body);
+    }
+    expect(again.status).toBe(201);
+    expect(again.headers.get('location')).toBe(first.headers.get('location'));
+    expect(await baseItemsNamed(name)).toHaveLength(1);
+  });
+
+  test('the same key with a different body is a 422 problem and stores nothing', async () => {
+    const key = randomUUID();
+    const name = `Original ${randomUUID()}`;
+    expect((await post(body(name), key)).status).toBe(201);
+    const other = `Different ${randomUUID()}`;
+    const reused = await post(body(other), key);
+    expect(reused.status).toBe(422);
+    expect(documentedProblemKind(reused)).toBe('idempotency-key-reused');
+    expect(await baseItemsNamed(other)).toHaveLength(0);
+  });
+
+  test('keys are per user: another editor with the same key and body creates its own event', async () => {
+    const users = new UsersStore(tableClient(), testEnvironment().tableName);
+    const otherEditor = { username: `editor-idem-${Date.now().toString(36)}`, password: 'another-editor-password' };
+    await users.putUser({ ...otherEditor, role: 'editor', passwordHash: await hashPassword(otherEditor.password) }, 'create');
+    const name = `Shared key ${randomUUID()}`;
+    const key = randomUUID();
+    const mine = await post(body(name), key);
+    const theirs = await post(body(name), key, otherEditor);
+    expect(mine.status).toBe(201);
+    expect(theirs.status).toBe(201);
+    expect(theirs.body.eventId).not.toBe(mine.body.eventId);
+    expect(await baseItemsNamed(name)).toHaveLength(2);
+  });
+
+  test('without a key, two identical POSTs create two events', async () => {
+    const name = `No key ${randomUUID()}`;
+    const [a, b] = [await post(body(name)), await post(body(name))];
+    expect(a.body.eventId).not.toBe(b.body.eventId);
+    expect(await baseItemsNamed(name)).toHaveLength(2);
+  });
+
+  test('an empty key or one over 255 characters is a 400 problem', async () => {
+    for (const key of ['', 'k'.repeat(256)]) {
+      const response = await api('POST', '/special-events', { json: body('Bad key'), headers: { 'Idempotency-Key': key } });
+      expect(response.status).toBe(400);
+      expect(documentedProblemKind(response)).toBe('validation-error');
+    }
+  });
+
+  test('the stored record expires 24 hours after the request', async () => {
+    const before = Math.floor(Date.now() / 1000);
+    expect((await post(body(`Expiry ${randomUUID()}`), randomUUID())).status).toBe(201);
+    const { Items = [] } = await tableClient().send(new ScanCommand({ TableName: LOCAL_TABLE_NAMES.idempotency }));
+    const newest = Items.filter((item) => item.status === 'COMPLETED').sort((a, b) => Number(b.expiration) - Number(a.expiration))[0];
+    const lifetime = Number(newest?.expiration) - before;
+    expect(lifetime).toBeGreaterThanOrEqual(24 * 3600);
+    expect(lifetime).toBeLessThanOrEqual(24 * 3600 + 60);
+  });
+});
