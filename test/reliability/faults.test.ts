@@ -1,0 +1,295 @@
+// DynamoDB faults: a second local API process (the same bundles as `npm start`) talks to
+// DynamoDB Local through a fault-injecting proxy (test/support/fault-proxy.ts), so the real AWS
+// SDK retries and times out exactly as in Lambda. Throttling, server errors, hangs and dropped
+// connections must end as 503 problem+json with Retry-After before the Lambda timeout, never as
+// a partial write; short faults must be retried away; a lost response must not write twice.
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DYNAMODB_CLIENT_SETTINGS } from '../../functions/shared/dynamodb-client.ts';
+import { FUNCTION_SETTINGS } from '../../functions/shared/routes.ts';
+import { DATE_INDEX, keys } from '../../functions/shared/table-definition.ts';
+import { basicAuthorization, type SpecialEventBody } from '../support/api-client.ts';
+import { assertMatchesContract } from '../support/contract.ts';
+import { startFaultProxy, type FaultKind, type FaultProxy, type FaultRule } from '../support/fault-proxy.ts';
+import { startLocalApiProcess, type LocalApiProcess } from '../support/local-api-process.ts';
+import { TEST_USERS, testEnvironment } from '../support/test-environment.ts';
+import { recordFigures } from './figures.ts';
+import { documentedProblemKind, expectServiceUnavailable } from './problem-check.ts';
+import { dayOfYear, RESERVED_YEARS } from './reserved-years.ts';
+import { baseItemsNamed, closeTableClient, storageProblems, tableClient } from './stored-items.ts';
+
+const LAMBDA_TIMEOUT_MS = FUNCTION_SETTINGS.handler.timeoutSeconds * 1000;
+/** Three attempts of at most 2 s each plus the SDK's backoff, with room for a busy machine. */
+const SDK_GIVE_UP_MS = DYNAMODB_CLIENT_SETTINGS.maxAttempts * DYNAMODB_CLIENT_SETTINGS.requestTimeoutMs + 2_500;
+const EDITOR = basicAuthorization(TEST_USERS.editor.username, TEST_USERS.editor.password);
+const YEAR = RESERVED_YEARS.faults;
+
+let proxy: FaultProxy;
+let faultyApi: LocalApiProcess;
+let workDirectory: string;
+let logFile: string;
+let nextDay = 0;
+const survived: { scenario: string; status: number; ms: number }[] = [];
+
+interface Answer<T = unknown> {
+  status: number;
+  headers: Headers;
+  text: string;
+  body: T;
+  ms: number;
+}
+
+/** A request to the fault-injected API, checked against the contract like every e2e response. */
+async function call<T = unknown>(method: string, path: string, options: { json?: unknown; headers?: Record<string, string> } = {}): Promise<Answer<T>> {
+  const started = performance.now();
+  const response = await fetch(`${faultyApi.url}${path}`, {
+    method,
+    headers: { Authorization: EDITOR, ...(options.json === undefined ? {} : { 'Content-Type': 'application/json' }), ...options.headers },
+    body: options.json === undefined ? undefined : JSON.stringify(options.json),
+  });
+  const text = await response.text();
+  const ms = Math.round(performance.now() - started);
+  const answer = { status: response.status, headers: response.headers, text, body: (text && response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : undefined) as T, ms };
+  assertMatchesContract(method, path, answer);
+  expect(ms).toBeLessThan(LAMBDA_TIMEOUT_MS);
+  return answer;
+}
+
+function inject(...rules: FaultRule[]) {
+  for (const rule of rules) proxy.inject(rule);
+}
+
+function newEventBody(name = `Fault ${randomUUID()}`) {
+  return { name, location: 'Hall', eventDescription: 'Written through the fault proxy', dates: [dayOfYear(YEAR, nextDay++)], price: 10 };
+}
+
+async function createEvent(): Promise<SpecialEventBody> {
+  const created = await call<SpecialEventBody>('POST', '/special-events', { json: newEventBody() });
+  expect(created.status).toBe(201);
+  return created.body;
+}
+
+/** Index entries dated `date`, whoever they belong to. */
+async function indexEntriesOn(date: string): Promise<unknown[]> {
+  const { Items = [] } = await tableClient().send(
+    new QueryCommand({
+      TableName: testEnvironment().tableName,
+      IndexName: DATE_INDEX,
+      KeyConditionExpression: 'gsi1pk = :month AND begins_with(gsi1sk, :date)',
+      ExpressionAttributeValues: { ':month': keys.dateIndexPartition(date.slice(0, 7)), ':date': date },
+    }),
+  );
+  return Items;
+}
+
+/** The event as stored, read straight from the table: unchanged means same fields, version and index items. */
+async function expectUnchanged(event: SpecialEventBody, version: number) {
+  expect(await storageProblems(event.eventId, event)).toEqual([]);
+  const read = await call<SpecialEventBody>('GET', `/special-events/${event.eventId}`);
+  expect(read.body).toEqual(event);
+  expect(read.headers.get('etag')).toBe(`"${version}"`);
+}
+
+beforeAll(async () => {
+  proxy = await startFaultProxy(testEnvironment().dynamodbEndpoint);
+  workDirectory = await mkdtemp(join(tmpdir(), 'museum-faults-'));
+  logFile = join(workDirectory, 'local-api.log');
+  faultyApi = await startLocalApiProcess(
+    {
+      DYNAMODB_ENDPOINT: proxy.endpoint,
+      MUSEUM_ADMIN_PASSWORD: TEST_USERS.editor.password,
+      MUSEUM_DATA_DIR: join(workDirectory, 'data'),
+      // The most talkative level, for the log-secrecy check at the end.
+      POWERTOOLS_LOG_LEVEL: 'DEBUG',
+    },
+    logFile,
+  );
+  // Authorize once while DynamoDB is healthy: the gateway caches it, so the faults below reach
+  // the handlers (the authorizer under faults has its own test).
+  expect((await call('GET', `/special-events?startDate=${YEAR}-01-01`)).status).toBe(200);
+}, 60_000);
+
+afterEach(() => proxy.clear());
+
+afterAll(async () => {
+  const stats = proxy?.stats();
+  recordFigures('faults', { injected: stats?.injected, requestsSeenByProxy: stats?.operations, scenarios: survived });
+  await faultyApi?.stop();
+  await proxy?.close();
+  closeTableClient();
+  await rm(workDirectory, { recursive: true, force: true });
+});
+
+const PERSISTENT_FAULTS: FaultKind[] = [
+  'throttling',
+  'provisioned-throughput-exceeded',
+  'internal-server-error',
+  'service-unavailable',
+  'transaction-throttled',
+  'connection-reset',
+];
+
+describe('a persistent DynamoDB fault', () => {
+  test.each(PERSISTENT_FAULTS)('%s on the write: PATCH is a 503 with Retry-After and the event is unchanged', async (fault) => {
+    const event = await createEvent();
+    inject({ fault, operation: 'TransactWriteItems' });
+    const patched = await call('PATCH', `/special-events/${event.eventId}`, { json: { dates: [dayOfYear(YEAR, 300)], name: 'Renamed' } });
+    expectServiceUnavailable(patched);
+    proxy.clear();
+    await expectUnchanged(event, 1);
+    survived.push({ scenario: `PATCH, ${fault} on TransactWriteItems`, status: patched.status, ms: patched.ms });
+  });
+
+  test('internal-server-error on the write: POST is a 503 and stores neither the event nor an index item', async () => {
+    const body = newEventBody();
+    inject({ fault: 'internal-server-error', operation: 'TransactWriteItems' });
+    const created = await call('POST', '/special-events', { json: body });
+    expectServiceUnavailable(created);
+    proxy.clear();
+    expect(await baseItemsNamed(body.name)).toEqual([]);
+    expect(await indexEntriesOn(body.dates[0] as string)).toEqual([]);
+    survived.push({ scenario: 'POST, internal-server-error on TransactWriteItems', status: created.status, ms: created.ms });
+  });
+
+  test('throttling on the write: DELETE is a 503 and the event is still whole', async () => {
+    const event = await createEvent();
+    inject({ fault: 'throttling', operation: 'TransactWriteItems' });
+    const deleted = await call('DELETE', `/special-events/${event.eventId}`);
+    expectServiceUnavailable(deleted);
+    proxy.clear();
+    await expectUnchanged(event, 1);
+    survived.push({ scenario: 'DELETE, throttling on TransactWriteItems', status: deleted.status, ms: deleted.ms });
+  });
+
+  test.each<[string, string, FaultKind]>([
+    ['GET one event', 'GetItem', 'throttling'],
+    ['GET the list', 'Query', 'internal-server-error'],
+    ['GET the list', 'BatchGetItem', 'provisioned-throughput-exceeded'],
+  ])('%s with %s failing (%s) is a 503 with Retry-After', async (what, operation, fault) => {
+    const event = await createEvent();
+    inject({ fault, operation });
+    const path = what === 'GET one event' ? `/special-events/${event.eventId}` : `/special-events?startDate=${event.dates[0]}&endDate=${event.dates[0]}`;
+    const read = await call('GET', path);
+    expectServiceUnavailable(read);
+    survived.push({ scenario: `${what}, ${fault} on ${operation}`, status: read.status, ms: read.ms });
+  });
+});
+
+describe('a hung DynamoDB call', () => {
+  test('ends after the SDK timeouts and retries as a 503, well before the Lambda timeout, and writes nothing', async () => {
+    const event = await createEvent();
+    inject({ fault: 'hang', operation: 'TransactWriteItems' });
+    const patched = await call('PATCH', `/special-events/${event.eventId}`, { json: { price: 99 } });
+    expectServiceUnavailable(patched);
+    expect(patched.ms).toBeLessThan(SDK_GIVE_UP_MS);
+    proxy.clear();
+    await expectUnchanged(event, 1);
+    survived.push({ scenario: 'PATCH, TransactWriteItems hangs', status: patched.status, ms: patched.ms });
+  });
+
+  test('on the idempotency table also ends as a 503, and the retry with the same key then creates the event once', async () => {
+    const body = newEventBody();
+    const key = randomUUID();
+    inject({ fault: 'hang', operation: 'PutItem', table: 'museum-idempotency' });
+    const created = await call('POST', '/special-events', { json: body, headers: { 'Idempotency-Key': key } });
+    expectServiceUnavailable(created);
+    expect(created.ms).toBeLessThan(SDK_GIVE_UP_MS);
+    proxy.clear();
+    const retried = await call<SpecialEventBody>('POST', '/special-events', { json: body, headers: { 'Idempotency-Key': key } });
+    expect(retried.status).toBe(201);
+    expect(await baseItemsNamed(body.name)).toHaveLength(1);
+    survived.push({ scenario: 'POST with Idempotency-Key, idempotency PutItem hangs', status: created.status, ms: created.ms });
+  });
+});
+
+describe('a short DynamoDB fault', () => {
+  test.each<[FaultKind, string, number]>([
+    ['throttling', 'TransactWriteItems', 2],
+    ['internal-server-error', 'GetItem', 2],
+    ['connection-reset', 'TransactWriteItems', 1],
+    ['hang', 'GetItem', 1],
+  ])('%s on %s (%i time(s)) is retried by the SDK: the PATCH succeeds once', async (fault, operation, times) => {
+    const event = await createEvent();
+    inject({ fault, operation, times });
+    const patched = await call<SpecialEventBody>('PATCH', `/special-events/${event.eventId}`, { json: { price: 42 } });
+    expect(patched.status).toBe(200);
+    expect(patched.headers.get('etag')).toBe('"2"');
+    expect(await storageProblems(event.eventId, { ...event, price: 42 })).toEqual([]);
+    survived.push({ scenario: `PATCH, ${fault} on ${operation} x${times} (retried)`, status: patched.status, ms: patched.ms });
+  });
+
+  test('a response lost after the write is retried with the same ClientRequestToken: one event, not two', async () => {
+    const body = newEventBody();
+    inject({ fault: 'lost-response', operation: 'TransactWriteItems', times: 1 });
+    const created = await call<SpecialEventBody>('POST', '/special-events', { json: body });
+    expect(created.status).toBe(201);
+    expect(await baseItemsNamed(body.name)).toHaveLength(1);
+    expect(await storageProblems(created.body.eventId, created.body)).toEqual([]);
+
+    inject({ fault: 'lost-response', operation: 'TransactWriteItems', times: 1 });
+    const patched = await call<SpecialEventBody>('PATCH', `/special-events/${created.body.eventId}`, { json: { price: 11 } });
+    expect(patched.status).toBe(200);
+    expect(patched.headers.get('etag')).toBe('"2"');
+    expect(await storageProblems(created.body.eventId, patched.body)).toEqual([]);
+    survived.push({ scenario: 'POST and PATCH, response lost after the write (retried)', status: patched.status, ms: created.ms + patched.ms });
+  });
+});
+
+describe('idempotent creation under faults', () => {
+  test('a POST that got a 503 can be retried with its Idempotency-Key: exactly one event', async () => {
+    const body = newEventBody();
+    const key = randomUUID();
+    inject({ fault: 'throttling', operation: 'TransactWriteItems' });
+    expectServiceUnavailable(await call('POST', '/special-events', { json: body, headers: { 'Idempotency-Key': key } }));
+    proxy.clear();
+    const retried = await call<SpecialEventBody>('POST', '/special-events', { json: body, headers: { 'Idempotency-Key': key } });
+    const again = await call<SpecialEventBody>('POST', '/special-events', { json: body, headers: { 'Idempotency-Key': key } });
+    expect(retried.status).toBe(201);
+    expect(again.body).toEqual(retried.body);
+    expect(await baseItemsNamed(body.name)).toHaveLength(1);
+  });
+
+  test('a retry while the first request is still in progress is a 409 problem; after it, the first response', async () => {
+    const body = newEventBody();
+    const key = randomUUID();
+    inject({ fault: 'delay', delayMs: 1_500, operation: 'TransactWriteItems', times: 1 });
+    const first = call<SpecialEventBody>('POST', '/special-events', { json: body, headers: { 'Idempotency-Key': key } });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const meanwhile = await call('POST', '/special-events', { json: body, headers: { 'Idempotency-Key': key } });
+    expect(meanwhile.status).toBe(409);
+    expect(documentedProblemKind(meanwhile)).toBe('conflict');
+    expect((await first).status).toBe(201);
+    const after = await call<SpecialEventBody>('POST', '/special-events', { json: body, headers: { 'Idempotency-Key': key } });
+    expect(after.body).toEqual((await first).body);
+    expect(await baseItemsNamed(body.name)).toHaveLength(1);
+  });
+});
+
+describe('the authorizer during a DynamoDB outage', () => {
+  test('refuses credentials it has not cached (fails closed) with a documented problem, before its timeout', async () => {
+    // A lower-case scheme is the same valid credential under another cache key: not cached anywhere yet.
+    const uncached = EDITOR.replace(/^Basic/, 'basic');
+    inject({ fault: 'internal-server-error', operation: 'GetItem' });
+    const started = performance.now();
+    const response = await fetch(`${faultyApi.url}/special-events`, { headers: { Authorization: uncached } });
+    const answer = { status: response.status, headers: response.headers, text: await response.text() };
+    expect(performance.now() - started).toBeLessThan(FUNCTION_SETTINGS.authorizer.timeoutSeconds * 1000);
+    expect([500, 503]).toContain(answer.status);
+    documentedProblemKind(answer);
+    proxy.clear();
+    // Once DynamoDB is back the same credentials work.
+    expect((await fetch(`${faultyApi.url}/special-events`, { headers: { Authorization: uncached } })).status).toBe(200);
+  });
+});
+
+describe('the log of the fault-injected API (log level DEBUG)', () => {
+  test('never contains the Authorization header or the password', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 200)); // let the child's pipe flush
+    const log = await readFile(logFile, 'utf8');
+    expect(log.length).toBeGreaterThan(0);
+    for (const secret of [EDITOR, EDITOR.slice('Basic '.length), TEST_USERS.editor.password]) expect(log).not.toContain(secret);
+  });
+});
