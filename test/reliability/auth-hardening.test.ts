@@ -1,0 +1,245 @@
+// Authentication and response hardening: usernames do not leak through timing, credentials never
+// reach a log, the users CLI refuses short passwords, repeated Authorization headers cannot borrow
+// another user's cached policy, and every response is marked nosniff / no-store with an
+// allow-list-only CORS policy.
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { hashPassword, MIN_PASSWORD_LENGTH } from '../../functions/shared/passwords.ts';
+import { UsersStore } from '../../functions/shared/users-store.ts';
+import { api, basicAuthorization, createEvent } from '../support/api-client.ts';
+import { startLocalApiProcess, type LocalApiProcess } from '../support/local-api-process.ts';
+import { TEST_USERS, testEnvironment } from '../support/test-environment.ts';
+import { recordFigures } from './figures.ts';
+import { closeTableClient, tableClient } from './stored-items.ts';
+
+afterAll(() => closeTableClient());
+
+const users = () => new UsersStore(tableClient(), testEnvironment().tableName);
+
+async function freshUser(role: 'viewer' | 'editor') {
+  const user = { username: `${role}-${randomUUID().slice(0, 8)}`, password: `password-${randomUUID()}` };
+  await users().putUser({ ...user, role, passwordHash: await hashPassword(user.password) }, 'create');
+  return user;
+}
+
+/** One request with exactly these Authorization headers (fetch would merge repeated ones). */
+function requestWithAuthorizations(method: string, path: string, authorizations: string[], body?: string): Promise<number> {
+  const url = new URL(`${testEnvironment().url}${path}`);
+  const headers = [['Host', url.host], ...authorizations.map((value) => ['Authorization', value])];
+  if (body) headers.push(['Content-Type', 'application/json']);
+  return new Promise((resolve, reject) => {
+    const outgoing = request({ host: url.hostname, port: url.port, method, path: url.pathname, headers: headers.flat() }, (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.statusCode ?? 0));
+    });
+    outgoing.on('error', reject);
+    outgoing.end(body);
+  });
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+};
+
+async function timedStatus(authorization: string): Promise<{ status: number; ms: number }> {
+  const started = performance.now();
+  const response = await api('GET', '/special-events', { as: { header: authorization } });
+  return { status: response.status, ms: performance.now() - started };
+}
+
+describe('authentication timing', () => {
+  test('an unknown user costs as much as a wrong password for a known user (no username oracle)', async () => {
+    // Fresh credentials every time: nothing may come from a cache. Pairs are interleaved so that
+    // load from elsewhere on the machine falls on both sides alike.
+    const unknown: number[] = [];
+    const wrongPassword: number[] = [];
+    const malformed: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      const a = await timedStatus(basicAuthorization(`nobody-${randomUUID().slice(0, 8)}`, `guess-${randomUUID()}`));
+      const b = await timedStatus(basicAuthorization(TEST_USERS.editor.username, `guess-${randomUUID()}`));
+      const c = await timedStatus(`Basic ${Buffer.from(`no colon ${i}`).toString('base64')}`);
+      expect([a.status, b.status, c.status]).toEqual([401, 401, 401]);
+      // The first pair warms the authorizer up; it is not measured.
+      if (i === 0) continue;
+      unknown.push(a.ms);
+      wrongPassword.push(b.ms);
+      malformed.push(c.ms);
+    }
+    const [u, w, m] = [median(unknown), median(wrongPassword), median(malformed)];
+    recordFigures('auth-timing', { unknownUserMedianMs: Math.round(u), wrongPasswordMedianMs: Math.round(w), malformedHeaderMedianMs: Math.round(m), samples: unknown.length });
+    // Within noise of each other...
+    expect(u / w).toBeGreaterThan(0.7);
+    expect(u / w).toBeLessThan(1.43);
+    // ...while the measurement can see a missing password check: a header that is not Basic
+    // credentials costs no scrypt at all and is several times faster.
+    expect(m).toBeLessThan(0.5 * Math.min(u, w));
+  });
+});
+
+describe('logs', () => {
+  test('no line of the local API log contains an Authorization header value or a password', async () => {
+    const { logFile } = testEnvironment();
+    const wrong = `wrong-Secret-${randomUUID()}`;
+    const unknownPassword = `unknown-Secret-${randomUUID()}`;
+    const headers = [
+      basicAuthorization(TEST_USERS.editor.username, TEST_USERS.editor.password),
+      basicAuthorization(TEST_USERS.viewer.username, TEST_USERS.viewer.password),
+      basicAuthorization(TEST_USERS.editor.username, wrong),
+      basicAuthorization(`nobody-${randomUUID().slice(0, 8)}`, unknownPassword),
+      `Basic ${wrong}`,
+      `Bearer ${unknownPassword}`,
+    ];
+    for (const header of headers) {
+      await api('GET', '/special-events', { as: { header } });
+      await api('POST', '/special-events', { as: { header }, rawBody: '{"broken', headers: { 'Content-Type': 'application/json' } });
+    }
+    // A marker request, to know the log has caught up with everything above.
+    const marker = randomUUID();
+    await api('GET', `/special-events/${marker}`);
+    let log = '';
+    for (let waited = 0; waited < 5_000 && !log.includes(marker); waited += 100) {
+      await sleep(100);
+      log = await readFile(logFile, 'utf8');
+    }
+    expect(log).toContain(marker);
+    const secrets = [
+      ...headers,
+      ...headers.map((header) => header.replace(/^\w+ /, '')),
+      TEST_USERS.editor.password,
+      TEST_USERS.viewer.password,
+      wrong,
+      unknownPassword,
+    ];
+    for (const secret of secrets) expect(log).not.toContain(secret);
+    expect(log).not.toMatch(/basic [A-Za-z0-9+/=]{8,}/i);
+  });
+});
+
+describe('the users CLI', () => {
+  let dataDirectory: string;
+  beforeAll(async () => {
+    dataDirectory = await mkdtemp(join(tmpdir(), 'museum-users-cli-'));
+  });
+  afterAll(() => rm(dataDirectory, { recursive: true, force: true }));
+
+  /** `npm run users -- add <name> --role viewer`, the password piped to stdin, against the test DynamoDB Local. */
+  function addUser(username: string, password: string): Promise<{ code: number | null; output: string }> {
+    return new Promise((resolve) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'bin/users.ts', 'add', username, '--role', 'viewer'], {
+        env: { ...process.env, DYNAMODB_ENDPOINT: testEnvironment().dynamodbEndpoint, MUSEUM_DATA_DIR: dataDirectory },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.on('exit', (code) => resolve({ code, output }));
+      child.stdin.end(`${password}\n`);
+    });
+  }
+
+  test(`refuses passwords under ${MIN_PASSWORD_LENGTH} characters (counted as characters, not UTF-16 units) and creates no user`, async () => {
+    const short = { username: `short-${randomUUID().slice(0, 8)}`, password: 'elevenchars' };
+    const emoji = { username: `emoji-${randomUUID().slice(0, 8)}`, password: '🦕'.repeat(MIN_PASSWORD_LENGTH - 1) };
+    const results = await Promise.all([addUser(short.username, short.password), addUser(emoji.username, emoji.password)]);
+    for (const [i, { code, output }] of results.entries()) {
+      expect(code).toBe(1);
+      expect(output).toContain(`at least ${MIN_PASSWORD_LENGTH} characters`);
+      expect(await users().getUser([short, emoji][i]?.username as string)).toBeUndefined();
+    }
+  });
+
+  test(`accepts ${MIN_PASSWORD_LENGTH} characters, and never prints the password`, async () => {
+    const user = { username: `long-${randomUUID().slice(0, 8)}`, password: `x${randomUUID().slice(0, MIN_PASSWORD_LENGTH - 1)}` };
+    const { code, output } = await addUser(user.username, user.password);
+    expect(code).toBe(0);
+    expect(output).not.toContain(user.password);
+    expect((await users().getUser(user.username))?.role).toBe('viewer');
+  });
+});
+
+describe('repeated Authorization headers', () => {
+  test("the last one counts, and a viewer's header never inherits an editor's cached policy", async () => {
+    const viewer = await freshUser('viewer');
+    const viewerHeader = basicAuthorization(viewer.username, viewer.password);
+    const editorHeader = basicAuthorization(TEST_USERS.editor.username, TEST_USERS.editor.password);
+    const event = JSON.stringify({ name: 'Borrowed', location: 'Hall', eventDescription: 'x', dates: ['9980-02-02'], price: 1 });
+
+    // Viewer first, editor last: the editor's credentials are checked (and cached under the editor's header).
+    expect(await requestWithAuthorizations('POST', '/special-events', [viewerHeader, editorHeader], event)).toBe(201);
+    // The viewer's header alone is still only a viewer.
+    expect(await requestWithAuthorizations('POST', '/special-events', [viewerHeader], event)).toBe(403);
+    // Editor first, viewer last: a viewer.
+    expect(await requestWithAuthorizations('POST', '/special-events', [editorHeader, viewerHeader], event)).toBe(403);
+  });
+});
+
+describe('response hardening', () => {
+  const allowed = 'https://tickets.example';
+  let corsApi: LocalApiProcess;
+  let workDirectory: string;
+
+  beforeAll(async () => {
+    workDirectory = await mkdtemp(join(tmpdir(), 'museum-cors-'));
+    corsApi = await startLocalApiProcess(
+      {
+        DYNAMODB_ENDPOINT: testEnvironment().dynamodbEndpoint,
+        MUSEUM_ADMIN_PASSWORD: TEST_USERS.editor.password,
+        MUSEUM_DATA_DIR: join(workDirectory, 'data'),
+        CORS_ALLOWED_ORIGINS: allowed,
+      },
+      join(workDirectory, 'local-api.log'),
+    );
+  }, 60_000);
+  afterAll(async () => {
+    await corsApi?.stop();
+    await rm(workDirectory, { recursive: true, force: true });
+  });
+
+  test('every answer, success, problem or gateway response, is nosniff and no-store', async () => {
+    const event = await createEvent({ dates: ['9980-03-03'] });
+    const answers = [
+      await api('GET', `/special-events/${event.eventId}`),
+      await api('GET', '/special-events?startDate=9980-03-03&endDate=9980-03-03'),
+      await api('PATCH', `/special-events/${event.eventId}`, { json: { price: 3 } }),
+      await api('GET', '/special-events/not-a-uuid'),
+      await api('GET', '/special-events', { as: 'none' }),
+      await api('POST', '/special-events', { as: 'viewer', json: {} }),
+      await api('PUT', '/special-events'),
+      await api('DELETE', `/special-events/${event.eventId}`),
+    ];
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 400, 401, 403, 404, 204]);
+    for (const answer of answers) {
+      expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(answer.headers.get('cache-control')).toBe('no-store');
+    }
+  });
+
+  test('CORS answers only allow-listed origins, by name, never * and never with credentials', async () => {
+    const authorization = basicAuthorization(TEST_USERS.editor.username, TEST_USERS.editor.password);
+    const cors = async (origin: string, method = 'GET') => {
+      const response = await fetch(`${corsApi.url}/special-events?startDate=9980-03-03`, {
+        method,
+        headers: method === 'OPTIONS' ? { Origin: origin, 'Access-Control-Request-Method': 'PATCH' } : { Origin: origin, Authorization: authorization },
+      });
+      await response.arrayBuffer();
+      return response.headers;
+    };
+    for (const method of ['GET', 'OPTIONS']) {
+      const good = await cors(allowed, method);
+      expect(good.get('access-control-allow-origin')).toBe(allowed);
+      expect(good.get('access-control-allow-credentials')).toBeNull();
+      for (const origin of ['https://evil.example', 'null', `${allowed}.evil.example`, 'http://tickets.example']) {
+        const bad = await cors(origin, method);
+        expect(bad.get('access-control-allow-origin')).toBeNull();
+        expect(bad.get('access-control-allow-credentials')).toBeNull();
+      }
+    }
+  });
+});
