@@ -1,7 +1,8 @@
 // GET /special-events
 import { addDays, daysBetween, todayIn } from './shared/calendar-dates.ts';
 import { eventsStore, museumTimeZone } from './shared/config.ts';
-import { LIMITS, ListEventsQuery } from './shared/event-schema.ts';
+import { ListEventsQuery } from './shared/event-schema.ts';
+import { LIMITS } from './shared/limits.ts';
 import { httpHandler, jsonResponse, validate, type HttpEvent, type HttpHandler } from './shared/http.ts';
 import { metrics } from './shared/observability.ts';
 import { HttpProblem, type FieldError } from './shared/problems.ts';

@@ -4,7 +4,6 @@ import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
@@ -22,7 +21,7 @@ export const SERVER_ERROR_RATE_THRESHOLD = 0.05;
 /** The DynamoDB operations the functions call, whose throttling the alarms watch. */
 const DYNAMODB_OPERATIONS = {
   events: ['GetItem', 'BatchGetItem', 'Query', 'TransactWriteItems'],
-  idempotency: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+  idempotency: ['GetItem', 'TransactWriteItems'],
 };
 
 export interface ApiMonitoringProps {

@@ -1,6 +1,5 @@
 // Least privilege, written down per function: the DynamoDB actions each bundle really calls
-// (read off functions/shared/events-store.ts, users-store.ts and the Powertools idempotency
-// persistence layer), and nothing else. TransactWriteItems needs no action of its own: each Put,
+// (read off functions/shared/events-store.ts and users-store.ts), and nothing else. TransactWriteItems needs no action of its own: each Put,
 // Update and Delete inside it is authorised as PutItem, UpdateItem and DeleteItem.
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
@@ -12,15 +11,17 @@ export interface DataAccess {
   events?: { actions: string[]; partitions: 'events' | 'users' };
   /** Actions on the byDate index (KEYS_ONLY: it holds event ids and dates, nothing else). */
   dateIndex?: string[];
-  /** Actions on the idempotency table (Powertools: get, conditional put, update, delete). */
+  /** Actions on the idempotency table. */
   idempotency?: string[];
 }
 
-const IDEMPOTENCY_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
-
 export const DATA_ACCESS: Record<string, DataAccess> = {
-  // TransactWriteItems of Puts (the event and its date items, conditioned on attribute_not_exists).
-  'create-special-event': { events: { actions: ['dynamodb:PutItem'], partitions: 'events' }, idempotency: IDEMPOTENCY_ACTIONS },
+  // TransactWriteItems of Puts (the event, its date items and, with an Idempotency-Key, its
+  // idempotency record, all conditioned); GetItem of the record when the key was already used.
+  'create-special-event': {
+    events: { actions: ['dynamodb:PutItem'], partitions: 'events' },
+    idempotency: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+  },
   // Query of the byDate index, then BatchGetItem of the page's base items.
   'list-special-events': { events: { actions: ['dynamodb:BatchGetItem'], partitions: 'events' }, dateIndex: ['dynamodb:Query'] },
   'get-special-event': { events: { actions: ['dynamodb:GetItem'], partitions: 'events' } },

@@ -9,7 +9,7 @@ import type { StageConfig } from './stage-config.ts';
 export class MuseumTables extends Construct {
   /** Events, their per-date index items and the API users. */
   readonly events: dynamodb.TableV2;
-  /** Powertools idempotency records for POST /special-events; they expire after 24 hours. */
+  /** Idempotency records of POST /special-events, written with the event; they expire after 24 hours. */
   readonly idempotency: dynamodb.TableV2;
 
   constructor(scope: Construct, id: string, config: StageConfig) {

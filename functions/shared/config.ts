@@ -11,7 +11,8 @@ let authenticator: BasicAuthenticator | undefined;
 let timeZone: string | undefined;
 
 export function eventsStore(): EventsStore {
-  events ??= new EventsStore(getDocumentClient(), requiredEnv('TABLE_NAME'));
+  // Only the create function may use the idempotency table (lib/function-permissions.ts).
+  events ??= new EventsStore(getDocumentClient(), requiredEnv('TABLE_NAME'), process.env.IDEMPOTENCY_TABLE_NAME);
   return events;
 }
 

@@ -15,24 +15,14 @@ export const DYNAMODB_CLIENT_SETTINGS = {
   requestTimeoutMs: 2_000,
 } as const;
 
-let dynamoDbClient: DynamoDBClient | undefined;
 let documentClient: DynamoDBDocumentClient | undefined;
 
-/**
- * The low-level client under the Document client. Powertools idempotency uses it too: one
- * client to build at cold start and one connection to open, instead of two.
- */
-export function getDynamoDbClient(): DynamoDBClient {
-  dynamoDbClient ??= new DynamoDBClient(dynamoDbClientConfig());
-  return dynamoDbClient;
-}
-
 export function getDocumentClient(): DynamoDBDocumentClient {
-  documentClient ??= createDocumentClient(getDynamoDbClient());
+  documentClient ??= createDocumentClient();
   return documentClient;
 }
 
-/** The configuration of every DynamoDB client the functions use, Powertools idempotency's included. */
+/** The configuration of the functions' DynamoDB client. */
 export function dynamoDbClientConfig(): DynamoDBClientConfig {
   return {
     maxAttempts: DYNAMODB_CLIENT_SETTINGS.maxAttempts,

@@ -2,25 +2,7 @@
 // below are inferred from them, and the OpenAPI document is generated from them.
 import * as v from 'valibot';
 import { isCalendarDate, normaliseDates } from './calendar-dates.ts';
-
-/**
- * Field bounds (the spec sets none). MAX_DATES follows from DynamoDB: every write of an event
- * and its per-date index items is one TransactWriteItems call (at most 100 actions), and a PATCH
- * that replaces all dates deletes the old entries and writes the new ones: 1 + 49 + 49 <= 100.
- */
-export const LIMITS = {
-  nameLength: 200,
-  locationLength: 200,
-  descriptionLength: 5000,
-  maxDates: 49,
-  maxPrice: 1_000_000,
-  maxBodyBytes: 64 * 1024,
-  maxListLimit: 30,
-  defaultListLimit: 10,
-  maxListPage: 100,
-  defaultRangeDays: 7,
-  maxRangeDays: 366,
-} as const;
+import { LIMITS } from './limits.ts';
 
 const noControlCharacters = /^[^\p{Cc}]*$/u;
 const noControlCharactersButLineBreaksAndTabs = /^(?:[^\p{Cc}]|[\t\n\r])*$/u;

@@ -5,7 +5,7 @@
 // in the `byDate` index. Every write of an event and its date items is one TransactWriteItems
 // call, conditioned on the base item's version, so no reader of the base table ever sees a half
 // write and concurrent writers never leave orphan date items.
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   BatchGetCommand,
@@ -18,7 +18,8 @@ import {
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { monthsBetween } from './calendar-dates.ts';
 import type { NewSpecialEvent, SpecialEvent, SpecialEventChanges } from './event-schema.ts';
-import { DATE_INDEX, keys } from './table-definition.ts';
+import { LIMITS } from './limits.ts';
+import { DATE_INDEX, idempotencyTable, keys } from './table-definition.ts';
 
 export interface StoredEvent {
   event: SpecialEvent;
@@ -69,6 +70,20 @@ export class ConcurrentModificationError extends Error {
   }
 }
 
+/** The Idempotency-Key of a creation: the caller's key, scoped to the authenticated principal. */
+export interface IdempotencyScope {
+  principal: string;
+  key: string;
+}
+
+/** The Idempotency-Key was already used, within its lifetime, with a different event. */
+export class IdempotencyKeyReusedError extends Error {
+  override name = 'IdempotencyKeyReusedError';
+  constructor() {
+    super('This Idempotency-Key was already used with a different request body');
+  }
+}
+
 /** DynamoDB kept some keys of a batch read unprocessed (throttling); the client may retry. */
 export class StoreBusyError extends Error {
   override name = 'StoreBusyError';
@@ -83,25 +98,93 @@ export class EventsStore {
   private readonly client: DynamoDBDocumentClient;
   private readonly tableName: string;
 
-  constructor(client: DynamoDBDocumentClient, tableName: string) {
+  private readonly idempotencyTableName: string | undefined;
+
+  constructor(client: DynamoDBDocumentClient, tableName: string, idempotencyTableName?: string) {
     this.client = client;
     this.tableName = tableName;
+    this.idempotencyTableName = idempotencyTableName;
   }
 
-  async createEvent(input: NewSpecialEvent): Promise<StoredEvent> {
-    const event: SpecialEvent = { eventId: randomUUID(), ...input };
-    const now = new Date().toISOString();
-    await this.transact([
-      {
-        Put: {
-          TableName: this.tableName,
-          Item: { ...keys.event(event.eventId), ...event, version: 1, createdAt: now, updatedAt: now },
-          ConditionExpression: 'attribute_not_exists(pk)',
+  /**
+   * Stores a new event. With an idempotency scope, the event and its idempotency record are
+   * written in the same transaction, so a key creates at most one event however the requests
+   * race, time out or lose their responses; a later request with the key gets the event it
+   * created (or IdempotencyKeyReusedError if its event differs) for LIMITS.idempotencyWindowHours.
+   *
+   * Written here rather than with Powertools idempotency: its record is saved in calls of its
+   * own before and after the handler, so a crash between the event write and the record's
+   * completion lets the retry create a second event; and its JMESPath engine added 38 KB to
+   * this function's bundle, 10 % to its cold start (docs/PERFORMANCE.md).
+   */
+  async createEvent(input: NewSpecialEvent, idempotency?: IdempotencyScope): Promise<StoredEvent> {
+    const request = idempotency && this.idempotencyRequest(idempotency, input);
+    for (let attempt = 1; attempt <= MAX_WRITE_ATTEMPTS; attempt++) {
+      const event: SpecialEvent = { eventId: randomUUID(), ...input };
+      const now = new Date();
+      const nowSeconds = Math.floor(now.getTime() / 1000);
+      const eventItems = [
+        {
+          Put: {
+            TableName: this.tableName,
+            Item: { ...keys.event(event.eventId), ...event, version: 1, createdAt: now.toISOString(), updatedAt: now.toISOString() },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
         },
-      },
-      ...event.dates.map((date) => this.putDateItem(event, date)),
-    ]);
-    return { event, version: 1 };
+        ...event.dates.map((date) => this.putDateItem(event, date)),
+      ];
+      if (!request) {
+        await this.transact(eventItems);
+        return { event, version: 1 };
+      }
+      try {
+        await this.transact([
+          ...eventItems,
+          {
+            Put: {
+              TableName: request.tableName,
+              Item: {
+                [idempotencyTable.partitionKey.name]: request.id,
+                [idempotencyTable.timeToLiveAttribute]: nowSeconds + LIMITS.idempotencyWindowHours * 3600,
+                requestHash: request.requestHash,
+                event,
+                createdAt: now.toISOString(),
+              },
+              // TTL deletes expired records only eventually: an expired record counts as absent.
+              ConditionExpression: `attribute_not_exists(#id) OR #expiration <= :now`,
+              ExpressionAttributeNames: { '#id': idempotencyTable.partitionKey.name, '#expiration': idempotencyTable.timeToLiveAttribute },
+              ExpressionAttributeValues: { ':now': nowSeconds },
+            },
+          },
+        ]);
+        return { event, version: 1 };
+      } catch (error) {
+        if (!isLostRace(error)) throw error;
+      }
+      // The key is taken (or a request with it is committing right now): answer as the first did.
+      const { Item } = await this.client.send(
+        new GetCommand({ TableName: request.tableName, Key: { [idempotencyTable.partitionKey.name]: request.id }, ConsistentRead: true }),
+      );
+      if (Item && Number(Item[idempotencyTable.timeToLiveAttribute]) > nowSeconds) {
+        if (Item.requestHash !== request.requestHash) throw new IdempotencyKeyReusedError();
+        return toStoredEvent({ ...(Item.event as Item), version: 1 });
+      }
+      await sleep(Math.random() * 10 * attempt);
+    }
+    throw new StoreBusyError('Requests with this Idempotency-Key kept colliding');
+  }
+
+  private idempotencyRequest(scope: IdempotencyScope, input: NewSpecialEvent) {
+    if (!this.idempotencyTableName) throw new Error('The events store has no idempotency table');
+    const sha256 = (text: string) => createHash('sha256').update(text).digest('base64url');
+    return {
+      tableName: this.idempotencyTableName,
+      // Hashed: keys are up to 255 characters of anything; the id stays short and reveals nothing.
+      id: `create#${sha256(`${scope.principal}\u0000${scope.key}`)}`,
+      // The validated input (fixed key order, dates normalised): the same event sent with other
+      // whitespace or date order is the same request.
+      requestHash: sha256(JSON.stringify(input)),
+    };
   }
 
   async getEvent(eventId: string): Promise<StoredEvent | undefined> {

@@ -8,7 +8,7 @@ import httpCors from '@middy/http-cors';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import * as v from 'valibot';
-import { LIMITS } from './event-schema.ts';
+import { LIMITS } from './limits.ts';
 import { logger, metrics } from './observability.ts';
 import { CORS_REQUEST_HEADERS } from './routes.ts';
 import { HttpProblem, PROBLEM_CONTENT_TYPE, toProblem, type FieldError, type Problem } from './problems.ts';
@@ -165,4 +165,14 @@ export function expectedVersion(event: HttpEvent): number | undefined {
     throw new HttpProblem('validation-error', 'If-Match must carry a single ETag', { errors: [{ field: 'If-Match', message: 'must carry a single ETag' }] });
   }
   return first === undefined ? -1 : Number(first);
+}
+
+/** The Idempotency-Key header, if sent; a 400 problem when empty or over LIMITS.idempotencyKeyLength. */
+export function idempotencyKey(event: Pick<HttpEvent, 'headers'>): string | undefined {
+  const key = event.headers['idempotency-key'];
+  if (key !== undefined && (key.length === 0 || key.length > LIMITS.idempotencyKeyLength)) {
+    const message = `must be 1 to ${LIMITS.idempotencyKeyLength} characters`;
+    throw new HttpProblem('validation-error', `Idempotency-Key ${message}`, { errors: [{ field: 'Idempotency-Key', message }] });
+  }
+  return key;
 }

@@ -81,8 +81,6 @@ function isTemporaryFailure(error: Error): boolean {
     CancellationReasons?: { Code?: string }[];
   };
   if (UNAVAILABLE_ERROR_NAMES.has(error.name)) return true;
-  // Wrappers such as Powertools' IdempotencyPersistenceLayerError carry the DynamoDB error as `cause`.
-  if (error.cause instanceof Error && isTemporaryFailure(error.cause)) return true;
   if (details.code && UNAVAILABLE_ERROR_CODES.has(details.code)) return true;
   if ((details.$metadata?.httpStatusCode ?? 0) >= 500) return true;
   if (error.name === 'TransactionCanceledException') {
@@ -104,14 +102,8 @@ export function toProblem(error: unknown): { problem: Problem; headers: Record<s
         return expected(problemBody('precondition-failed', error.message));
       case 'ConcurrentModificationError':
         return expected(problemBody('conflict', `${error.message}; retry the request`));
-      case 'IdempotencyValidationError':
-        return expected(
-          problemBody('idempotency-key-reused', 'This Idempotency-Key was already used with a different request body'),
-        );
-      case 'IdempotencyAlreadyInProgressError':
-        return expected(
-          problemBody('conflict', 'A request with this Idempotency-Key is still in progress; retry after it completes'),
-        );
+      case 'IdempotencyKeyReusedError':
+        return expected(problemBody('idempotency-key-reused', error.message));
     }
     if (isTemporaryFailure(error)) {
       return {

@@ -28,7 +28,10 @@ export const eventsTable = {
   ],
 } as const satisfies TableDefinition;
 
-/** Powertools idempotency records for POST /special-events (Idempotency-Key), expired by TTL. */
+/**
+ * Idempotency records of POST /special-events (Idempotency-Key), each written in the same
+ * transaction as the event it created; TTL removes them after LIMITS.idempotencyWindowHours.
+ */
 export const idempotencyTable = {
   partitionKey: { name: 'id', type: 'S' },
   globalSecondaryIndexes: [],

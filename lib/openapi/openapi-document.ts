@@ -3,7 +3,7 @@
 // with, problems from the problem catalogue, gateway answers from the gateway-response table.
 // `npm run openapi` writes it to openapi/openapi.json; the local API serves it fresh.
 import * as v from 'valibot';
-import { EventNotFoundError, EventVersionMismatchError, ConcurrentModificationError } from '../../functions/shared/events-store.ts';
+import { ConcurrentModificationError, EventNotFoundError, EventVersionMismatchError, IdempotencyKeyReusedError } from '../../functions/shared/events-store.ts';
 import {
   CalendarDate,
   CreateEventRequest,
@@ -14,12 +14,12 @@ import {
   EventName,
   EventPathParameters,
   EventPrice,
-  LIMITS,
   ListEventsQuery,
   SpecialEvent,
   UpdateEventRequest,
 } from '../../functions/shared/event-schema.ts';
-import { expectedVersion, validate, type HttpEvent } from '../../functions/shared/http.ts';
+import { LIMITS } from '../../functions/shared/limits.ts';
+import { expectedVersion, idempotencyKey, validate, type HttpEvent } from '../../functions/shared/http.ts';
 import { HttpProblem, problemBody, PROBLEM_CONTENT_TYPE, type Problem } from '../../functions/shared/problems.ts';
 import { API_VERSION, BASE_PATH, ROLES, routes, type Route } from '../../functions/shared/routes.ts';
 import { componentSchemas, schemaWithReferences, SCHEMA_REF_PREFIX, type JsonSchema } from './json-schemas.ts';
@@ -28,7 +28,6 @@ import {
   gatewayExample,
   HEADER_REFS,
   HEADERS,
-  namedError,
   problemResponse,
   problemSchemas,
   sharedResponses,
@@ -148,13 +147,12 @@ const problems = {
   },
   idempotencyKeyLength: {
     summary: 'Idempotency-Key is empty or too long',
-    value: problemBody('validation-error', `Idempotency-Key must be 1 to 255 characters`, [{ field: 'Idempotency-Key', message: 'must be 1 to 255 characters' }]),
+    value: thrownProblem(() => idempotencyKey({ headers: { 'idempotency-key': '' } })),
   },
   notFound: errorExample(new EventNotFoundError(exampleEvent.eventId), 'No event has this id'),
   versionMismatch: errorExample(new EventVersionMismatchError(exampleEvent.eventId, 4), 'If-Match named an older version'),
   concurrentWrites: errorExample(new ConcurrentModificationError(exampleEvent.eventId), 'Other requests kept changing the event'),
-  idempotencyInProgress: errorExample(namedError('IdempotencyAlreadyInProgressError'), 'The first request with this key is still running'),
-  idempotencyKeyReused: errorExample(namedError('IdempotencyValidationError'), 'Same key, different body'),
+  idempotencyKeyReused: errorExample(new IdempotencyKeyReusedError(), 'Same key, different body'),
   bodyTooLarge: {
     summary: 'The body exceeds 64 KiB',
     value: problemBody('payload-too-large', `The request body is 70123 bytes; at most ${LIMITS.maxBodyBytes} are accepted`),
@@ -201,7 +199,8 @@ function operationDetails(): Record<string, OperationDetails> {
     createSpecialEvent: {
       description:
         'Creates a special event; the service assigns its `eventId`. Send an `Idempotency-Key` to make retries safe: ' +
-        'a repeat with the same key and body within 24 hours returns the first response instead of creating another event.',
+        `a repeat with the same key and body within ${LIMITS.idempotencyWindowHours} hours returns the event the key created (same body, ` +
+        '`Location` and `ETag`) instead of creating another, even when the requests race.',
       parameters: [parameterRef('IdempotencyKey')],
       requestBody: {
         required: true,
@@ -217,9 +216,6 @@ function operationDetails(): Record<string, OperationDetails> {
           invalidBody: problems.invalidBody,
           malformedJson: problems.malformedJson,
           idempotencyKeyLength: problems.idempotencyKeyLength,
-        }),
-        409: problemResponse(409, 'A request with the same `Idempotency-Key` is still in progress; retry after it completes', {
-          idempotencyInProgress: problems.idempotencyInProgress,
         }),
         413: bodyTooLarge,
         415: unsupportedMediaType,
@@ -389,9 +385,8 @@ function parameters(): Record<string, unknown> {
       name: 'Idempotency-Key',
       in: 'header',
       required: false,
-      description: 'A unique key per intended creation (a UUID, say). Keys are kept per user for 24 hours.',
-      // The bounds create-special-event.ts enforces (a contract test compares them with its constants).
-      schema: { type: 'string', minLength: 1, maxLength: 255 },
+      description: `A unique key per intended creation (a UUID, say). Keys are kept per user for ${LIMITS.idempotencyWindowHours} hours.`,
+      schema: { type: 'string', minLength: 1, maxLength: LIMITS.idempotencyKeyLength },
       example: '5b0e8c4f-1d7a-4a59-9d0c-3c2f8f6b1e21',
     },
     ...query,

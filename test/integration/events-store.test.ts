@@ -1,22 +1,24 @@
 // The data layer against DynamoDB Local, in a table of its own.
 import { randomUUID } from 'node:crypto';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { addDays } from '../../functions/shared/calendar-dates.ts';
 import { createDocumentClient } from '../../functions/shared/dynamodb-client.ts';
 import {
   EventNotFoundError,
   EventsStore,
   EventVersionMismatchError,
+  IdempotencyKeyReusedError,
 } from '../../functions/shared/events-store.ts';
 import type { NewSpecialEvent } from '../../functions/shared/event-schema.ts';
-import { eventsTable } from '../../functions/shared/table-definition.ts';
+import { eventsTable, idempotencyTable } from '../../functions/shared/table-definition.ts';
 import { ensureTable, localClient } from '../../lib/local/dynamodb-local.ts';
 import { testEnvironment } from '../support/test-environment.ts';
 
 const tableName = `events-store-${randomUUID()}`;
 const client = localClient(testEnvironment().dynamodbEndpoint);
 const documentClient = createDocumentClient(client);
-const store = new EventsStore(documentClient, tableName);
+const idempotencyTableName = `idempotency-${randomUUID()}`;
+const store = new EventsStore(documentClient, tableName, idempotencyTableName);
 
 function newEvent(fields: Partial<NewSpecialEvent> = {}): NewSpecialEvent {
   return { name: 'Lecture', location: 'Auditorium', eventDescription: 'A talk.', dates: ['2030-03-10'], price: 10, ...fields };
@@ -32,6 +34,7 @@ async function itemsOf(eventId: string) {
 
 beforeAll(async () => {
   await ensureTable(client, tableName, eventsTable);
+  await ensureTable(client, idempotencyTableName, idempotencyTable);
 });
 
 afterAll(() => client.destroy());
@@ -82,18 +85,15 @@ describe('events store', () => {
 
   describe('listing by date', () => {
     const year = 2040;
-    let ids: Record<string, string>;
 
     beforeAll(async () => {
-      const create = async (name: string, dates: string[]) => (await store.createEvent(newEvent({ name, dates }))).event.eventId;
-      ids = {
-        before: await create('Before', [`${year}-01-30`]),
-        multi: await create('Multi', [`${year}-01-31`, `${year}-02-01`, `${year}-02-03`]),
-        zebra: await create('Zebra', [`${year}-02-01`]),
-        apple: await create('Apple', [`${year}-02-01`]),
-        later: await create('Later', [`${year}-02-05`]),
-        after: await create('After', [`${year}-02-10`]),
-      };
+      const create = (name: string, dates: string[]) => store.createEvent(newEvent({ name, dates }));
+      await create('Before', [`${year}-01-30`]);
+      await create('Multi', [`${year}-01-31`, `${year}-02-01`, `${year}-02-03`]);
+      await create('Zebra', [`${year}-02-01`]);
+      await create('Apple', [`${year}-02-01`]);
+      await create('Later', [`${year}-02-05`]);
+      await create('After', [`${year}-02-10`]);
     });
 
     test('returns events with a date in the range once each, by first date in range, then name', async () => {
@@ -150,5 +150,44 @@ describe('events store', () => {
     const stored = await store.getEvent(event.eventId);
     if (stored) expect(remaining).toEqual([...stored.event.dates.map((d) => `DATE#${d}`), 'EVENT'].sort());
     else expect(remaining).toEqual([]);
+  });
+});
+
+describe('idempotent creation', () => {
+  const scope = () => ({ principal: 'editor', key: randomUUID() });
+
+  test('the key creates one event; a repeat returns it, another event with the key is refused', async () => {
+    const key = scope();
+    const first = await store.createEvent(newEvent({ name: 'Once' }), key);
+    expect(await store.createEvent(newEvent({ name: 'Once' }), key)).toEqual(first);
+    await expect(store.createEvent(newEvent({ name: 'Twice' }), key)).rejects.toBeInstanceOf(IdempotencyKeyReusedError);
+    expect(await store.createEvent(newEvent({ name: 'Once' }), { ...key, principal: 'someone else' })).not.toEqual(first);
+  });
+
+  test('the record names neither the key nor the principal, and expires after the window', async () => {
+    const key = { principal: 'editor-with-a-name', key: `secret-looking-key-${randomUUID()}` };
+    const before = Math.floor(Date.now() / 1000);
+    await store.createEvent(newEvent(), key);
+    const { Items = [] } = await documentClient.send(new ScanCommand({ TableName: idempotencyTableName }));
+    const text = JSON.stringify(Items);
+    expect(text).not.toContain(key.key);
+    expect(text).not.toContain(key.principal);
+    const newest = Math.max(...Items.map((item) => Number(item.expiration)));
+    expect(newest - before).toBeGreaterThanOrEqual(24 * 3600);
+    expect(newest - before).toBeLessThanOrEqual(24 * 3600 + 60);
+  });
+
+  test('an expired record TTL has not removed yet counts as absent: the key creates a new event', async () => {
+    const key = scope();
+    const first = await store.createEvent(newEvent({ name: 'Expired' }), key);
+    const { Items = [] } = await documentClient.send(new ScanCommand({ TableName: idempotencyTableName }));
+    for (const item of Items.filter((candidate) => (candidate.event as { eventId: string }).eventId === first.event.eventId)) {
+      await documentClient.send(
+        new UpdateCommand({ TableName: idempotencyTableName, Key: { id: item.id }, UpdateExpression: 'SET expiration = :past', ExpressionAttributeValues: { ':past': 1 } }),
+      );
+    }
+    const second = await store.createEvent(newEvent({ name: 'Expired again' }), key);
+    expect(second.event.eventId).not.toBe(first.event.eventId);
+    expect(second.event.name).toBe('Expired again');
   });
 });

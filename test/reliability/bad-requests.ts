@@ -5,7 +5,7 @@
 // that no request breaks the API. Every date a request could get stored with lies in the fuzz's
 // reserved year, so the events the fuzz creates never appear in another test's list.
 import fc from 'fast-check';
-import { LIMITS } from '../../functions/shared/event-schema.ts';
+import { LIMITS } from '../../functions/shared/limits.ts';
 import { dayOfYear, RESERVED_YEARS } from './reserved-years.ts';
 
 export const FUZZ_CATEGORIES = [

@@ -2,7 +2,7 @@
 // dates sorted without duplicates). Names favour a small pool with shared prefixes, case and
 // script differences, so that list-order ties and UTF-8 vs UTF-16 ordering both get exercised.
 import fc from 'fast-check';
-import { LIMITS } from '../../functions/shared/event-schema.ts';
+import { LIMITS } from '../../functions/shared/limits.ts';
 import type { SpecialEventBody } from '../support/api-client.ts';
 import { dayOfYear } from './reserved-years.ts';
 
