@@ -1,0 +1,199 @@
+// The DynamoDB requests each operation makes, sent straight through a Document client with the
+// handlers' client settings and bundled with the same esbuild settings: the baseline that the
+// handlers' in-process latency is compared with, so the difference is the handler's own work
+// (middleware, validation, logging, metrics, the store's logic, JSON), DynamoDB excluded.
+import { randomUUID } from 'node:crypto';
+import {
+  BatchGetCommand,
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
+import { monthsBetween } from '../../functions/shared/calendar-dates.ts';
+import { createDocumentClient } from '../../functions/shared/dynamodb-client.ts';
+import type { SpecialEvent } from '../../functions/shared/event-schema.ts';
+import { DATE_INDEX, keys } from '../../functions/shared/table-definition.ts';
+
+const EVENT_ATTRIBUTES = ['eventId', 'name', 'location', 'eventDescription', 'dates', 'price', 'version'];
+
+let client: DynamoDBDocumentClient | undefined;
+const documentClient = () => (client ??= createDocumentClient());
+
+function dateItemPut(table: string, event: SpecialEvent, date: string) {
+  return { Put: { TableName: table, Item: { ...keys.eventDate(event.eventId, date), ...keys.dateIndex(date, event.name, event.eventId) } } };
+}
+
+/** GET: one strongly consistent GetItem. */
+export async function getEvent(table: string, eventId: string): Promise<Record<string, unknown> | undefined> {
+  const { Item } = await documentClient().send(new GetCommand({ TableName: table, Key: keys.event(eventId), ConsistentRead: true }));
+  return Item;
+}
+
+/** List: index queries over the window's months until `limit` ids, then one BatchGetItem of them. */
+export async function listPage(table: string, startDate: string, endDate: string, limit: number): Promise<number> {
+  const ids = new Set<string>();
+  const range = keys.dateIndexRange(startDate, endDate);
+  for (const month of monthsBetween(startDate, endDate)) {
+    let exclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await documentClient().send(
+        new QueryCommand({
+          TableName: table,
+          IndexName: DATE_INDEX,
+          KeyConditionExpression: 'gsi1pk = :month AND gsi1sk BETWEEN :from AND :to',
+          ExpressionAttributeValues: { ':month': keys.dateIndexPartition(month), ':from': range.from, ':to': range.to },
+          Limit: Math.max(32, 2 * (limit - ids.size)),
+          ExclusiveStartKey: exclusiveStartKey,
+          ReturnConsumedCapacity: 'TOTAL',
+        }),
+      );
+      for (const item of page.Items ?? []) if (ids.size < limit) ids.add(keys.eventIdFromPk(String(item.pk)));
+      exclusiveStartKey = page.LastEvaluatedKey;
+    } while (exclusiveStartKey && ids.size < limit);
+    if (ids.size >= limit) break;
+  }
+  const response = await documentClient().send(
+    new BatchGetCommand({
+      RequestItems: {
+        [table]: {
+          Keys: [...ids].map((id) => keys.event(id)),
+          ConsistentRead: true,
+          ProjectionExpression: EVENT_ATTRIBUTES.map((_, i) => `#a${i}`).join(', '),
+          ExpressionAttributeNames: Object.fromEntries(EVENT_ATTRIBUTES.map((name, i) => [`#a${i}`, name])),
+        },
+      },
+      ReturnConsumedCapacity: 'TOTAL',
+    }),
+  );
+  return response.Responses?.[table]?.length ?? 0;
+}
+
+/** POST: one TransactWriteItems of the base item, its date items and, with a key, the idempotency record. */
+export async function createEvent(table: string, event: SpecialEvent, idempotency?: { table: string; key: string }): Promise<void> {
+  const now = new Date();
+  const nowSeconds = Math.floor(now.getTime() / 1000);
+  await documentClient().send(
+    new TransactWriteCommand({
+      ClientRequestToken: randomUUID(),
+      TransactItems: [
+        {
+          Put: {
+            TableName: table,
+            Item: { ...keys.event(event.eventId), ...event, version: 1, createdAt: now.toISOString(), updatedAt: now.toISOString() },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+        ...event.dates.map((date) => dateItemPut(table, event, date)),
+        ...(idempotency
+          ? [
+              {
+                Put: {
+                  TableName: idempotency.table,
+                  Item: { id: `create#${idempotency.key}`, expiration: nowSeconds + 86_400, requestHash: idempotency.key, event, createdAt: now.toISOString() },
+                  ConditionExpression: 'attribute_not_exists(#id) OR #expiration <= :now',
+                  ExpressionAttributeNames: { '#id': 'id', '#expiration': 'expiration' },
+                  ExpressionAttributeValues: { ':now': nowSeconds },
+                },
+              },
+            ]
+          : []),
+      ],
+    }),
+  );
+}
+
+/** POST with an Idempotency-Key: the same single transaction, with the idempotency record in it. */
+export async function createEventIdempotently(table: string, idempotencyTable: string, event: SpecialEvent, key: string): Promise<void> {
+  await createEvent(table, event, { table: idempotencyTable, key });
+}
+
+/** PATCH of the price: read the current item, then one transaction rewriting it under its version (as the store does). */
+export async function updatePrice(table: string, eventId: string, price: number): Promise<void> {
+  const current = await getEvent(table, eventId);
+  if (!current) throw new Error(`No event ${eventId}`);
+  await documentClient().send(
+    new TransactWriteCommand({
+      ClientRequestToken: randomUUID(),
+      TransactItems: [
+        {
+          Update: {
+            TableName: table,
+            Key: keys.event(eventId),
+            UpdateExpression:
+              'SET #name = :name, #location = :location, eventDescription = :description, dates = :dates, ' +
+              'price = :price, version = :version, updatedAt = :now',
+            ConditionExpression: 'version = :currentVersion',
+            ExpressionAttributeNames: { '#name': 'name', '#location': 'location' },
+            ExpressionAttributeValues: {
+              ':name': current.name,
+              ':location': current.location,
+              ':description': current.eventDescription,
+              ':dates': current.dates,
+              ':price': price,
+              ':version': Number(current.version) + 1,
+              ':currentVersion': Number(current.version),
+              ':now': new Date().toISOString(),
+            },
+          },
+        },
+      ],
+    }),
+  );
+}
+
+/** DELETE: read the current item, then one transaction deleting it and its date items. */
+export async function deleteEvent(table: string, eventId: string): Promise<void> {
+  const current = await getEvent(table, eventId);
+  if (!current) throw new Error(`No event ${eventId}`);
+  await documentClient().send(
+    new TransactWriteCommand({
+      ClientRequestToken: randomUUID(),
+      TransactItems: [
+        {
+          Delete: {
+            TableName: table,
+            Key: keys.event(eventId),
+            ConditionExpression: 'version = :currentVersion',
+            ExpressionAttributeValues: { ':currentVersion': Number(current.version) },
+          },
+        },
+        ...(current.dates as string[]).map((date) => ({ Delete: { TableName: table, Key: keys.eventDate(eventId, date) } })),
+      ],
+    }),
+  );
+}
+
+export type RawInvocation =
+  | { operation: 'get'; table: string; eventId: string }
+  | { operation: 'list'; table: string; startDate: string; endDate: string; limit: number }
+  | { operation: 'create'; table: string; event: SpecialEvent }
+  | { operation: 'createIdempotently'; table: string; idempotencyTable: string; event: SpecialEvent; key: string }
+  | { operation: 'update'; table: string; eventId: string; price: number }
+  | { operation: 'delete'; table: string; eventId: string };
+
+/**
+ * Entry point for the cold-start runner: one operation's DynamoDB requests as the first
+ * invocation of a fresh process, i.e. what a handler's cold start would cost without the handler.
+ */
+export async function handler(invocation: RawInvocation): Promise<{ statusCode: number }> {
+  switch (invocation.operation) {
+    case 'get':
+      return { statusCode: (await getEvent(invocation.table, invocation.eventId)) ? 200 : 404 };
+    case 'list':
+      await listPage(invocation.table, invocation.startDate, invocation.endDate, invocation.limit);
+      return { statusCode: 200 };
+    case 'create':
+      await createEvent(invocation.table, invocation.event);
+      return { statusCode: 201 };
+    case 'createIdempotently':
+      await createEventIdempotently(invocation.table, invocation.idempotencyTable, invocation.event, invocation.key);
+      return { statusCode: 201 };
+    case 'update':
+      await updatePrice(invocation.table, invocation.eventId, invocation.price);
+      return { statusCode: 200 };
+    case 'delete':
+      await deleteEvent(invocation.table, invocation.eventId);
+      return { statusCode: 204 };
+  }
+}

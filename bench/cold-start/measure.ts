@@ -1,0 +1,152 @@
+// Cold starts: each bundle loaded by a fresh Node process that completes one invocation against
+// DynamoDB Local, round-robin over the bundles so that background load touches them all alike.
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { LIMITS } from '../../functions/shared/limits.ts';
+import { keys } from '../../functions/shared/table-definition.ts';
+import type { RawInvocation } from '../baseline/raw-operations.ts';
+import type { Window } from '../list-scaling/dataset.ts';
+import { authorizerEvent, basicAuthorization, BENCH_PRINCIPAL, proxyEvent } from '../support/api-events.ts';
+import { AUTHORIZER_FLOOR_NAME, FLOOR_NAME, type BenchBuild } from '../support/bench-build.ts';
+import { BENCH_PASSWORD, loadEvents, sampleEvent } from '../support/bench-tables.ts';
+import { runChild } from '../support/child-process.ts';
+import { functionEnvironment, type BenchTables } from '../support/function-environment.ts';
+import { median, round } from '../support/stats.ts';
+
+interface RunResult {
+  initMs: number;
+  nodeStartMs: number;
+  loadMs: number;
+  firstInvocationMs: number;
+  cpuMs: number;
+  maxRssMb: number;
+  outcome: number | string;
+}
+
+export interface ColdStartResult {
+  name: string;
+  /** floor: the brief's floor; function: a deployed bundle; same-requests: a function's DynamoDB requests alone. */
+  role: 'floor' | 'function' | 'same-requests';
+  runs: number;
+  initMs: number;
+  loadMs: number;
+  firstInvocationMs: number;
+  cpuMs: number;
+  maxRssMb: number;
+  samplesMs: number[];
+}
+
+interface ColdTarget {
+  name: string;
+  role: ColdStartResult['role'];
+  bundle: string;
+  kind: 'handler' | 'authorizer';
+  event: () => unknown;
+}
+
+export const sameRequestsName = (functionName: string) => `${functionName} (same requests, raw)`;
+
+export async function measureColdStarts(
+  build: BenchBuild,
+  endpoint: string,
+  tables: BenchTables,
+  window: Window,
+  options: { runs: number; warmUpRounds: number; logDirectory: string },
+): Promise<ColdStartResult[]> {
+  const rounds = options.runs + options.warmUpRounds;
+  // Events the first invocations read, change and delete (a fresh one for every delete).
+  const existing = sampleEvent(['2030-01-10', '2030-01-11'], 'Cold start subject');
+  const toDelete = Array.from({ length: 2 * rounds }, () => sampleEvent(['2030-02-01', '2030-02-08']));
+  await loadEvents(endpoint, tables.events, [existing, ...toDelete]);
+  let price = 0;
+  const nextPrice = () => (price += 1) % 1000;
+  const nextToDelete = () => (toDelete.pop() ?? existing).eventId;
+  const eventForRaw = () => ({ eventId: randomUUID(), ...newEventBody() });
+
+  const functionTarget = (name: string, event: () => unknown): ColdTarget => ({
+    name,
+    role: 'function',
+    bundle: build.bundles[name] as string,
+    kind: name === 'authorizer' ? 'authorizer' : 'handler',
+    event,
+  });
+  const rawTarget = (name: string, event: () => RawInvocation): ColdTarget => ({
+    name: sameRequestsName(name),
+    role: 'same-requests',
+    bundle: build.rawOperations,
+    kind: 'handler',
+    event,
+  });
+  const targets: ColdTarget[] = [
+    { name: FLOOR_NAME, role: 'floor', bundle: build.bundles[FLOOR_NAME] as string, kind: 'handler', event: () => ({ tableName: tables.events, key: keys.event(existing.eventId) }) },
+    {
+      name: AUTHORIZER_FLOOR_NAME,
+      role: 'floor',
+      bundle: build.bundles[AUTHORIZER_FLOOR_NAME] as string,
+      kind: 'authorizer',
+      event: () => ({ tableName: tables.events, key: keys.user(BENCH_PRINCIPAL), password: BENCH_PASSWORD }),
+    },
+    functionTarget('get-special-event', () => proxyEvent('getSpecialEvent', { eventId: existing.eventId })),
+    functionTarget('list-special-events', () => proxyEvent('listSpecialEvents')),
+    functionTarget('create-special-event', () => proxyEvent('createSpecialEvent', { body: newEventBody(), headers: { 'Idempotency-Key': randomUUID() } })),
+    functionTarget('update-special-event', () => proxyEvent('updateSpecialEvent', { eventId: existing.eventId, body: { price: nextPrice() } })),
+    functionTarget('delete-special-event', () => proxyEvent('deleteSpecialEvent', { eventId: nextToDelete() })),
+    functionTarget('authorizer', () => authorizerEvent(basicAuthorization(BENCH_PRINCIPAL, BENCH_PASSWORD))),
+    rawTarget('get-special-event', () => ({ operation: 'get', table: tables.events, eventId: existing.eventId })),
+    rawTarget('list-special-events', () => ({ operation: 'list', table: tables.events, ...window, limit: LIMITS.defaultListLimit })),
+    rawTarget('create-special-event', () => ({
+      operation: 'createIdempotently',
+      table: tables.events,
+      idempotencyTable: tables.idempotency,
+      event: eventForRaw(),
+      key: randomUUID(),
+    })),
+    rawTarget('update-special-event', () => ({ operation: 'update', table: tables.events, eventId: existing.eventId, price: nextPrice() })),
+    rawTarget('delete-special-event', () => ({ operation: 'delete', table: tables.events, eventId: nextToDelete() })),
+  ];
+  const samples = new Map<string, RunResult[]>(targets.map((target) => [target.name, []]));
+
+  for (let round = 0; round < rounds; round++) {
+    process.stderr.write(`  cold starts: round ${round + 1}/${rounds}${round < options.warmUpRounds ? ' (warm-up)' : ''}\n`);
+    // Rotate the order each round so no bundle always runs first (or right after the heaviest).
+    const order = targets.map((_, i) => targets[(i + round) % targets.length] as ColdTarget);
+    for (const target of order) {
+      const result = await runChild<RunResult>([build.coldStartRunner], {
+        env: {
+          ...functionEnvironment(endpoint, tables, target.name),
+          BENCH_COLD_START: JSON.stringify({ bundle: target.bundle, functionName: target.name, kind: target.kind, event: target.event() }),
+        },
+        logFile: join(options.logDirectory, 'cold-starts.log'),
+      });
+      const succeeded = target.kind === 'authorizer' ? result.outcome === 'allowed' : [200, 201, 204].includes(Number(result.outcome));
+      if (!succeeded) throw new Error(`The first invocation of ${target.name} did not succeed (${result.outcome}): see ${options.logDirectory}`);
+      if (round >= options.warmUpRounds) samples.get(target.name)?.push(result);
+    }
+  }
+
+  return targets.map((target) => {
+    const runs = samples.get(target.name) ?? [];
+    const of = (pick: (run: RunResult) => number) => round(median(runs.map(pick)), 1);
+    return {
+      name: target.name,
+      role: target.role,
+      runs: runs.length,
+      initMs: of((run) => run.initMs),
+      loadMs: of((run) => run.loadMs),
+      firstInvocationMs: of((run) => run.firstInvocationMs),
+      cpuMs: of((run) => run.cpuMs),
+      maxRssMb: of((run) => run.maxRssMb),
+      samplesMs: runs.map((run) => round(run.initMs, 1)),
+    };
+  });
+}
+
+export function newEventBody() {
+  return {
+    name: `Cold start ${randomUUID().slice(0, 8)}`,
+    location: 'Main Hall',
+    eventDescription: 'An introduction to the collection for new members.',
+    dates: ['2030-03-01', '2030-03-08', '2030-03-15'],
+    price: 12.5,
+  };
+}

@@ -1,0 +1,228 @@
+// Turns the measurements into the targets' PASS/FAIL verdicts and the markdown tables that
+// `npm run bench` prints and docs/PERFORMANCE.md quotes.
+import type { AuthorizerResult } from './authorizer/measure.ts';
+import { sameRequestsName, type ColdStartResult } from './cold-start/measure.ts';
+import type { ListScalingResult } from './list-scaling/measure.ts';
+import type { BundleSize } from './support/bench-build.ts';
+import { AUTHORIZER_FLOOR_NAME, FLOOR_NAME } from './support/bench-build.ts';
+import type { HttpResult } from './warm/http.ts';
+import type { InProcessResult } from './warm/in-process.ts';
+
+export const LIMITS = {
+  /** 250 KB read as 250,000 bytes, the stricter of the two readings of "KB". */
+  bundleBytes: 250_000,
+  initRatio: 1.25,
+  handlerOverheadMs: 1,
+  listScalingRatio: 1.2,
+  pageReadCostRatio: 2,
+} as const;
+
+/** Lambda gives a function CPU in proportion to its memory: 1,769 MB is one full vCPU. */
+export const MB_PER_VCPU = 1769;
+const MEMORY_SIZES = [256, 512, 1024, MB_PER_VCPU];
+
+export interface Measurements {
+  sizes: BundleSize[];
+  coldStarts: ColdStartResult[];
+  inProcess: InProcessResult[];
+  http: HttpResult[];
+  authorizer: AuthorizerResult;
+  listScaling: { window: { startDate: string; endDate: string }; results: ListScalingResult[] };
+}
+
+export interface Verdict {
+  target: string;
+  measured: string;
+  limit: string;
+  pass: boolean;
+}
+
+const kb = (bytes: number) => `${(bytes / 1000).toFixed(1)} KB`;
+const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 1)} ms`;
+const ratio = (value: number) => `${value.toFixed(2)}x`;
+
+export function verdicts(m: Measurements): Verdict[] {
+  const out: Verdict[] = [];
+  const functions = m.sizes.filter((size) => size.name !== FLOOR_NAME && size.name !== AUTHORIZER_FLOOR_NAME);
+  for (const size of functions) {
+    out.push({ target: `Bundle size: ${size.name}`, measured: kb(size.bytes), limit: `<= ${kb(LIMITS.bundleBytes)}`, pass: size.bytes <= LIMITS.bundleBytes });
+  }
+  const initOf = (name: string) => m.coldStarts.find((result) => result.name === name)?.initMs ?? Number.NaN;
+  for (const cold of m.coldStarts.filter((result) => result.role === 'function')) {
+    const floorName = cold.name === 'authorizer' ? AUTHORIZER_FLOOR_NAME : FLOOR_NAME;
+    const value = cold.initMs / initOf(floorName);
+    out.push({
+      target: `Cold start / ${floorName}: ${cold.name}`,
+      measured: `${ratio(value)} (${ms(cold.initMs)} / ${ms(initOf(floorName))})`,
+      limit: `<= ${ratio(LIMITS.initRatio)}`,
+      pass: value <= LIMITS.initRatio,
+    });
+  }
+  for (const operation of m.inProcess) {
+    out.push({
+      target: `Warm handler overhead p50: ${operation.name}`,
+      measured: ms(operation.overheadP50Ms),
+      limit: `< ${ms(LIMITS.handlerOverheadMs)}`,
+      pass: operation.overheadP50Ms < LIMITS.handlerOverheadMs,
+    });
+  }
+  const list = [...m.listScaling.results].sort((a, b) => a.events - b.events);
+  const smallest = list[0];
+  const largest = list[list.length - 1];
+  if (smallest && largest) {
+    const latencyRatio = largest.latency.p50 / smallest.latency.p50;
+    const capacityRatio = largest.consumedReadCapacity / smallest.consumedReadCapacity;
+    const label = `${largest.events / 1000}k/${smallest.events / 1000}k`;
+    out.push({
+      target: `List p50 latency ${label}`,
+      measured: `${ratio(latencyRatio)} (${ms(largest.latency.p50)} / ${ms(smallest.latency.p50)})`,
+      limit: `<= ${ratio(LIMITS.listScalingRatio)}`,
+      pass: latencyRatio <= LIMITS.listScalingRatio,
+    });
+    out.push({
+      target: `List read capacity ${label}`,
+      measured: `${ratio(capacityRatio)} (${largest.consumedReadCapacity} / ${smallest.consumedReadCapacity} RCU)`,
+      limit: `<= ${ratio(LIMITS.listScalingRatio)}`,
+      pass: capacityRatio <= LIMITS.listScalingRatio,
+    });
+  }
+  for (const result of list) {
+    const value = result.consumedReadCapacity / result.pageItemsReadCapacity;
+    out.push({
+      target: `Read capacity per default page / its items alone: ${result.events.toLocaleString('en')} events`,
+      measured: `${ratio(value)} (${result.consumedReadCapacity} / ${result.pageItemsReadCapacity} RCU)`,
+      limit: `<= ${ratio(LIMITS.pageReadCostRatio)}`,
+      pass: value <= LIMITS.pageReadCostRatio,
+    });
+  }
+  return out;
+}
+
+function table(header: string[], rows: (string | number)[][]): string {
+  const line = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
+  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+/** Estimated CPU-bound time on Lambda at `memory` MB, from CPU time measured here at one full core. */
+export function lambdaCpuMs(cpuMs: number, memory: number): number {
+  return (cpuMs * MB_PER_VCPU) / Math.min(memory, MB_PER_VCPU);
+}
+
+export function renderReport(m: Measurements, results: Verdict[]): string {
+  const sections: string[] = [];
+  sections.push(
+    '### Targets\n\n' +
+      table(
+        ['Target', 'Measured', 'Limit', 'Result'],
+        results.map((v) => [v.target, v.measured, v.limit, v.pass ? 'PASS' : '**FAIL**']),
+      ),
+  );
+
+  const floorInit = (name: string) =>
+    m.coldStarts.find((result) => result.name === (name === 'authorizer' || name === AUTHORIZER_FLOOR_NAME ? AUTHORIZER_FLOOR_NAME : FLOOR_NAME))?.initMs ??
+    Number.NaN;
+  const sameRequests = (name: string) => m.coldStarts.find((result) => result.name === sameRequestsName(name));
+  sections.push(
+    '### Cold start (fresh Node process: load the bundle, complete the first invocation; medians)\n\n' +
+      table(
+        ['Bundle', 'Size', 'Gzipped', 'Init', 'of which load', 'first invocation', 'vs floor', 'Same requests raw', 'vs same requests', 'CPU', 'Max RSS', 'Runs'],
+        m.coldStarts
+          .filter((cold) => cold.role !== 'same-requests')
+          .map((cold) => {
+            const size = m.sizes.find((entry) => entry.name === cold.name);
+            const raw = sameRequests(cold.name);
+            return [
+              cold.name,
+              size ? kb(size.bytes) : '',
+              size ? kb(size.gzipBytes) : '',
+              ms(cold.initMs),
+              ms(cold.loadMs),
+              ms(cold.firstInvocationMs),
+              ratio(cold.initMs / floorInit(cold.name)),
+              raw ? ms(raw.initMs) : '',
+              raw ? ratio(cold.initMs / raw.initMs) : '',
+              ms(cold.cpuMs),
+              `${cold.maxRssMb.toFixed(0)} MB`,
+              cold.runs,
+            ];
+          }),
+      ),
+  );
+
+  sections.push(
+    '### Warm latency (ms)\n\n' +
+      table(
+        ['Operation', 'Handler p50', 'Handler p99', 'Raw DynamoDB p50', 'Raw p99', 'Overhead p50', 'HTTP p50', 'HTTP p99', 'Handler CPU/call', 'Raw CPU/call'],
+        m.inProcess.map((operation) => {
+          const http = m.http.find((entry) => entry.name === operation.name);
+          return [
+            operation.name,
+            operation.handler.p50.toFixed(2),
+            operation.handler.p99.toFixed(2),
+            operation.raw.p50.toFixed(2),
+            operation.raw.p99.toFixed(2),
+            operation.overheadP50Ms.toFixed(3),
+            http ? http.latency.p50.toFixed(2) : '',
+            http ? http.latency.p99.toFixed(2) : '',
+            operation.handlerCpuMsPerCall.toFixed(2),
+            operation.rawCpuMsPerCall.toFixed(2),
+          ];
+        }),
+      ),
+  );
+
+  const list = m.listScaling;
+  sections.push(
+    `### List scaling (default page: ${list.window.startDate} to ${list.window.endDate}, limit 10)\n\n` +
+      table(
+        ['Events', 'Items', 'In window', 'Outside dates in window month(s)', 'within 2 weeks', 'p50', 'p99', 'Read capacity', 'Page items alone'],
+        list.results.map((result) => [
+          result.events.toLocaleString('en'),
+          result.itemsLoaded.toLocaleString('en'),
+          result.dataset.insideWindow,
+          result.dataset.outsideDatesInWindowMonths.toLocaleString('en'),
+          result.dataset.outsideDatesWithinTwoWeeksOfWindow.toLocaleString('en'),
+          ms(result.latency.p50),
+          ms(result.latency.p99),
+          `${result.consumedReadCapacity} RCU`,
+          `${result.pageItemsReadCapacity} RCU`,
+        ]),
+      ),
+  );
+
+  const auth = m.authorizer;
+  sections.push(
+    `### Authorizer (scrypt N=${auth.scrypt.N}, r=${auth.scrypt.r}, p=${auth.scrypt.p})\n\n` +
+      table(
+        ['Measure', 'Value'],
+        [
+          ['Password verification (scrypt), p50 wall', ms(auth.verification.p50Ms)],
+          ['Password verification, CPU time p50', ms(auth.verification.cpuMsP50)],
+          ['First verification in the process', ms(auth.verification.firstMs)],
+          ['Authorizer first call (user read + scrypt)', ms(auth.authorizerFirstCallMs)],
+          ['Authorizer call served from its cache, p50 / p99', `${ms(auth.cached.latency.p50)} / ${ms(auth.cached.latency.p99)}`],
+          ['Cached call CPU time', ms(auth.cached.cpuMsPerCall)],
+          ['Max RSS of the process (scrypt needs 128 MiB)', `${auth.verification.maxRssMb.toFixed(0)} MB`],
+        ],
+      ),
+  );
+
+  const handlerCold = m.coldStarts.filter((cold) => cold.role === 'function' && cold.name !== 'authorizer');
+  const worstColdCpu = Math.max(...handlerCold.map((cold) => cold.cpuMs));
+  const worstWarmCpu = Math.max(...m.inProcess.map((operation) => operation.handlerCpuMsPerCall));
+  const coldAuthorizer = m.coldStarts.find((cold) => cold.name === 'authorizer');
+  sections.push(
+    '### Memory size: estimated CPU-bound time on Lambda (measured CPU time x 1769 MB / memory; see docs/PERFORMANCE.md)\n\n' +
+      table(
+        ['Memory', 'Handler cold start CPU (worst)', 'Handler warm CPU per call (worst)', 'Authorizer cold start CPU', 'scrypt verification'],
+        MEMORY_SIZES.map((memory) => [
+          `${memory} MB`,
+          ms(lambdaCpuMs(worstColdCpu, memory)),
+          ms(lambdaCpuMs(worstWarmCpu, memory)),
+          coldAuthorizer ? ms(lambdaCpuMs(coldAuthorizer.cpuMs, memory)) : '',
+          ms(lambdaCpuMs(auth.verification.cpuMsP50, memory)),
+        ]),
+      ),
+  );
+  return sections.join('\n\n');
+}

@@ -1,0 +1,102 @@
+// Tables for the benchmark in its own DynamoDB Local, and fast loading with BatchWriteItem.
+// Items are written in exactly the shape the events store writes them (base item plus one
+// index item per date); the benchmark then reads them only through the store and the bundles.
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createDocumentClient } from '../../functions/shared/dynamodb-client.ts';
+import type { SpecialEvent } from '../../functions/shared/event-schema.ts';
+import { hashPassword } from '../../functions/shared/passwords.ts';
+import { eventsTable, idempotencyTable, keys } from '../../functions/shared/table-definition.ts';
+import { UsersStore } from '../../functions/shared/users-store.ts';
+import { ensureTable, localClient } from '../../lib/local/dynamodb-local.ts';
+import { BENCH_PRINCIPAL } from './api-events.ts';
+
+export const BENCH_PASSWORD = 'bench-password-for-scrypt';
+
+export async function createBenchTables(endpoint: string, events: string, idempotency?: string): Promise<void> {
+  const client = localClient(endpoint);
+  try {
+    await ensureTable(client, events, eventsTable);
+    if (idempotency) await ensureTable(client, idempotency, idempotencyTable);
+  } finally {
+    client.destroy();
+  }
+}
+
+/** The bench editor (the principal of every proxy event) with a real scrypt hash. */
+export async function addBenchUser(endpoint: string, table: string): Promise<void> {
+  const client = localClient(endpoint);
+  try {
+    await new UsersStore(createDocumentClient(client), table).putUser(
+      { username: BENCH_PRINCIPAL, role: 'editor', passwordHash: await hashPassword(BENCH_PASSWORD) },
+      'create',
+    );
+  } finally {
+    client.destroy();
+  }
+}
+
+/** The base item and the per-date index items of one event, as EventsStore.createEvent writes them. */
+export function eventItems(event: SpecialEvent): Record<string, unknown>[] {
+  const now = new Date().toISOString();
+  return [
+    { ...keys.event(event.eventId), ...event, version: 1, createdAt: now, updatedAt: now },
+    ...event.dates.map((date) => ({ ...keys.eventDate(event.eventId, date), ...keys.dateIndex(date, event.name, event.eventId) })),
+  ];
+}
+
+export function sampleEvent(dates: string[], name = `Bench event ${randomUUID().slice(0, 8)}`): SpecialEvent {
+  return {
+    eventId: randomUUID(),
+    name,
+    location: 'East Wing, Gallery 4',
+    eventDescription: 'A guided evening tour of the new acquisitions, with the curators answering questions afterwards.',
+    dates: [...new Set(dates)].sort(),
+    price: 25.5,
+  };
+}
+
+/** Writes the events' items with BatchWriteItem, `concurrency` requests in flight, retrying unprocessed items. */
+export async function loadEvents(endpoint: string, table: string, events: Iterable<SpecialEvent>, concurrency = 4): Promise<number> {
+  const raw: DynamoDBClient = localClient(endpoint);
+  const client = createDocumentClient(raw);
+  const batches: Record<string, unknown>[][] = [];
+  let current: Record<string, unknown>[] = [];
+  let itemCount = 0;
+  for (const event of events) {
+    for (const item of eventItems(event)) {
+      current.push(item);
+      itemCount += 1;
+      if (current.length === 25) {
+        batches.push(current);
+        current = [];
+      }
+    }
+  }
+  if (current.length > 0) batches.push(current);
+  let next = 0;
+  const worker = async () => {
+    while (next < batches.length) {
+      const batch = batches[next++] as Record<string, unknown>[];
+      await writeBatch(client, table, batch);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: concurrency }, worker));
+  } finally {
+    raw.destroy();
+  }
+  return itemCount;
+}
+
+async function writeBatch(client: DynamoDBDocumentClient, table: string, items: Record<string, unknown>[]): Promise<void> {
+  let requests = items.map((Item) => ({ PutRequest: { Item } }));
+  for (let attempt = 1; requests.length > 0; attempt++) {
+    if (attempt > 10) throw new Error('BatchWriteItem kept leaving items unprocessed');
+    if (attempt > 1) await sleep(20 * attempt);
+    const response = await client.send(new BatchWriteCommand({ RequestItems: { [table]: requests } }));
+    requests = (response.UnprocessedItems?.[table] ?? []) as typeof requests;
+  }
+}

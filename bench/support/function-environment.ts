@@ -1,0 +1,24 @@
+// The environment a function process gets in the benchmark: what the deployed stack sets (as the
+// local API does), pointed at the benchmark's DynamoDB Local, with metrics on as on Lambda so
+// that each invocation pays for its metrics flush. Nothing else from the shell leaks in.
+import { handlerEnvironment } from '../../lib/local/local-environment.ts';
+
+export interface BenchTables {
+  events: string;
+  idempotency: string;
+}
+
+export function functionEnvironment(endpoint: string, tables: BenchTables, functionName = 'bench'): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    ...handlerEnvironment(endpoint),
+    TABLE_NAME: tables.events,
+    IDEMPOTENCY_TABLE_NAME: tables.idempotency,
+    POWERTOOLS_METRICS_DISABLED: 'false',
+    POWERTOOLS_LOG_LEVEL: 'INFO',
+    CORS_ALLOWED_ORIGINS: '',
+    AWS_LAMBDA_FUNCTION_NAME: functionName,
+    AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
+  };
+}

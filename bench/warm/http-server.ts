@@ -1,0 +1,13 @@
+// The local API gateway (lib/local/local-api-gateway.ts, what `npm start` serves) over the
+// benchmark's bundles and DynamoDB Local, in its own process like `npm start`. Prints its URL.
+import { startLocalApiGateway } from '../../lib/local/local-api-gateway.ts';
+
+const gateway = await startLocalApiGateway({
+  port: 0,
+  functionsDirectory: process.env.BENCH_FUNCTIONS_DIRECTORY,
+  authorizerCacheTtlSeconds: 300,
+});
+console.error(`listening on ${gateway.url}`);
+process.on('SIGTERM', () => {
+  void gateway.close().then(() => process.exit(0));
+});

@@ -1,0 +1,96 @@
+// The operations measured warm: for each, the API Gateway event its handler gets and the same
+// DynamoDB requests sent raw (bench/baseline/raw-operations.ts), with the events they need.
+import { randomUUID } from 'node:crypto';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import type { SpecialEvent } from '../../functions/shared/event-schema.ts';
+import { proxyEvent } from '../support/api-events.ts';
+import { sampleEvent } from '../support/bench-tables.ts';
+import type { Window } from '../list-scaling/dataset.ts';
+
+export type RawOperations = typeof import('../baseline/raw-operations.ts');
+
+export interface WarmOperation {
+  name: string;
+  /** The function bundle that serves it. */
+  handler: string;
+  expectedStatus: number;
+  event(): APIGatewayProxyEvent;
+  raw(): Promise<unknown>;
+}
+
+export interface WarmFixtures {
+  /** Events to load before measuring. */
+  events: SpecialEvent[];
+  operations: WarmOperation[];
+}
+
+export function newEventBody() {
+  return {
+    name: `Warm bench ${randomUUID().slice(0, 8)}`,
+    location: 'Main Hall',
+    eventDescription: 'An introduction to the collection for new members.',
+    dates: ['2031-03-01', '2031-03-08', '2031-03-15'],
+    price: 12.5,
+  };
+}
+
+/** `calls` is how many times each operation will run, warm-up included (deletes need that many events). */
+export function warmOperations(raw: RawOperations, tables: { events: string; idempotency: string }, window: Window, calls: number): WarmFixtures {
+  const readSubject = sampleEvent(['2031-01-10', '2031-01-11'], 'Warm read subject');
+  const updateSubjects = [sampleEvent(['2031-01-12'], 'Warm update subject'), sampleEvent(['2031-01-12'], 'Warm raw update subject')];
+  const handlerDeletes = Array.from({ length: calls }, () => sampleEvent(['2031-02-01', '2031-02-08']));
+  const rawDeletes = Array.from({ length: calls }, () => sampleEvent(['2031-02-01', '2031-02-08']));
+  let price = 0;
+  let handlerDeleted = 0;
+  let rawDeleted = 0;
+  const body = () => {
+    const fields = newEventBody();
+    return { ...fields, event: { eventId: randomUUID(), ...fields } };
+  };
+
+  const operations: WarmOperation[] = [
+    {
+      name: 'get',
+      handler: 'get-special-event',
+      expectedStatus: 200,
+      event: () => proxyEvent('getSpecialEvent', { eventId: readSubject.eventId }),
+      raw: () => raw.getEvent(tables.events, readSubject.eventId),
+    },
+    {
+      name: 'list (default page)',
+      handler: 'list-special-events',
+      expectedStatus: 200,
+      event: () => proxyEvent('listSpecialEvents'),
+      raw: () => raw.listPage(tables.events, window.startDate, window.endDate, 10),
+    },
+    {
+      name: 'create',
+      handler: 'create-special-event',
+      expectedStatus: 201,
+      event: () => proxyEvent('createSpecialEvent', { body: newEventBody() }),
+      raw: () => raw.createEvent(tables.events, body().event),
+    },
+    {
+      name: 'create (Idempotency-Key)',
+      handler: 'create-special-event',
+      expectedStatus: 201,
+      event: () => proxyEvent('createSpecialEvent', { body: newEventBody(), headers: { 'Idempotency-Key': randomUUID() } }),
+      raw: () => raw.createEventIdempotently(tables.events, tables.idempotency, body().event, randomUUID()),
+    },
+    {
+      name: 'update',
+      handler: 'update-special-event',
+      expectedStatus: 200,
+      event: () => proxyEvent('updateSpecialEvent', { eventId: updateSubjects[0]!.eventId, body: { price: (price += 1) % 1000 } }),
+      raw: () => raw.updatePrice(tables.events, updateSubjects[1]!.eventId, (price += 1) % 1000),
+    },
+    {
+      name: 'delete',
+      handler: 'delete-special-event',
+      expectedStatus: 204,
+      event: () => proxyEvent('deleteSpecialEvent', { eventId: handlerDeletes[handlerDeleted++]!.eventId }),
+      raw: () => raw.deleteEvent(tables.events, rawDeletes[rawDeleted++]!.eventId),
+    },
+  ];
+  return { events: [readSubject, ...updateSubjects, ...handlerDeletes, ...rawDeletes], operations };
+}
