@@ -77,10 +77,12 @@ export const CORS_REQUEST_HEADERS = 'Authorization,Content-Type,If-Match,Idempot
 export const AUTHORIZER_HANDLER = 'authorizer';
 
 /** Lambda settings shared by the CDK stack and the local API (which enforces the timeout). */
+/** Memory chosen from `npm run bench` (docs/PERFORMANCE.md, "Memory size"). */
 export const FUNCTION_SETTINGS = {
-  handler: { memorySize: 512, timeoutSeconds: 10 },
-  // scrypt with N=2^17, r=8 needs 128 MiB of working memory and CPU: more memory buys CPU.
-  authorizer: { memorySize: 1024, timeoutSeconds: 10 },
+  // Halves the CPU-bound part of cold starts and calls against 512 MB for ~$0.03 more per million requests.
+  handler: { memorySize: 1024, timeoutSeconds: 10 },
+  // One full vCPU: scrypt is CPU-bound, so its cost per verification is flat up to here and its latency lowest.
+  authorizer: { memorySize: 1769, timeoutSeconds: 10 },
 } as const;
 
 export function roleAllows(userRole: Role, routeRole: Role): boolean {
