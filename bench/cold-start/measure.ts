@@ -8,7 +8,7 @@ import type { RawInvocation } from '../baseline/raw-operations.ts';
 import type { Window } from '../list-scaling/dataset.ts';
 import { authorizerEvent, basicAuthorization, BENCH_PRINCIPAL, proxyEvent } from '../support/api-events.ts';
 import { AUTHORIZER_FLOOR_NAME, FLOOR_NAME, type BenchBuild } from '../support/bench-build.ts';
-import { BENCH_PASSWORD, loadEvents, sampleEvent } from '../support/bench-tables.ts';
+import { BENCH_PASSWORD, eventBody, loadEvents, sampleEvent } from '../support/bench-tables.ts';
 import { runChild } from '../support/child-process.ts';
 import { functionEnvironment, type BenchTables } from '../support/function-environment.ts';
 import { median, round } from '../support/stats.ts';
@@ -141,12 +141,4 @@ export async function measureColdStarts(
   });
 }
 
-export function newEventBody() {
-  return {
-    name: `Cold start ${randomUUID().slice(0, 8)}`,
-    location: 'Main Hall',
-    eventDescription: 'An introduction to the collection for new members.',
-    dates: ['2030-03-01', '2030-03-08', '2030-03-15'],
-    price: 12.5,
-  };
-}
+const newEventBody = () => eventBody('Cold start', 2030);

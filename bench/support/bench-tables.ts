@@ -58,6 +58,17 @@ export function sampleEvent(dates: string[], name = `Bench event ${randomUUID().
   };
 }
 
+/** The body of a POST: a three-date event in `year`, named after the part of the benchmark that sends it. */
+export function eventBody(label: string, year: number) {
+  return {
+    name: `${label} ${randomUUID().slice(0, 8)}`,
+    location: 'Main Hall',
+    eventDescription: 'An introduction to the collection for new members.',
+    dates: [`${year}-03-01`, `${year}-03-08`, `${year}-03-15`],
+    price: 12.5,
+  };
+}
+
 /** Writes the events' items with BatchWriteItem, `concurrency` requests in flight, retrying unprocessed items. */
 export async function loadEvents(endpoint: string, table: string, events: Iterable<SpecialEvent>, concurrency = 4): Promise<number> {
   const raw: DynamoDBClient = localClient(endpoint);

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { SpecialEvent } from '../../functions/shared/event-schema.ts';
 import { proxyEvent } from '../support/api-events.ts';
-import { sampleEvent } from '../support/bench-tables.ts';
+import { eventBody, sampleEvent } from '../support/bench-tables.ts';
 import type { Window } from '../list-scaling/dataset.ts';
 
 export type RawOperations = typeof import('../baseline/raw-operations.ts');
@@ -24,15 +24,7 @@ export interface WarmFixtures {
   operations: WarmOperation[];
 }
 
-export function newEventBody() {
-  return {
-    name: `Warm bench ${randomUUID().slice(0, 8)}`,
-    location: 'Main Hall',
-    eventDescription: 'An introduction to the collection for new members.',
-    dates: ['2031-03-01', '2031-03-08', '2031-03-15'],
-    price: 12.5,
-  };
-}
+export const newEventBody = () => eventBody('Warm bench', 2031);
 
 /** `calls` is how many times each operation will run, warm-up included (deletes need that many events). */
 export function warmOperations(raw: RawOperations, tables: { events: string; idempotency: string }, window: Window, calls: number): WarmFixtures {
