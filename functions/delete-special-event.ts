@@ -4,9 +4,9 @@ import { EventPathParameters } from './shared/event-schema.ts';
 import { emptyResponse, expectedVersion, httpHandler, validate, type HttpHandler } from './shared/http.ts';
 import { metrics } from './shared/observability.ts';
 
-const deleteSpecialEvent: HttpHandler = async (event) => {
+const deleteSpecialEvent: HttpHandler = async (event, _context, { signal }) => {
   const { eventId } = validate(EventPathParameters, event.pathParameters, 'event id');
-  await eventsStore().deleteEvent(eventId, expectedVersion(event));
+  await eventsStore(signal).deleteEvent(eventId, expectedVersion(event));
   metrics.addMetric('SpecialEventsDeleted', 'Count', 1);
   return emptyResponse(204);
 };

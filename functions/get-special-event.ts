@@ -5,9 +5,9 @@ import { EventPathParameters } from './shared/event-schema.ts';
 import { metrics } from './shared/observability.ts';
 import { etag, httpHandler, jsonResponse, validate, type HttpHandler } from './shared/http.ts';
 
-const getSpecialEvent: HttpHandler = async (event) => {
+const getSpecialEvent: HttpHandler = async (event, _context, { signal }) => {
   const { eventId } = validate(EventPathParameters, event.pathParameters, 'event id');
-  const stored = await eventsStore().getEvent(eventId);
+  const stored = await eventsStore(signal).getEvent(eventId);
   if (!stored) throw new EventNotFoundError(eventId);
   metrics.addMetric('SpecialEventsRead', 'Count', 1);
   return jsonResponse(200, stored.event, { ETag: etag(stored.version) });

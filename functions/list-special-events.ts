@@ -7,9 +7,9 @@ import { httpHandler, jsonResponse, validate, type HttpEvent, type HttpHandler }
 import { metrics } from './shared/observability.ts';
 import { HttpProblem, type FieldError } from './shared/problems.ts';
 
-const listSpecialEvents: HttpHandler = async (event) => {
+const listSpecialEvents: HttpHandler = async (event, _context, { signal }) => {
   const query = parseListQuery(event);
-  const { events, consumedReadCapacity } = await eventsStore().listEvents(query);
+  const { events, consumedReadCapacity } = await eventsStore(signal).listEvents(query);
   metrics.addMetric('ListConsumedReadCapacity', 'Count', consumedReadCapacity);
   return jsonResponse(200, events);
 };

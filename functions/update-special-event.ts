@@ -4,10 +4,10 @@ import { EventPathParameters, UpdateEventRequest } from './shared/event-schema.t
 import { etag, expectedVersion, httpHandler, jsonResponse, validate, type HttpHandler } from './shared/http.ts';
 import { metrics } from './shared/observability.ts';
 
-const updateSpecialEvent: HttpHandler = async (event) => {
+const updateSpecialEvent: HttpHandler = async (event, _context, { signal }) => {
   const { eventId } = validate(EventPathParameters, event.pathParameters, 'event id');
   const changes = validate(UpdateEventRequest, event.body, 'request body');
-  const updated = await eventsStore().updateEvent(eventId, changes, expectedVersion(event));
+  const updated = await eventsStore(signal).updateEvent(eventId, changes, expectedVersion(event));
   metrics.addMetric('SpecialEventsUpdated', 'Count', 1);
   return jsonResponse(200, updated.event, { ETag: etag(updated.version) });
 };

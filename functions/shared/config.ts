@@ -6,14 +6,13 @@ import { getDocumentClient, requiredEnv } from './dynamodb-client.ts';
 import { EventsStore } from './events-store.ts';
 import { UsersStore } from './users-store.ts';
 
-let events: EventsStore | undefined;
 let authenticator: BasicAuthenticator | undefined;
 let timeZone: string | undefined;
 
-export function eventsStore(): EventsStore {
+/** A store whose DynamoDB calls `signal` aborts (the invocation's deadline); building one is cheap. */
+export function eventsStore(signal?: AbortSignal): EventsStore {
   // Only the create function may use the idempotency table (lib/function-permissions.ts).
-  events ??= new EventsStore(getDocumentClient(), requiredEnv('TABLE_NAME'), process.env.IDEMPOTENCY_TABLE_NAME);
-  return events;
+  return new EventsStore(getDocumentClient(), requiredEnv('TABLE_NAME'), process.env.IDEMPOTENCY_TABLE_NAME, signal);
 }
 
 export function basicAuthenticator(): BasicAuthenticator {

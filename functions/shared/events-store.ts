@@ -99,11 +99,14 @@ export class EventsStore {
   private readonly tableName: string;
 
   private readonly idempotencyTableName: string | undefined;
+  private readonly signal: AbortSignal | undefined;
 
-  constructor(client: DynamoDBDocumentClient, tableName: string, idempotencyTableName?: string) {
+  /** `signal` aborts every DynamoDB call and retry wait of this store (the invocation's deadline). */
+  constructor(client: DynamoDBDocumentClient, tableName: string, idempotencyTableName?: string, signal?: AbortSignal) {
     this.client = client;
     this.tableName = tableName;
     this.idempotencyTableName = idempotencyTableName;
+    this.signal = signal;
   }
 
   /**
@@ -114,8 +117,8 @@ export class EventsStore {
    *
    * Written here rather than with Powertools idempotency: its record is saved in calls of its
    * own before and after the handler, so a crash between the event write and the record's
-   * completion lets the retry create a second event; and its JMESPath engine added 38 KB to
-   * this function's bundle, 10 % to its cold start (docs/PERFORMANCE.md).
+   * completion lets the retry create a second event; and its JMESPath engine added 42 KB to
+   * this function's bundle (287 KB, over the 250 KB target; docs/PERFORMANCE.md).
    */
   async createEvent(input: NewSpecialEvent, idempotency?: IdempotencyScope): Promise<StoredEvent> {
     const request = idempotency && this.idempotencyRequest(idempotency, input);
@@ -164,12 +167,13 @@ export class EventsStore {
       // The key is taken (or a request with it is committing right now): answer as the first did.
       const { Item } = await this.client.send(
         new GetCommand({ TableName: request.tableName, Key: { [idempotencyTable.partitionKey.name]: request.id }, ConsistentRead: true }),
+        { abortSignal: this.signal },
       );
       if (Item && Number(Item[idempotencyTable.timeToLiveAttribute]) > nowSeconds) {
         if (Item.requestHash !== request.requestHash) throw new IdempotencyKeyReusedError();
         return toStoredEvent({ ...(Item.event as Item), version: 1 });
       }
-      await sleep(Math.random() * 10 * attempt);
+      await sleep(Math.random() * 10 * attempt, undefined, { signal: this.signal });
     }
     throw new StoreBusyError('Requests with this Idempotency-Key kept colliding');
   }
@@ -190,6 +194,7 @@ export class EventsStore {
   async getEvent(eventId: string): Promise<StoredEvent | undefined> {
     const { Item } = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: keys.event(eventId), ConsistentRead: true }),
+      { abortSignal: this.signal },
     );
     return Item ? toStoredEvent(Item) : undefined;
   }
@@ -263,7 +268,7 @@ export class EventsStore {
    * is dropped and the next candidate takes its place.
    */
   async listEvents(query: ListEventsQuery): Promise<ListEventsResult> {
-    const candidates = new DateIndexReader(this.client, this.tableName, query.startDate, query.endDate);
+    const candidates = new DateIndexReader(this.client, this.tableName, query.startDate, query.endDate, this.signal);
     await candidates.take((query.page - 1) * query.limit);
     const events: SpecialEvent[] = [];
     let itemReadCapacity = 0;
@@ -308,7 +313,7 @@ export class EventsStore {
       } catch (error) {
         if (!isLostRace(error)) throw error;
         // Another writer got in first: back off with jitter, re-read, and try again.
-        await sleep(Math.random() * 10 * attempt);
+        await sleep(Math.random() * 10 * attempt, undefined, { signal: this.signal });
       }
     }
     throw new ConcurrentModificationError(eventId);
@@ -316,7 +321,9 @@ export class EventsStore {
 
   private async transact(items: NonNullable<TransactWriteCommandInput['TransactItems']>): Promise<void> {
     // The token makes the SDK's own retries of this call idempotent (DynamoDB remembers it 10 minutes).
-    await this.client.send(new TransactWriteCommand({ TransactItems: items, ClientRequestToken: randomUUID() }));
+    await this.client.send(new TransactWriteCommand({ TransactItems: items, ClientRequestToken: randomUUID() }), {
+      abortSignal: this.signal,
+    });
   }
 
   private async batchGetEvents(eventIds: string[]): Promise<{ items: Map<string, Item>; consumedReadCapacity: number }> {
@@ -325,7 +332,7 @@ export class EventsStore {
     let keysToRead: Record<string, unknown>[] | undefined = eventIds.map((eventId) => keys.event(eventId));
     for (let attempt = 1; keysToRead && keysToRead.length > 0; attempt++) {
       if (attempt > 5) throw new StoreBusyError('DynamoDB left part of a batch read unprocessed');
-      if (attempt > 1) await sleep(2 ** attempt * 10 * Math.random());
+      if (attempt > 1) await sleep(2 ** attempt * 10 * Math.random(), undefined, { signal: this.signal });
       const response: BatchGetCommandOutput = await this.client.send(
         new BatchGetCommand({
           RequestItems: {
@@ -338,6 +345,7 @@ export class EventsStore {
           },
           ReturnConsumedCapacity: 'TOTAL',
         }),
+        { abortSignal: this.signal },
       );
       for (const item of response.Responses?.[this.tableName] ?? []) items.set(String(item.eventId), item);
       consumedReadCapacity += sumCapacity(response.ConsumedCapacity);
@@ -364,8 +372,11 @@ class DateIndexReader {
   private readonly startDate: string;
   private readonly endDate: string;
 
-  constructor(client: DynamoDBDocumentClient, tableName: string, startDate: string, endDate: string) {
+  private readonly signal: AbortSignal | undefined;
+
+  constructor(client: DynamoDBDocumentClient, tableName: string, startDate: string, endDate: string, signal?: AbortSignal) {
     this.client = client;
+    this.signal = signal;
     this.tableName = tableName;
     this.startDate = startDate;
     this.endDate = endDate;
@@ -393,6 +404,7 @@ class DateIndexReader {
         ExclusiveStartKey: this.exclusiveStartKey,
         ReturnConsumedCapacity: 'TOTAL',
       }),
+      { abortSignal: this.signal },
     );
     this.consumedReadCapacity += sumCapacity(response.ConsumedCapacity);
     for (const item of response.Items ?? []) {

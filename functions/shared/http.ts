@@ -15,7 +15,15 @@ import { HttpProblem, PROBLEM_CONTENT_TYPE, toProblem, type FieldError, type Pro
 
 /** An API Gateway proxy event after the middleware: headers lower-cased, JSON body parsed. */
 export type HttpEvent = Omit<APIGatewayProxyEvent, 'body'> & { body: unknown };
-export type HttpHandler = (event: HttpEvent, context: Context) => Promise<APIGatewayProxyResult>;
+/**
+ * An operation. `signal` aborts when the invocation is about to time out (middy's early
+ * timeout): passed to every DynamoDB call, it stops a call or a retry from outliving the
+ * answer, so no write lands after the client was told 503.
+ */
+export type HttpHandler = (event: HttpEvent, context: Context, options: { signal: AbortSignal }) => Promise<APIGatewayProxyResult>;
+
+/** Time kept back from the Lambda timeout to answer 503 (and flush logs and metrics) instead of timing out. */
+export const EARLY_TIMEOUT_MS = 1_000;
 
 /** Sent on every response: a JSON API has nothing for a browser to sniff or a cache to keep. */
 const STANDARD_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' };
@@ -129,11 +137,12 @@ function corsOrigins(): string[] {
 }
 
 /**
- * Wraps an operation in the shared middleware stack. `extra` middlewares run innermost, after the
- * body is parsed (the create handler adds idempotency there).
+ * Wraps an operation in the shared middleware stack. Several DynamoDB calls in a row (each
+ * bounded by the client's timeouts) could add up past the Lambda timeout: middy's early timeout
+ * ends the operation EARLY_TIMEOUT_MS before it with a TimeoutError, answered as a 503 problem.
  */
-export function httpHandler(operation: HttpHandler, ...extra: MiddlewareObj<APIGatewayProxyEvent>[]) {
-  const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
+export function httpHandler(operation: HttpHandler) {
+  const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>({ timeoutEarlyInMillis: EARLY_TIMEOUT_MS })
     .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
     .use(logMetrics(metrics))
     .use(httpHeaderNormalizer())
@@ -143,8 +152,9 @@ export function httpHandler(operation: HttpHandler, ...extra: MiddlewareObj<APIG
   if (origins.length > 0) {
     handler.use(httpCors({ origins, headers: CORS_REQUEST_HEADERS, exposeHeaders: 'ETag,Location,Retry-After' }));
   }
-  for (const middleware of extra) handler.use(middleware as MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult>);
-  return handler.handler(operation as unknown as (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>);
+  return handler.handler(
+    operation as unknown as (event: APIGatewayProxyEvent, context: Context, options: { signal: AbortSignal }) => Promise<APIGatewayProxyResult>,
+  );
 }
 
 /** Strong ETag from the stored version: `"3"`. */

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { DYNAMODB_CLIENT_SETTINGS } from '../../functions/shared/dynamodb-client.ts';
+import { EARLY_TIMEOUT_MS } from '../../functions/shared/http.ts';
 import { FUNCTION_SETTINGS } from '../../functions/shared/routes.ts';
 import { DATE_INDEX, keys } from '../../functions/shared/table-definition.ts';
 import { basicAuthorization, type SpecialEventBody } from '../support/api-client.ts';
@@ -191,6 +192,20 @@ describe('a hung DynamoDB call', () => {
     await expectUnchanged(event, 1);
     survived.push({ scenario: 'PATCH, TransactWriteItems hangs', status: patched.status, ms: patched.ms });
   });
+
+  test('calls that each stay within the SDK timeouts but add up past the Lambda timeout end as a 503 before it, and the write never lands', async () => {
+    const event = await createEvent();
+    // Two hung reads (retried: ~4 s), then a write that hangs on every attempt (~6 s more).
+    inject({ fault: 'hang', operation: 'GetItem', times: 2 }, { fault: 'hang', operation: 'TransactWriteItems' });
+    const patched = await call('PATCH', `/special-events/${event.eventId}`, { json: { price: 99 } });
+    expectServiceUnavailable(patched);
+    expect(patched.ms).toBeGreaterThan(LAMBDA_TIMEOUT_MS - EARLY_TIMEOUT_MS - 500);
+    proxy.clear();
+    // The aborted call is not retried later: the event stays as it was.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    await expectUnchanged(event, 1);
+    survived.push({ scenario: 'PATCH, 2 hung GetItems then hung TransactWriteItems (early timeout)', status: patched.status, ms: patched.ms });
+  }, 30_000);
 
   test('reading the idempotency record of a used key also ends as a 503; the next retry gets the event', async () => {
     const body = newEventBody();
