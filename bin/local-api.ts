@@ -11,7 +11,7 @@ import {
   runningLocalApi,
 } from '../lib/local/local-environment.ts';
 import { createDocumentClient } from '../functions/shared/dynamodb-client.ts';
-import { hashPassword } from '../functions/shared/passwords.ts';
+import { hashPassword, MIN_PASSWORD_LENGTH } from '../functions/shared/passwords.ts';
 import { UsersStore } from '../functions/shared/users-store.ts';
 
 const inMemory = process.env.MUSEUM_IN_MEMORY === '1';
@@ -21,6 +21,13 @@ if (!inMemory && !process.env.DYNAMODB_ENDPOINT) {
     console.error(`The local API is already running (pid ${running.pid}) at ${running.url} on this data directory.`);
     process.exit(1);
   }
+}
+
+// Checked before anything starts. The users CLI's rule, so that no shorter password ever exists.
+const adminPassword = process.env.MUSEUM_ADMIN_PASSWORD || undefined;
+if (adminPassword !== undefined && [...adminPassword].length < MIN_PASSWORD_LENGTH) {
+  console.error(`MUSEUM_ADMIN_PASSWORD must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  process.exit(1);
 }
 
 const dynamodb = await localDynamoDb();
@@ -53,11 +60,10 @@ process.on('SIGTERM', () => void stop('SIGTERM'));
 async function ensureAdminUser(): Promise<void> {
   const users = new UsersStore(createDocumentClient(), localTableNames.events);
   if (await users.getUser('admin')) return;
-  const given = process.env.MUSEUM_ADMIN_PASSWORD;
-  const password = given ?? randomBytes(18).toString('base64url');
+  const password = adminPassword ?? randomBytes(18).toString('base64url');
   await users.putUser({ username: 'admin', role: 'editor', passwordHash: await hashPassword(password) }, 'create');
   console.log(
-    given
+    adminPassword
       ? 'Created user admin (editor) with the password in MUSEUM_ADMIN_PASSWORD.'
       : `Created user admin (editor) with password: ${password}\n(shown only this once; change it with: npm run users -- passwd admin)`,
   );

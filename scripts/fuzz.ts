@@ -1,6 +1,6 @@
 // `npm run fuzz [-- --requests N --seed S --concurrency C --password-checks P]`: the long HTTP
 // fuzz. Starts DynamoDB Local and the local API exactly as `npm test` does, sends N generated bad
-// requests (default 6000) over all five routes, prints the counts and exits non-zero on any 5xx,
+// requests (default 7000) over all five routes, prints the counts and exits non-zero on any 5xx,
 // any answer that is not a documented problem, or an API that stopped serving.
 import { parseArgs } from 'node:util';
 import globalSetup from '../test/support/global-setup.ts';
@@ -9,7 +9,7 @@ import { apiStillServes, formatReport, runFuzz } from '../test/reliability/fuzz-
 
 const { values } = parseArgs({
   options: {
-    requests: { type: 'string', default: '6000' },
+    requests: { type: 'string', default: '7000' },
     seed: { type: 'string' },
     concurrency: { type: 'string', default: '4' },
     'password-checks': { type: 'string', default: '40' },

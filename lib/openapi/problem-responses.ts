@@ -88,12 +88,12 @@ export function gatewayExample(type: GatewayResponseType, summary: string): Prob
   return { summary, value: gatewayResponse(type).body };
 }
 
-/** The problem the handlers answer for an error of this name (the store's and Powertools' errors). */
+/** The problem the handlers answer for this error. */
 export function errorExample(error: Error, summary: string): ProblemExample {
   return { summary, value: toProblem(error).problem };
 }
 
-/** An error known to the problem mapping only by its name (Powertools' and the AWS SDK's errors). */
+/** An error known to the problem mapping only by its name (the AWS SDK's errors). */
 export function namedError(name: string, message = name): Error {
   return Object.assign(new Error(message), { name });
 }

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { basicAuthorization } from '../support/api-client.ts';
 import { startLocalApiProcess } from '../support/local-api-process.ts';
+import { fetchChecked } from '../support/contract.ts';
 
 const run = promisify(execFile);
 
@@ -39,13 +40,13 @@ describe('the local API started with npm start', () => {
     const password = /with password: (\S+)/.exec(firstLog)?.[1];
     expect(password).toBeDefined();
     const authorization = basicAuthorization('admin', password as string);
-    const created = await fetch(`${first.url}/special-events`, {
+    const created = await fetchChecked(first.url, '/special-events', {
       method: 'POST',
       headers: { Authorization: authorization, 'Content-Type': 'application/json' },
       body: JSON.stringify({ name: 'Kept', location: 'Hall', eventDescription: 'Survives a restart', dates: ['2033-01-01'], price: 1 }),
     });
     expect(created.status).toBe(201);
-    const { eventId } = (await created.json()) as { eventId: string };
+    const { eventId } = created.json() as { eventId: string };
     expect(javaProcessesUsing(dataDirectory)).toBe(1);
     await first.stop();
     expect(javaProcessesUsing(dataDirectory)).toBe(0);
@@ -53,7 +54,7 @@ describe('the local API started with npm start', () => {
     const second = await startLocalApiProcess({ MUSEUM_DATA_DIR: dataDirectory }, join(dataDirectory, 'second.log'));
     try {
       expect(await readFile(join(dataDirectory, 'second.log'), 'utf8')).not.toMatch(/with password/);
-      const again = await fetch(`${second.url}/special-events/${eventId}`, { headers: { Authorization: authorization } });
+      const again = await fetchChecked(second.url, `/special-events/${eventId}`, { headers: { Authorization: authorization } });
       expect(again.status).toBe(200);
 
       // The users CLI works against the running API's store, and the new user can log in.
@@ -61,7 +62,7 @@ describe('the local API started with npm start', () => {
       expect((await usersCli(dataDirectory, ['add', 'curator', '--role', 'viewer'], 'curator-password-1\n')).code).toBe(1);
       expect((await usersCli(dataDirectory, ['add', 'shorty', '--role', 'viewer'], 'too-short\n')).output).toMatch(/at least 12/);
       expect((await usersCli(dataDirectory, ['list'])).output).toMatch(/admin\teditor[\s\S]*curator\tviewer|curator\tviewer[\s\S]*admin\teditor/);
-      const asCurator = await fetch(`${second.url}/special-events/${eventId}`, {
+      const asCurator = await fetchChecked(second.url, `/special-events/${eventId}`, {
         headers: { Authorization: basicAuthorization('curator', 'curator-password-1') },
       });
       expect(asCurator.status).toBe(200);

@@ -161,3 +161,11 @@ export function assertMatchesContract(method: string, path: string, response: Ob
   committed ??= new ContractChecker(JSON.parse(readFileSync(COMMITTED_OPENAPI_FILE, 'utf8')) as Json);
   committed.check(method, path, response);
 }
+
+/** fetch() against any local API (not only the shared one), the answer checked against the contract. */
+export async function fetchChecked(baseUrl: string, path: string, init: RequestInit = {}): Promise<ObservedResponse & { json: () => unknown }> {
+  const response = await fetch(`${baseUrl}${path}`, init);
+  const observed = { status: response.status, headers: response.headers, text: await response.text() };
+  assertMatchesContract(init.method ?? 'GET', path, observed);
+  return { ...observed, json: () => JSON.parse(observed.text) as unknown };
+}
