@@ -97,7 +97,7 @@ function integerParameter(min: number, max: number) {
   );
 }
 
-/** Query string of GET /special-events; defaults and cross-field rules are in list-query.ts. */
+/** Query string of GET /special-events; defaults and cross-field rules are in list-special-events.ts (parseListQuery). */
 export const ListEventsQuery = v.strictObject({
   startDate: v.optional(CalendarDate),
   endDate: v.optional(CalendarDate),
