@@ -50,10 +50,10 @@ export function verdicts(m: Measurements): Verdict[] {
   const initOf = (name: string) => m.coldStarts.find((result) => result.name === name)?.initMs ?? Number.NaN;
   for (const cold of m.coldStarts.filter((result) => result.role === 'function')) {
     const floorName = cold.name === 'authorizer' ? AUTHORIZER_FLOOR_NAME : FLOOR_NAME;
-    const value = cold.initMs / initOf(floorName);
+    const value = cold.ratioToFloor;
     out.push({
       target: `Cold start / ${floorName}: ${cold.name}`,
-      measured: `${ratio(value)} (${ms(cold.initMs)} / ${ms(initOf(floorName))})`,
+      measured: `${value.toFixed(3)}x (medians ${ms(cold.initMs)} / ${ms(initOf(floorName))})`,
       limit: `<= ${ratio(LIMITS.initRatio)}`,
       pass: value <= LIMITS.initRatio,
     });
@@ -118,14 +118,11 @@ export function renderReport(m: Measurements, results: Verdict[]): string {
       ),
   );
 
-  const floorInit = (name: string) =>
-    m.coldStarts.find((result) => result.name === (name === 'authorizer' || name === AUTHORIZER_FLOOR_NAME ? AUTHORIZER_FLOOR_NAME : FLOOR_NAME))?.initMs ??
-    Number.NaN;
   const sameRequests = (name: string) => m.coldStarts.find((result) => result.name === sameRequestsName(name));
   sections.push(
     '### Cold start (fresh Node process: load the bundle, complete the first invocation; medians)\n\n' +
       table(
-        ['Bundle', 'Size', 'Gzipped', 'Init', 'of which load', 'first invocation', 'vs floor', 'Same requests raw', 'vs same requests', 'CPU', 'Max RSS', 'Runs'],
+        ['Bundle', 'Size', 'Gzipped', 'Init', 'of which load', 'first invocation', 'vs floor (paired)', 'Same requests raw', 'vs same requests', 'CPU', 'Max RSS', 'Runs'],
         m.coldStarts
           .filter((cold) => cold.role !== 'same-requests')
           .map((cold) => {
@@ -138,7 +135,7 @@ export function renderReport(m: Measurements, results: Verdict[]): string {
               ms(cold.initMs),
               ms(cold.loadMs),
               ms(cold.firstInvocationMs),
-              ratio(cold.initMs / floorInit(cold.name)),
+              ratio(cold.ratioToFloor),
               raw ? ms(raw.initMs) : '',
               raw ? ratio(cold.initMs / raw.initMs) : '',
               ms(cold.cpuMs),

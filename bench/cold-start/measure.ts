@@ -34,6 +34,11 @@ export interface ColdStartResult {
   cpuMs: number;
   maxRssMb: number;
   samplesMs: number[];
+  /**
+   * Median over the rounds of this bundle's init divided by its floor's init in the same round:
+   * pairing cancels the machine's drift between rounds, which moves both alike.
+   */
+  ratioToFloor: number;
 }
 
 interface ColdTarget {
@@ -127,7 +132,10 @@ export async function measureColdStarts(
   return targets.map((target) => {
     const runs = samples.get(target.name) ?? [];
     const of = (pick: (run: RunResult) => number) => round(median(runs.map(pick)), 1);
+    const floorRuns = samples.get(target.kind === 'authorizer' ? AUTHORIZER_FLOOR_NAME : FLOOR_NAME) ?? [];
+    const pairedRatios = runs.map((run, index) => run.initMs / (floorRuns[index]?.initMs ?? Number.NaN));
     return {
+      ratioToFloor: round(median(pairedRatios), 3),
       name: target.name,
       role: target.role,
       runs: runs.length,
