@@ -2,7 +2,8 @@
 // functions, so the benchmark can invoke the bundles directly, without HTTP.
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
-import { BASE_PATH, FUNCTION_SETTINGS, routes, type Route } from '../../functions/shared/routes.ts';
+import { BASE_PATH, routes, type Route } from '../../functions/shared/routes.ts';
+import { lambdaContext as localLambdaContext } from '../../lib/local/lambda-context.ts';
 
 export const BENCH_PRINCIPAL = 'bench-editor';
 
@@ -85,20 +86,5 @@ export function authorizerEvent(authorization: string): APIGatewayRequestAuthori
 
 /** A Lambda context like the runtime's, for a function of the given kind. */
 export function lambdaContext(functionName: string, kind: 'handler' | 'authorizer' = 'handler'): Context {
-  const timeoutMs = FUNCTION_SETTINGS[kind].timeoutSeconds * 1000;
-  const deadline = Date.now() + timeoutMs;
-  return {
-    callbackWaitsForEmptyEventLoop: true,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
-    memoryLimitInMB: String(FUNCTION_SETTINGS[kind].memorySize),
-    awsRequestId: randomUUID(),
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'bench',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
+  return localLambdaContext(functionName, kind, 'bench');
 }

@@ -16,6 +16,7 @@ import type {
 import { gatewayResponse, type GatewayResponseType } from '../../functions/shared/gateway-responses.ts';
 import { AUTHORIZER_HANDLER, BASE_PATH, CORS_REQUEST_HEADERS, FUNCTION_SETTINGS, matchRoute, type Route } from '../../functions/shared/routes.ts';
 import { publicDocuments } from '../openapi/public-documents.ts';
+import { lambdaContext, LOCAL_ACCOUNT, LOCAL_REGION } from './lambda-context.ts';
 
 type LambdaHandler<E, R> = (event: E, context: Context) => Promise<R>;
 
@@ -38,8 +39,6 @@ export interface LocalApiGateway {
 
 /** API Gateway's own payload limit for REST APIs. */
 const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
-const REGION = 'local';
-const ACCOUNT = '000000000000';
 const API_ID = 'localapi';
 const STAGE = 'local';
 
@@ -89,7 +88,7 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
     let result = cached && cached.expiresAt > Date.now() ? cached.result : undefined;
     if (!result) {
       try {
-        result = await invoke(authorizer, 'authorizer', FUNCTION_SETTINGS.authorizer.timeoutSeconds, {
+        result = await invoke(authorizer, AUTHORIZER_HANDLER, 'authorizer', {
           type: 'REQUEST',
           methodArn,
           resource: route.path,
@@ -133,7 +132,7 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
     const { route, pathParameters } = match;
     const body = await readBody(request);
 
-    const methodArn = `arn:aws:execute-api:${REGION}:${ACCOUNT}:${API_ID}/${STAGE}/${route.method}${path}`;
+    const methodArn = `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${API_ID}/${STAGE}/${route.method}${path}`;
     const authorization = await authorize(request, route, methodArn, path, pathParameters);
     const event: APIGatewayProxyEvent = {
       resource: route.path,
@@ -155,7 +154,7 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
 
     let result: APIGatewayProxyResult;
     try {
-      result = await invoke(await handlerFor(route), route.handler, FUNCTION_SETTINGS.handler.timeoutSeconds, event);
+      result = await invoke(await handlerFor(route), route.handler, 'handler', event);
     } catch (error) {
       console.error(`${route.handler} failed:`, error instanceof Error ? error.message : error);
       throw new GatewayError('INTEGRATION_FAILURE');
@@ -232,23 +231,9 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
 }
 
 /** Runs a Lambda handler with a Lambda-like context and its configured timeout. */
-async function invoke<E, R>(handler: LambdaHandler<E, R>, functionName: string, timeoutSeconds: number, event: E): Promise<R> {
-  const deadline = Date.now() + timeoutSeconds * 1000;
-  const awsRequestId = randomUUID();
-  const context: Context = {
-    callbackWaitsForEmptyEventLoop: true,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${functionName}`,
-    memoryLimitInMB: String(functionName === AUTHORIZER_HANDLER ? FUNCTION_SETTINGS.authorizer.memorySize : FUNCTION_SETTINGS.handler.memorySize),
-    awsRequestId,
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
+async function invoke<E, R>(handler: LambdaHandler<E, R>, functionName: string, kind: keyof typeof FUNCTION_SETTINGS, event: E): Promise<R> {
+  const timeoutSeconds = FUNCTION_SETTINGS[kind].timeoutSeconds;
+  const context = lambdaContext(functionName, kind);
   let timer: NodeJS.Timeout | undefined;
   try {
     return await Promise.race([
@@ -342,7 +327,7 @@ function groupPairs(pairs: Iterable<[string, string]>): Record<string, string[]>
 
 function requestContext(request: IncomingMessage, route: Route, path: string) {
   return {
-    accountId: ACCOUNT,
+    accountId: LOCAL_ACCOUNT,
     apiId: API_ID,
     stage: STAGE,
     requestId: randomUUID(),
