@@ -20,7 +20,7 @@ export const SERVER_ERROR_RATE_THRESHOLD = 0.05;
 
 /** The DynamoDB operations the functions call, whose throttling the alarms watch. */
 const DYNAMODB_OPERATIONS = {
-  events: ['GetItem', 'BatchGetItem', 'Query', 'TransactWriteItems'],
+  events: ['GetItem', 'BatchGetItem', 'Query', 'UpdateItem', 'TransactWriteItems'],
   idempotency: ['GetItem', 'TransactWriteItems'],
 };
 

@@ -25,7 +25,8 @@ export const DATA_ACCESS: Record<string, DataAccess> = {
   // Query of the byDate index, then BatchGetItem of the page's base items.
   'list-special-events': { events: { actions: ['dynamodb:BatchGetItem'], partitions: 'events' }, dateIndex: ['dynamodb:Query'] },
   'get-special-event': { events: { actions: ['dynamodb:GetItem'], partitions: 'events' } },
-  // GetItem of the current version, then TransactWriteItems of Update, Deletes and Puts.
+  // A change of location, description or price: one UpdateItem. A change of name or dates: GetItem
+  // of the current version, then TransactWriteItems of Update, Deletes and Puts.
   'update-special-event': {
     events: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem'], partitions: 'events' },
   },

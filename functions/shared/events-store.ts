@@ -12,10 +12,12 @@ import {
   GetCommand,
   QueryCommand,
   TransactWriteCommand,
+  UpdateCommand,
   type BatchGetCommandOutput,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { unmarshall, type NativeAttributeValue } from '@aws-sdk/util-dynamodb';
 import { monthsBetween } from './calendar-dates.ts';
 import type { NewSpecialEvent, SpecialEvent, SpecialEventChanges } from './event-schema.ts';
 import { LIMITS } from './limits.ts';
@@ -205,6 +207,9 @@ export class EventsStore {
    * EventVersionMismatchError (If-Match).
    */
   async updateEvent(eventId: string, changes: SpecialEventChanges, expectedVersion?: number): Promise<StoredEvent> {
+    const { name, dates, ...details } = changes;
+    // The index items carry the name and the dates; the other fields live in the base item only.
+    if (name === undefined && dates === undefined) return this.updateDetails(eventId, details, expectedVersion);
     return this.writeWithRetry(eventId, expectedVersion, async (current) => {
       const next: SpecialEvent = { ...current.event, ...changes };
       const version = current.version + 1;
@@ -239,6 +244,58 @@ export class EventsStore {
       ]);
       return { event: next, version };
     });
+  }
+
+  /**
+   * A change of location, description or price alone: one conditional UpdateItem that returns
+   * the new event, with no read before it and no transaction. Its token makes a retry of the
+   * same call idempotent, as ClientRequestToken does for transactions: when the SDK resends it
+   * after a lost response, the condition fails on our own token and the stored event is the answer
+   * (not a second version, nor a 412 for an If-Match the first attempt satisfied).
+   */
+  private async updateDetails(
+    eventId: string,
+    details: Omit<SpecialEventChanges, 'name' | 'dates'>,
+    expectedVersion: number | undefined,
+  ): Promise<StoredEvent> {
+    const fields = Object.entries(details).filter(([, value]) => value !== undefined);
+    for (let attempt = 1; attempt <= MAX_WRITE_ATTEMPTS; attempt++) {
+      const token = randomUUID();
+      try {
+        const { Attributes } = await this.client.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: keys.event(eventId),
+            UpdateExpression: `SET ${fields.map((_, i) => `#f${i} = :f${i}, `).join('')}version = version + :one, updatedAt = :now, writeToken = :token`,
+            ConditionExpression: `${expectedVersion === undefined ? 'attribute_exists(pk)' : 'version = :expectedVersion'} AND (attribute_not_exists(writeToken) OR writeToken <> :token)`,
+            ExpressionAttributeNames: Object.fromEntries(fields.map(([field], i) => [`#f${i}`, field])),
+            ExpressionAttributeValues: {
+              ...Object.fromEntries(fields.map(([, value], i) => [`:f${i}`, value])),
+              ':one': 1,
+              ':now': new Date().toISOString(),
+              ':token': token,
+              ...(expectedVersion === undefined ? {} : { ':expectedVersion': expectedVersion }),
+            },
+            ReturnValues: 'ALL_NEW',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+          { abortSignal: this.signal },
+        );
+        return toStoredEvent(Attributes as Item);
+      } catch (error) {
+        if (isConditionalCheckFailed(error)) {
+          // The item as it is now, in DynamoDB's own format (the Document client leaves errors alone).
+          const current = error.Item && unmarshall(error.Item as Record<string, NativeAttributeValue>);
+          if (!current) throw new EventNotFoundError(eventId);
+          if (current.writeToken === token) return toStoredEvent(current);
+          throw new EventVersionMismatchError(eventId, Number(current.version));
+        }
+        // A transaction of another writer holds the item: back off with jitter and try again.
+        if (!isLostRace(error)) throw error;
+        await sleep(Math.random() * 10 * attempt, undefined, { signal: this.signal });
+      }
+    }
+    throw new ConcurrentModificationError(eventId);
   }
 
   async deleteEvent(eventId: string, expectedVersion?: number): Promise<void> {
@@ -437,6 +494,10 @@ function toStoredEvent(item: Item): StoredEvent {
 function sumCapacity(consumed: { CapacityUnits?: number }[] | { CapacityUnits?: number } | undefined): number {
   const list = Array.isArray(consumed) ? consumed : consumed ? [consumed] : [];
   return list.reduce((sum, entry) => sum + (entry.CapacityUnits ?? 0), 0);
+}
+
+function isConditionalCheckFailed(error: unknown): error is Error & { Item?: Record<string, unknown> } {
+  return error instanceof Error && error.name === 'ConditionalCheckFailedException';
 }
 
 /** A transaction cancelled only because another writer changed or locked the same items. */

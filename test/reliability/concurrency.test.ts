@@ -142,6 +142,37 @@ describe('If-Match', () => {
     });
   });
 
+  test('of 50 concurrent price changes (one UpdateItem each) sent with the same current ETag exactly one wins; the others get 412', async () => {
+    const event = await createEvent();
+    const path = `/special-events/${event.eventId}`;
+    const responses = await Promise.all(
+      Array.from({ length: PATCHES }, (_, i) => api<SpecialEventBody>('PATCH', path, { json: { price: 100 + i }, headers: { 'If-Match': '"1"' } })),
+    );
+    const statuses = responses.map((response) => response.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(1);
+    expect(statuses.filter((status) => status === 412)).toHaveLength(PATCHES - 1);
+    const winner = responses.find((response) => response.status === 200) as ApiResponse<SpecialEventBody>;
+    expect(winner.body).toEqual({ ...event, price: winner.body.price });
+    const read = await api<SpecialEventBody>('GET', path);
+    expect(read.body).toEqual(winner.body);
+    expect(read.headers.get('etag')).toBe('"2"');
+    expect(await storageProblems(event.eventId, winner.body)).toEqual([]);
+  });
+
+  test('50 concurrent price changes without If-Match all apply, one version each, and leave the index alone', async () => {
+    const event = await createEvent();
+    const path = `/special-events/${event.eventId}`;
+    const responses = await Promise.all(Array.from({ length: PATCHES }, (_, i) => api<SpecialEventBody>('PATCH', path, { json: { price: 200 + i } })));
+    expect(responses.map((response) => response.status)).toEqual(Array(PATCHES).fill(200));
+    const versions = responses.map((response) => Number(response.headers.get('etag')?.replace(/"/g, '')));
+    expect([...versions].sort((x, y) => x - y)).toEqual(Array.from({ length: PATCHES }, (_, i) => i + 2));
+    const read = await api<SpecialEventBody>('GET', path);
+    const last = responses[versions.indexOf(PATCHES + 1)] as ApiResponse<SpecialEventBody>;
+    expect(read.body).toEqual(last.body);
+    expect(await storageProblems(event.eventId, read.body)).toEqual([]);
+    expect(await indexEntries(event.eventId)).toEqual(event.dates);
+  });
+
   test('a DELETE with a stale ETag is 412 and keeps the event; with the current ETag it deletes it', async () => {
     const event = await createEvent();
     const path = `/special-events/${event.eventId}`;

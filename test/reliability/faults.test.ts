@@ -146,6 +146,19 @@ describe('a persistent DynamoDB fault', () => {
     survived.push({ scenario: `PATCH, ${fault} on TransactWriteItems`, status: patched.status, ms: patched.ms });
   });
 
+  test.each<FaultKind>(['throttling', 'internal-server-error', 'connection-reset'])(
+    '%s on the UpdateItem of a price change: PATCH is a 503 and the event is unchanged',
+    async (fault) => {
+      const event = await createEvent();
+      inject({ fault, operation: 'UpdateItem' });
+      const patched = await call('PATCH', `/special-events/${event.eventId}`, { json: { price: 99 } });
+      expectServiceUnavailable(patched);
+      proxy.clear();
+      await expectUnchanged(event, 1);
+      survived.push({ scenario: `PATCH of the price, ${fault} on UpdateItem`, status: patched.status, ms: patched.ms });
+    },
+  );
+
   test('internal-server-error on the write: POST is a 503 and stores neither the event nor an index item', async () => {
     const body = newEventBody();
     inject({ fault: 'internal-server-error', operation: 'TransactWriteItems' });
@@ -182,22 +195,26 @@ describe('a persistent DynamoDB fault', () => {
 });
 
 describe('a hung DynamoDB call', () => {
-  test('ends after the SDK timeouts and retries as a 503, well before the Lambda timeout, and writes nothing', async () => {
+  test.each<[string, Record<string, unknown>]>([
+    ['TransactWriteItems', { price: 99, dates: [dayOfYear(YEAR, 301)] }],
+    ['UpdateItem', { price: 99 }],
+  ])('on %s ends after the SDK timeouts and retries as a 503, well before the Lambda timeout, and writes nothing', async (operation, changes) => {
     const event = await createEvent();
-    inject({ fault: 'hang', operation: 'TransactWriteItems' });
-    const patched = await call('PATCH', `/special-events/${event.eventId}`, { json: { price: 99 } });
+    inject({ fault: 'hang', operation });
+    const patched = await call('PATCH', `/special-events/${event.eventId}`, { json: changes });
     expectServiceUnavailable(patched);
     expect(patched.ms).toBeLessThan(SDK_GIVE_UP_MS);
     proxy.clear();
     await expectUnchanged(event, 1);
-    survived.push({ scenario: 'PATCH, TransactWriteItems hangs', status: patched.status, ms: patched.ms });
+    survived.push({ scenario: `PATCH, ${operation} hangs`, status: patched.status, ms: patched.ms });
   });
 
   test('calls that each stay within the SDK timeouts but add up past the Lambda timeout end as a 503 before it, and the write never lands', async () => {
     const event = await createEvent();
     // Two hung reads (retried: ~4 s), then a write that hangs on every attempt (~6 s more).
     inject({ fault: 'hang', operation: 'GetItem', times: 2 }, { fault: 'hang', operation: 'TransactWriteItems' });
-    const patched = await call('PATCH', `/special-events/${event.eventId}`, { json: { price: 99 } });
+    // A change of dates: read first, then the transaction.
+    const patched = await call('PATCH', `/special-events/${event.eventId}`, { json: { price: 99, dates: [dayOfYear(YEAR, 302)] } });
     expectServiceUnavailable(patched);
     expect(patched.ms).toBeGreaterThan(LAMBDA_TIMEOUT_MS - EARLY_TIMEOUT_MS - 500);
     proxy.clear();
@@ -231,13 +248,17 @@ describe('a short DynamoDB fault', () => {
     ['internal-server-error', 'GetItem', 2],
     ['connection-reset', 'TransactWriteItems', 1],
     ['hang', 'GetItem', 1],
+    ['throttling', 'UpdateItem', 2],
+    ['connection-reset', 'UpdateItem', 1],
   ])('%s on %s (%i time(s)) is retried by the SDK: the PATCH succeeds once', async (fault, operation, times) => {
     const event = await createEvent();
     inject({ fault, operation, times });
-    const patched = await call<SpecialEventBody>('PATCH', `/special-events/${event.eventId}`, { json: { price: 42 } });
+    // A price change alone is one UpdateItem; with new dates it reads first, then writes a transaction.
+    const changes = operation === 'UpdateItem' ? { price: 42 } : { price: 42, dates: [dayOfYear(YEAR, nextDay++)] };
+    const patched = await call<SpecialEventBody>('PATCH', `/special-events/${event.eventId}`, { json: changes });
     expect(patched.status).toBe(200);
     expect(patched.headers.get('etag')).toBe('"2"');
-    expect(await storageProblems(event.eventId, { ...event, price: 42 })).toEqual([]);
+    expect(await storageProblems(event.eventId, { ...event, ...changes })).toEqual([]);
     survived.push({ scenario: `PATCH, ${fault} on ${operation} x${times} (retried)`, status: patched.status, ms: patched.ms });
   });
 
@@ -250,11 +271,26 @@ describe('a short DynamoDB fault', () => {
     expect(await storageProblems(created.body.eventId, created.body)).toEqual([]);
 
     inject({ fault: 'lost-response', operation: 'TransactWriteItems', times: 1 });
-    const patched = await call<SpecialEventBody>('PATCH', `/special-events/${created.body.eventId}`, { json: { price: 11 } });
+    const patched = await call<SpecialEventBody>('PATCH', `/special-events/${created.body.eventId}`, {
+      json: { price: 11, dates: [dayOfYear(YEAR, nextDay++)] },
+    });
     expect(patched.status).toBe(200);
     expect(patched.headers.get('etag')).toBe('"2"');
     expect(await storageProblems(created.body.eventId, patched.body)).toEqual([]);
     survived.push({ scenario: 'POST and PATCH, response lost after the write (retried)', status: patched.status, ms: created.ms + patched.ms });
+  });
+
+  test('a price change whose response is lost is retried into one new version, and its If-Match still holds', async () => {
+    const event = await createEvent();
+    inject({ fault: 'lost-response', operation: 'UpdateItem', times: 1 });
+    const patched = await call<SpecialEventBody>('PATCH', `/special-events/${event.eventId}`, { json: { price: 12 }, headers: { 'If-Match': '"1"' } });
+    // Not 412: the resent UpdateItem finds its own token and answers with the stored event.
+    expect(patched.status).toBe(200);
+    expect(patched.headers.get('etag')).toBe('"2"');
+    expect(patched.body).toEqual({ ...event, price: 12 });
+    expect(await storageProblems(event.eventId, patched.body)).toEqual([]);
+    expect((await call('GET', `/special-events/${event.eventId}`)).headers.get('etag')).toBe('"2"');
+    survived.push({ scenario: 'PATCH of the price with If-Match, response lost after the write (retried)', status: patched.status, ms: patched.ms });
   });
 });
 
