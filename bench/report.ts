@@ -126,7 +126,7 @@ export function renderReport(m: Measurements, results: Verdict[]): string {
         m.coldStarts
           .filter((cold) => cold.role !== 'same-requests')
           .map((cold) => {
-            const size = m.sizes.find((entry) => entry.name === cold.name);
+            const size = m.sizes.find((entry) => entry.name === cold.bundleName);
             const raw = sameRequests(cold.name);
             return [
               cold.name,

@@ -8,6 +8,7 @@ import {
   GetCommand,
   QueryCommand,
   TransactWriteCommand,
+  UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { monthsBetween } from '../../functions/shared/calendar-dates.ts';
@@ -108,10 +109,31 @@ export async function createEventIdempotently(table: string, idempotencyTable: s
   await createEvent(table, event, { table: idempotencyTable, key });
 }
 
-/** PATCH of the price: read the current item, then one transaction rewriting it under its version (as the store does). */
+/** PATCH of the price: one conditional UpdateItem that returns the new item (as the store does). */
 export async function updatePrice(table: string, eventId: string, price: number): Promise<void> {
+  await documentClient().send(
+    new UpdateCommand({
+      TableName: table,
+      Key: keys.event(eventId),
+      UpdateExpression: 'SET #f0 = :f0, version = version + :one, updatedAt = :now, writeToken = :token',
+      ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(writeToken) OR writeToken <> :token)',
+      ExpressionAttributeNames: { '#f0': 'price' },
+      ExpressionAttributeValues: { ':f0': price, ':one': 1, ':now': new Date().toISOString(), ':token': randomUUID() },
+      ReturnValues: 'ALL_NEW',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    }),
+  );
+}
+
+/**
+ * PATCH of the dates: read the current item, then one transaction rewriting it under its version,
+ * deleting the index items of the dates it loses and putting those of the dates it gains (as the store does).
+ */
+export async function updateDates(table: string, eventId: string, dates: string[]): Promise<void> {
   const current = await getEvent(table, eventId);
   if (!current) throw new Error(`No event ${eventId}`);
+  const currentDates = current.dates as string[];
+  const next = { ...(current as unknown as SpecialEvent), dates };
   await documentClient().send(
     new TransactWriteCommand({
       ClientRequestToken: randomUUID(),
@@ -126,17 +148,19 @@ export async function updatePrice(table: string, eventId: string, price: number)
             ConditionExpression: 'version = :currentVersion',
             ExpressionAttributeNames: { '#name': 'name', '#location': 'location' },
             ExpressionAttributeValues: {
-              ':name': current.name,
-              ':location': current.location,
-              ':description': current.eventDescription,
-              ':dates': current.dates,
-              ':price': price,
+              ':name': next.name,
+              ':location': next.location,
+              ':description': next.eventDescription,
+              ':dates': dates,
+              ':price': next.price,
               ':version': Number(current.version) + 1,
               ':currentVersion': Number(current.version),
               ':now': new Date().toISOString(),
             },
           },
         },
+        ...currentDates.filter((date) => !dates.includes(date)).map((date) => ({ Delete: { TableName: table, Key: keys.eventDate(eventId, date) } })),
+        ...dates.filter((date) => !currentDates.includes(date)).map((date) => dateItemPut(table, next, date)),
       ],
     }),
   );
@@ -170,6 +194,7 @@ export type RawInvocation =
   | { operation: 'create'; table: string; event: SpecialEvent }
   | { operation: 'createIdempotently'; table: string; idempotencyTable: string; event: SpecialEvent; key: string }
   | { operation: 'update'; table: string; eventId: string; price: number }
+  | { operation: 'updateDates'; table: string; eventId: string; dates: string[] }
   | { operation: 'delete'; table: string; eventId: string };
 
 /**
@@ -191,6 +216,9 @@ export async function handler(invocation: RawInvocation): Promise<{ statusCode: 
       return { statusCode: 201 };
     case 'update':
       await updatePrice(invocation.table, invocation.eventId, invocation.price);
+      return { statusCode: 200 };
+    case 'updateDates':
+      await updateDates(invocation.table, invocation.eventId, invocation.dates);
       return { statusCode: 200 };
     case 'delete':
       await deleteEvent(invocation.table, invocation.eventId);

@@ -25,6 +25,8 @@ interface RunResult {
 
 export interface ColdStartResult {
   name: string;
+  /** The bundle it loads (a function can be measured with more than one first request). */
+  bundleName: string;
   /** floor: the brief's floor; function: a deployed bundle; same-requests: a function's DynamoDB requests alone. */
   role: 'floor' | 'function' | 'same-requests';
   runs: number;
@@ -43,6 +45,7 @@ export interface ColdStartResult {
 
 interface ColdTarget {
   name: string;
+  bundleName: string;
   role: ColdStartResult['role'];
   bundle: string;
   kind: 'handler' | 'authorizer';
@@ -50,6 +53,9 @@ interface ColdTarget {
 }
 
 export const sameRequestsName = (functionName: string) => `${functionName} (same requests, raw)`;
+
+/** The update function's first invocation is a price change; this one changes the dates instead (a read, then a transaction). */
+export const UPDATE_DATES = 'update-special-event (dates)';
 
 export async function measureColdStarts(
   build: BenchBuild,
@@ -61,31 +67,42 @@ export async function measureColdStarts(
   const rounds = options.runs + options.warmUpRounds;
   // Events the first invocations read, change and delete (a fresh one for every delete).
   const existing = sampleEvent(['2030-01-10', '2030-01-11'], 'Cold start subject');
+  // Moved between two days on every run, so that each first PATCH really changes the dates.
+  const moving = sampleEvent(['2030-01-20'], 'Cold start dates subject');
+  const rawMoving = sampleEvent(['2030-01-20'], 'Cold start raw dates subject');
+  const moves = new Map<string, number>();
+  const nextDates = (eventId: string) => {
+    moves.set(eventId, (moves.get(eventId) ?? 0) + 1);
+    return [(moves.get(eventId) ?? 0) % 2 === 1 ? '2030-01-21' : '2030-01-20'];
+  };
   const toDelete = Array.from({ length: 2 * rounds }, () => sampleEvent(['2030-02-01', '2030-02-08']));
-  await loadEvents(endpoint, tables.events, [existing, ...toDelete]);
+  await loadEvents(endpoint, tables.events, [existing, moving, rawMoving, ...toDelete]);
   let price = 0;
   const nextPrice = () => (price += 1) % 1000;
   const nextToDelete = () => (toDelete.pop() ?? existing).eventId;
   const eventForRaw = () => ({ eventId: randomUUID(), ...newEventBody() });
 
-  const functionTarget = (name: string, event: () => unknown): ColdTarget => ({
+  const functionTarget = (name: string, event: () => unknown, bundleName = name): ColdTarget => ({
     name,
+    bundleName,
     role: 'function',
-    bundle: build.bundles[name] as string,
+    bundle: build.bundles[bundleName] as string,
     kind: name === 'authorizer' ? 'authorizer' : 'handler',
     event,
   });
   const rawTarget = (name: string, event: () => RawInvocation): ColdTarget => ({
     name: sameRequestsName(name),
+    bundleName: 'raw-operations',
     role: 'same-requests',
     bundle: build.rawOperations,
     kind: 'handler',
     event,
   });
   const targets: ColdTarget[] = [
-    { name: FLOOR_NAME, role: 'floor', bundle: build.bundles[FLOOR_NAME] as string, kind: 'handler', event: () => ({ tableName: tables.events, key: keys.event(existing.eventId) }) },
+    { name: FLOOR_NAME, bundleName: FLOOR_NAME, role: 'floor', bundle: build.bundles[FLOOR_NAME] as string, kind: 'handler', event: () => ({ tableName: tables.events, key: keys.event(existing.eventId) }) },
     {
       name: AUTHORIZER_FLOOR_NAME,
+      bundleName: AUTHORIZER_FLOOR_NAME,
       role: 'floor',
       bundle: build.bundles[AUTHORIZER_FLOOR_NAME] as string,
       kind: 'authorizer',
@@ -95,6 +112,11 @@ export async function measureColdStarts(
     functionTarget('list-special-events', () => proxyEvent('listSpecialEvents')),
     functionTarget('create-special-event', () => proxyEvent('createSpecialEvent', { body: newEventBody(), headers: { 'Idempotency-Key': randomUUID() } })),
     functionTarget('update-special-event', () => proxyEvent('updateSpecialEvent', { eventId: existing.eventId, body: { price: nextPrice() } })),
+    functionTarget(
+      UPDATE_DATES,
+      () => proxyEvent('updateSpecialEvent', { eventId: moving.eventId, body: { dates: nextDates(moving.eventId) } }),
+      'update-special-event',
+    ),
     functionTarget('delete-special-event', () => proxyEvent('deleteSpecialEvent', { eventId: nextToDelete() })),
     functionTarget('authorizer', () => authorizerEvent(basicAuthorization(BENCH_PRINCIPAL, BENCH_PASSWORD))),
     rawTarget('get-special-event', () => ({ operation: 'get', table: tables.events, eventId: existing.eventId })),
@@ -107,6 +129,7 @@ export async function measureColdStarts(
       key: randomUUID(),
     })),
     rawTarget('update-special-event', () => ({ operation: 'update', table: tables.events, eventId: existing.eventId, price: nextPrice() })),
+    rawTarget(UPDATE_DATES, () => ({ operation: 'updateDates', table: tables.events, eventId: rawMoving.eventId, dates: nextDates(rawMoving.eventId) })),
     rawTarget('delete-special-event', () => ({ operation: 'delete', table: tables.events, eventId: nextToDelete() })),
   ];
   const samples = new Map<string, RunResult[]>(targets.map((target) => [target.name, []]));
@@ -137,6 +160,7 @@ export async function measureColdStarts(
     return {
       ratioToFloor: round(median(pairedRatios), 3),
       name: target.name,
+      bundleName: target.bundleName,
       role: target.role,
       runs: runs.length,
       initMs: of((run) => run.initMs),

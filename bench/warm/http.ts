@@ -60,8 +60,9 @@ export async function measureHttp(
   const calls = options.iterations + options.warmUp;
   const readSubject = sampleEvent(['2032-01-10'], 'HTTP read subject');
   const updateSubject = sampleEvent(['2032-01-12'], 'HTTP update subject');
+  const datesSubject = sampleEvent(['2032-01-14'], 'HTTP dates subject');
   const toDelete = Array.from({ length: calls }, () => sampleEvent(['2032-02-01', '2032-02-08']));
-  await loadEvents(endpoint, table, [readSubject, updateSubject, ...toDelete], 8);
+  await loadEvents(endpoint, table, [readSubject, updateSubject, datesSubject, ...toDelete], 8);
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const authorization = basicAuthorization(BENCH_PRINCIPAL, BENCH_PASSWORD);
   const base = new URL(url);
@@ -95,6 +96,7 @@ export async function measureHttp(
     });
 
   let price = 0;
+  let moves = 0;
   let deleted = 0;
   const operations: { name: string; expectedStatus: number; call: () => Promise<HttpResponse> }[] = [
     { name: 'get', expectedStatus: 200, call: () => send('GET', `/special-events/${readSubject.eventId}`) },
@@ -105,7 +107,13 @@ export async function measureHttp(
       expectedStatus: 201,
       call: () => send('POST', '/special-events', newEventBody(), { 'Idempotency-Key': randomUUID() }),
     },
-    { name: 'update', expectedStatus: 200, call: () => send('PATCH', `/special-events/${updateSubject.eventId}`, { price: (price += 1) % 1000 }) },
+    { name: 'update (price)', expectedStatus: 200, call: () => send('PATCH', `/special-events/${updateSubject.eventId}`, { price: (price += 1) % 1000 }) },
+    {
+      name: 'update (dates)',
+      expectedStatus: 200,
+      // Moved back and forth between two days: every call removes one index item and writes another.
+      call: () => send('PATCH', `/special-events/${datesSubject.eventId}`, { dates: [(moves += 1) % 2 === 1 ? '2032-01-15' : '2032-01-14'] }),
+    },
     { name: 'delete', expectedStatus: 204, call: () => send('DELETE', `/special-events/${toDelete[deleted++]?.eventId}`) },
   ];
 

@@ -30,6 +30,10 @@ export const newEventBody = () => eventBody('Warm bench', 2031);
 export function warmOperations(raw: RawOperations, tables: { events: string; idempotency: string }, window: Window, calls: number): WarmFixtures {
   const readSubject = sampleEvent(['2031-01-10', '2031-01-11'], 'Warm read subject');
   const updateSubjects = [sampleEvent(['2031-01-12'], 'Warm update subject'), sampleEvent(['2031-01-12'], 'Warm raw update subject')];
+  // Moved back and forth between two days: every call removes one index item and writes another.
+  const datesSubjects = [sampleEvent(['2031-01-14'], 'Warm dates subject'), sampleEvent(['2031-01-14'], 'Warm raw dates subject')];
+  const moves = [0, 0];
+  const nextDates = (subject: 0 | 1) => [(moves[subject] = (moves[subject] ?? 0) + 1) % 2 === 1 ? '2031-01-15' : '2031-01-14'];
   const handlerDeletes = Array.from({ length: calls }, () => sampleEvent(['2031-02-01', '2031-02-08']));
   const rawDeletes = Array.from({ length: calls }, () => sampleEvent(['2031-02-01', '2031-02-08']));
   let price = 0;
@@ -70,11 +74,18 @@ export function warmOperations(raw: RawOperations, tables: { events: string; ide
       raw: () => raw.createEventIdempotently(tables.events, tables.idempotency, body().event, randomUUID()),
     },
     {
-      name: 'update',
+      name: 'update (price)',
       handler: 'update-special-event',
       expectedStatus: 200,
       event: () => proxyEvent('updateSpecialEvent', { eventId: updateSubjects[0]!.eventId, body: { price: (price += 1) % 1000 } }),
       raw: () => raw.updatePrice(tables.events, updateSubjects[1]!.eventId, (price += 1) % 1000),
+    },
+    {
+      name: 'update (dates)',
+      handler: 'update-special-event',
+      expectedStatus: 200,
+      event: () => proxyEvent('updateSpecialEvent', { eventId: datesSubjects[0]!.eventId, body: { dates: nextDates(0) } }),
+      raw: () => raw.updateDates(tables.events, datesSubjects[1]!.eventId, nextDates(1)),
     },
     {
       name: 'delete',
@@ -84,5 +95,5 @@ export function warmOperations(raw: RawOperations, tables: { events: string; ide
       raw: () => raw.deleteEvent(tables.events, rawDeletes[rawDeleted++]!.eventId),
     },
   ];
-  return { events: [readSubject, ...updateSubjects, ...handlerDeletes, ...rawDeletes], operations };
+  return { events: [readSubject, ...updateSubjects, ...datesSubjects, ...handlerDeletes, ...rawDeletes], operations };
 }
