@@ -44,6 +44,7 @@ export async function listPage(table: string, startDate: string, endDate: string
           IndexName: DATE_INDEX,
           KeyConditionExpression: 'gsi1pk = :month AND gsi1sk BETWEEN :from AND :to',
           ExpressionAttributeValues: { ':month': keys.dateIndexPartition(month), ':from': range.from, ':to': range.to },
+          ProjectionExpression: 'pk',
           Limit: Math.max(32, 2 * (limit - ids.size)),
           ExclusiveStartKey: exclusiveStartKey,
           ReturnConsumedCapacity: 'TOTAL',

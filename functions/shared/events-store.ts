@@ -456,6 +456,8 @@ class DateIndexReader {
         IndexName: DATE_INDEX,
         KeyConditionExpression: 'gsi1pk = :month AND gsi1sk BETWEEN :from AND :to',
         ExpressionAttributeValues: { ':month': keys.dateIndexPartition(month), ':from': range.from, ':to': range.to },
+        // The event id is all this needs: a quarter of the attributes to send and decode (capacity is the same).
+        ProjectionExpression: 'pk',
         // Index items are ~100 bytes: reading a few more than needed costs nothing extra (4 KB units).
         Limit: Math.min(1000, Math.max(32, 2 * wanted)),
         ExclusiveStartKey: this.exclusiveStartKey,
