@@ -24,7 +24,7 @@ import type { InProcessResult } from './warm/in-process.ts';
 
 /** Sample counts: the issue asks for at least 10 cold starts and 1,000 warm calls. */
 const SETTINGS = {
-  coldStartRuns: 25,
+  coldStartRuns: 40,
   coldStartWarmUpRounds: 2,
   warmIterations: 1000,
   warmUp: 100,
