@@ -259,7 +259,8 @@ export class EventsStore {
     expectedVersion: number | undefined,
   ): Promise<StoredEvent> {
     const fields = Object.entries(details).filter(([, value]) => value !== undefined);
-    for (let attempt = 1; attempt <= MAX_WRITE_ATTEMPTS; attempt++) {
+    // Lost races here are other writers' transactions holding the item (TransactionConflict).
+    return this.retryLostRaces(eventId, async () => {
       const token = randomUUID();
       try {
         const { Attributes } = await this.client.send(
@@ -283,19 +284,14 @@ export class EventsStore {
         );
         return toStoredEvent(Attributes as Item);
       } catch (error) {
-        if (isConditionalCheckFailed(error)) {
-          // The item as it is now, in DynamoDB's own format (the Document client leaves errors alone).
-          const current = error.Item && unmarshall(error.Item as Record<string, NativeAttributeValue>);
-          if (!current) throw new EventNotFoundError(eventId);
-          if (current.writeToken === token) return toStoredEvent(current);
-          throw new EventVersionMismatchError(eventId, Number(current.version));
-        }
-        // A transaction of another writer holds the item: back off with jitter and try again.
-        if (!isLostRace(error)) throw error;
-        await sleep(Math.random() * 10 * attempt, undefined, { signal: this.signal });
+        if (!isConditionalCheckFailed(error)) throw error;
+        // The item as it is now, in DynamoDB's own format (the Document client leaves errors alone).
+        const current = error.Item && unmarshall(error.Item as Record<string, NativeAttributeValue>);
+        if (!current) throw new EventNotFoundError(eventId);
+        if (current.writeToken === token) return toStoredEvent(current);
+        throw new EventVersionMismatchError(eventId, Number(current.version));
       }
-    }
-    throw new ConcurrentModificationError(eventId);
+    });
   }
 
   async deleteEvent(eventId: string, expectedVersion?: number): Promise<void> {
@@ -359,18 +355,24 @@ export class EventsStore {
     expectedVersion: number | undefined,
     write: (current: StoredEvent) => Promise<T>,
   ): Promise<T> {
-    for (let attempt = 1; attempt <= MAX_WRITE_ATTEMPTS; attempt++) {
+    return this.retryLostRaces(eventId, async () => {
       const current = await this.getEvent(eventId);
       if (!current) throw new EventNotFoundError(eventId);
       if (expectedVersion !== undefined && current.version !== expectedVersion) {
         throw new EventVersionMismatchError(eventId, current.version);
       }
+      return write(current);
+    });
+  }
+
+  /** Runs `attempt` again, after a jittered back-off, while another writer wins the race for the event. */
+  private async retryLostRaces<T>(eventId: string, attempt: () => Promise<T>): Promise<T> {
+    for (let round = 1; round <= MAX_WRITE_ATTEMPTS; round++) {
       try {
-        return await write(current);
+        return await attempt();
       } catch (error) {
         if (!isLostRace(error)) throw error;
-        // Another writer got in first: back off with jitter, re-read, and try again.
-        await sleep(Math.random() * 10 * attempt, undefined, { signal: this.signal });
+        await sleep(Math.random() * 10 * round, undefined, { signal: this.signal });
       }
     }
     throw new ConcurrentModificationError(eventId);
