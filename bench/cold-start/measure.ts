@@ -1,6 +1,7 @@
 // Cold starts: each bundle loaded by a fresh Node process that completes one invocation against
 // DynamoDB Local, round-robin over the bundles so that background load touches them all alike.
 import { randomUUID } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LIMITS } from '../../functions/shared/limits.ts';
 import { keys } from '../../functions/shared/table-definition.ts';
@@ -62,7 +63,7 @@ export async function measureColdStarts(
   endpoint: string,
   tables: BenchTables,
   window: Window,
-  options: { runs: number; warmUpRounds: number; logDirectory: string },
+  options: { runs: number; warmUpRounds: number; dynamoDbWarmUpRounds: number; logDirectory: string },
 ): Promise<ColdStartResult[]> {
   const rounds = options.runs + options.warmUpRounds;
   // Events the first invocations read, change and delete (a fresh one for every delete).
@@ -75,7 +76,7 @@ export async function measureColdStarts(
     moves.set(eventId, (moves.get(eventId) ?? 0) + 1);
     return [(moves.get(eventId) ?? 0) % 2 === 1 ? '2030-01-21' : '2030-01-20'];
   };
-  const toDelete = Array.from({ length: 2 * rounds }, () => sampleEvent(['2030-02-01', '2030-02-08']));
+  const toDelete = Array.from({ length: 2 * rounds + options.dynamoDbWarmUpRounds }, () => sampleEvent(['2030-02-01', '2030-02-08']));
   await loadEvents(endpoint, tables.events, [existing, moving, rawMoving, ...toDelete]);
   let price = 0;
   const nextPrice = () => (price += 1) % 1000;
@@ -132,6 +133,14 @@ export async function measureColdStarts(
     rawTarget(UPDATE_DATES, () => ({ operation: 'updateDates', table: tables.events, eventId: rawMoving.eventId, dates: nextDates(rawMoving.eventId) })),
     rawTarget('delete-special-event', () => ({ operation: 'delete', table: tables.events, eventId: nextToDelete() })),
   ];
+  await warmUpDynamoDbLocal(
+    build,
+    functionEnvironment(endpoint, tables, 'dynamodb-warm-up'),
+    targets.filter((target) => target.role === 'same-requests'),
+    options.dynamoDbWarmUpRounds,
+    options.logDirectory,
+  );
+
   const samples = new Map<string, RunResult[]>(targets.map((target) => [target.name, []]));
 
   for (let round = 0; round < rounds; round++) {
@@ -171,6 +180,17 @@ export async function measureColdStarts(
       samplesMs: runs.map((run) => round(run.initMs, 1)),
     };
   });
+}
+
+/** Sends every raw target's requests `rounds` times from one process (see warm-up-dynamodb.ts). */
+async function warmUpDynamoDbLocal(build: BenchBuild, env: Record<string, string>, rawTargets: ColdTarget[], rounds: number, logDirectory: string) {
+  const invocationsFile = join(logDirectory, 'dynamodb-warm-up.json');
+  await writeFile(invocationsFile, JSON.stringify(Array.from({ length: rounds }, () => rawTargets.map((target) => target.event())).flat()));
+  const result = await runChild<{ invocations: number; seconds: number }>(['--import', 'tsx', 'bench/cold-start/warm-up-dynamodb.ts'], {
+    env: { ...env, BENCH_WARM_UP_DYNAMODB: JSON.stringify({ bundle: build.rawOperations, invocationsFile }) },
+    logFile: join(logDirectory, 'dynamodb-warm-up.log'),
+  });
+  process.stderr.write(`  DynamoDB Local warmed up: ${result.invocations} first-invocation request sets in ${result.seconds.toFixed(1)} s\n`);
 }
 
 const newEventBody = () => eventBody('Cold start', 2030);
