@@ -53,7 +53,7 @@ export function verdicts(m: Measurements): Verdict[] {
     const value = cold.ratioToFloor;
     out.push({
       target: `Cold start / ${floorName}: ${cold.name}`,
-      measured: `${value.toFixed(3)}x (medians ${ms(cold.initMs)} / ${ms(initOf(floorName))})`,
+      measured: `${value.toFixed(3)}x ± ${cold.ratioStandardError.toFixed(3)} (medians ${ms(cold.initMs)} / ${ms(initOf(floorName))})`,
       limit: `<= ${ratio(LIMITS.initRatio)}`,
       pass: value <= LIMITS.initRatio,
     });
@@ -122,7 +122,7 @@ export function renderReport(m: Measurements, results: Verdict[]): string {
   sections.push(
     '### Cold start (fresh Node process: load the bundle, complete the first invocation; medians)\n\n' +
       table(
-        ['Bundle', 'Size', 'Gzipped', 'Init', 'of which load', 'first invocation', 'vs floor (paired)', 'Same requests raw', 'vs same requests', 'CPU', 'Max RSS', 'Runs'],
+        ['Bundle', 'Size', 'Gzipped', 'Init', 'of which load', 'first invocation', 'vs floor (paired)', '±', 'Same requests raw', 'vs same requests (paired)', 'CPU', 'Max RSS', 'Runs'],
         m.coldStarts
           .filter((cold) => cold.role !== 'same-requests')
           .map((cold) => {
@@ -136,8 +136,9 @@ export function renderReport(m: Measurements, results: Verdict[]): string {
               ms(cold.loadMs),
               ms(cold.firstInvocationMs),
               ratio(cold.ratioToFloor),
+              cold.role === 'floor' ? '' : cold.ratioStandardError.toFixed(2),
               raw ? ms(raw.initMs) : '',
-              raw ? ratio(cold.initMs / raw.initMs) : '',
+              cold.ratioToSameRequests === undefined ? '' : ratio(cold.ratioToSameRequests),
               ms(cold.cpuMs),
               `${cold.maxRssMb.toFixed(0)} MB`,
               cold.runs,

@@ -12,7 +12,7 @@ import { AUTHORIZER_FLOOR_NAME, FLOOR_NAME, type BenchBuild } from '../support/b
 import { BENCH_PASSWORD, eventBody, loadEvents, sampleEvent } from '../support/bench-tables.ts';
 import { runChild } from '../support/child-process.ts';
 import { functionEnvironment, type BenchTables } from '../support/function-environment.ts';
-import { median, round } from '../support/stats.ts';
+import { median, medianStandardError, round } from '../support/stats.ts';
 
 interface RunResult {
   initMs: number;
@@ -42,6 +42,10 @@ export interface ColdStartResult {
    * pairing cancels the machine's drift between rounds, which moves both alike.
    */
   ratioToFloor: number;
+  /** Bootstrap standard error of ratioToFloor (over the rounds). */
+  ratioStandardError: number;
+  /** For a function: the same pairing against its own DynamoDB requests sent raw (its own code's share). */
+  ratioToSameRequests?: number;
 }
 
 interface ColdTarget {
@@ -165,9 +169,13 @@ export async function measureColdStarts(
     const runs = samples.get(target.name) ?? [];
     const of = (pick: (run: RunResult) => number) => round(median(runs.map(pick)), 1);
     const floorRuns = samples.get(target.kind === 'authorizer' ? AUTHORIZER_FLOOR_NAME : FLOOR_NAME) ?? [];
-    const pairedRatios = runs.map((run, index) => run.initMs / (floorRuns[index]?.initMs ?? Number.NaN));
+    const pairedRatios = (others: RunResult[] | undefined) => runs.map((run, index) => run.initMs / (others?.[index]?.initMs ?? Number.NaN));
+    const toFloor = pairedRatios(floorRuns);
+    const sameRequests = samples.get(sameRequestsName(target.name));
     return {
-      ratioToFloor: round(median(pairedRatios), 3),
+      ratioToFloor: round(median(toFloor), 3),
+      ratioStandardError: round(medianStandardError(toFloor), 3),
+      ...(target.role === 'function' && sameRequests ? { ratioToSameRequests: round(median(pairedRatios(sameRequests)), 3) } : {}),
       name: target.name,
       bundleName: target.bundleName,
       role: target.role,

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { addDays } from '../../functions/shared/calendar-dates.ts';
 import type { SpecialEvent } from '../../functions/shared/event-schema.ts';
 import { LIMITS } from '../../functions/shared/limits.ts';
+import { seededRandom } from '../support/stats.ts';
 
 export interface Window {
   startDate: string;
@@ -14,18 +15,6 @@ export interface Window {
 
 export function defaultWindow(today: string): Window {
   return { startDate: today, endDate: addDays(today, LIMITS.defaultRangeDays) };
-}
-
-/** mulberry32: a small seeded generator, so every run builds the same calendar. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const TITLES = ['Evening', 'Curator', 'Family', 'Members', 'Late', 'Sketching', 'Gallery', 'Conservation', 'Silent', 'Festival'];
@@ -39,7 +28,7 @@ export interface Calendar {
 
 /** `total` events, `insideCount` of them with at least one date in `window`, the others with none. */
 export function buildCalendar(total: number, insideCount: number, window: Window, seed: number): Calendar {
-  const next = random(seed);
+  const next = seededRandom(seed); // the same calendar on every run
   const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)] as T;
   const between = (from: number, to: number) => from + Math.floor(next() * (to - from + 1));
   const inWindow = (date: string) => date >= window.startDate && date <= window.endDate;

@@ -14,6 +14,30 @@ export function quantile(samples: readonly number[], q: number): number {
 
 export const median = (samples: readonly number[]) => quantile(samples, 0.5);
 
+/** mulberry32: a small seeded generator, so every run draws the same numbers. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Standard error of the median by bootstrap: the spread of the medians of `resamples` samples
+ * drawn with replacement. It says how far a rerun's median may land from this one.
+ */
+export function medianStandardError(samples: readonly number[], resamples = 1000): number {
+  if (samples.length < 2) return Number.NaN;
+  const next = seededRandom(samples.length);
+  const medians = Array.from({ length: resamples }, () => median(Array.from(samples, () => samples[Math.floor(next() * samples.length)] as number)));
+  const mean = medians.reduce((sum, value) => sum + value, 0) / resamples;
+  return Math.sqrt(medians.reduce((sum, value) => sum + (value - mean) ** 2, 0) / (resamples - 1));
+}
+
 export interface LatencySummary {
   count: number;
   p50: number;
