@@ -169,7 +169,7 @@ export async function measureColdStarts(
     const runs = samples.get(target.name) ?? [];
     const of = (pick: (run: RunResult) => number) => round(median(runs.map(pick)), 1);
     const floorRuns = samples.get(target.kind === 'authorizer' ? AUTHORIZER_FLOOR_NAME : FLOOR_NAME) ?? [];
-    const pairedRatios = (others: RunResult[] | undefined) => runs.map((run, index) => run.initMs / (others?.[index]?.initMs ?? Number.NaN));
+    const pairedRatios = (others: RunResult[]) => runs.map((run, index) => run.initMs / (others[index]?.initMs ?? Number.NaN));
     const toFloor = pairedRatios(floorRuns);
     const sameRequests = samples.get(sameRequestsName(target.name));
     return {
