@@ -28,7 +28,18 @@ export const GATEWAY_RESPONSES = {
     detail: 'Too many requests; retry after a pause',
     headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
   },
-  AUTHORIZER_FAILURE: { kind: 'internal-error', detail: 'The request could not be authorized; it has been logged' },
+  // The authorizer was throttled (reserved concurrency), timed out or could not read its store:
+  // a temporary condition, so 503 with Retry-After rather than API Gateway's default 500.
+  AUTHORIZER_FAILURE: {
+    kind: 'service-unavailable',
+    detail: 'Credentials cannot be checked right now; retry shortly',
+    headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+  },
+  AUTHORIZER_CONFIGURATION_ERROR: {
+    kind: 'service-unavailable',
+    detail: 'Credentials cannot be checked right now; retry shortly',
+    headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+  },
   INTEGRATION_FAILURE: { kind: 'bad-gateway', detail: 'The operation failed to produce a response; it has been logged' },
   INTEGRATION_TIMEOUT: { kind: 'gateway-timeout', detail: 'The operation did not answer in time' },
 } as const satisfies Record<string, GatewayResponse>;

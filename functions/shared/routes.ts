@@ -98,8 +98,8 @@ export function arnResourcePath(path: string): string {
 export function matchRoute(
   method: string,
   path: string,
-): { route: Route; pathParameters: Record<string, string> } | { route: undefined; pathExists: boolean } {
-  let pathExists = false;
+): { route: Route; pathParameters: Record<string, string> } | { route: undefined; allowedMethods: HttpMethod[] } {
+  const allowedMethods: HttpMethod[] = [];
   for (const route of routes) {
     const names: string[] = [];
     const pattern = new RegExp(
@@ -110,12 +110,19 @@ export function matchRoute(
     );
     const match = pattern.exec(path);
     if (!match) continue;
-    pathExists = true;
+    allowedMethods.push(route.method);
     if (route.method !== method) continue;
     const pathParameters = Object.fromEntries(names.map((name, i) => [name, safeDecode(match[i + 1] ?? '')]));
     return { route, pathParameters };
   }
-  return { route: undefined, pathExists };
+  return { route: undefined, allowedMethods };
+}
+
+/** The resource paths of the route table, each with the methods it has (the `Allow` header of a 405). */
+export function resourceMethods(): Map<string, HttpMethod[]> {
+  const byPath = new Map<string, HttpMethod[]>();
+  for (const route of routes) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route.method]);
+  return byPath;
 }
 
 function safeDecode(segment: string): string {

@@ -148,15 +148,17 @@ export function sharedResponses(): Record<string, Record<string, unknown>> {
     ),
     InternalServerError: problemResponse(500, 'An unexpected error; it has been logged and nothing internal is revealed', {
       handler: errorExample(new Error('anything unexpected'), 'The operation failed unexpectedly'),
-      authorizer: gatewayExample('AUTHORIZER_FAILURE', 'The authorizer failed'),
     }),
     BadGateway: problemResponse(502, 'The operation crashed or returned no valid response (API Gateway answers)', {
       integrationFailure: gatewayExample('INTEGRATION_FAILURE', 'The function failed'),
     }),
     ServiceUnavailable: problemResponse(
       503,
-      'DynamoDB is throttling or unreachable right now; retry after `Retry-After` seconds',
-      { storeUnavailable: errorExample(namedError('ProvisionedThroughputExceededException'), 'The event store is busy') },
+      'DynamoDB is throttling or unreachable, or the authorizer is saturated or failing, right now; retry after `Retry-After` seconds',
+      {
+        storeUnavailable: errorExample(namedError('ProvisionedThroughputExceededException'), 'The event store is busy'),
+        authorizerUnavailable: gatewayExample('AUTHORIZER_FAILURE', 'The authorizer is throttled or failing'),
+      },
       { 'Retry-After': HEADER_REFS.RetryAfter },
     ),
     GatewayTimeout: problemResponse(504, 'The operation did not answer within the API Gateway integration timeout', {
