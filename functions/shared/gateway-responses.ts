@@ -58,3 +58,14 @@ export function gatewayResponse(type: GatewayResponseType) {
   const body = problemBody(response.kind, response.detail);
   return { statusCode: body.status, headers: { ...GATEWAY_RESPONSE_HEADERS, ...response.headers }, body };
 }
+
+/**
+ * RFC 9110 15.5.6: a method the resource does not have is 405 with the methods it does have in
+ * `Allow`. Not in the table above because its header depends on the resource; the local gateway
+ * and the deployed one (an ANY method with a MOCK integration per resource) both answer with this.
+ */
+export function methodNotAllowedResponse(allowedMethods: readonly string[]) {
+  const allow = [...new Set([...allowedMethods, 'OPTIONS'])].join(', ');
+  const body = problemBody('method-not-allowed', `This resource allows only ${allow}`);
+  return { statusCode: body.status, headers: { ...GATEWAY_RESPONSE_HEADERS, Allow: allow }, body };
+}
