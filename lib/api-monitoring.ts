@@ -1,6 +1,8 @@
-// Alarms to an SNS topic and one dashboard: is the API failing (5xx rate), slow (p99), unable to
-// authenticate (authorizer failures), are functions crashing or throttled, is DynamoDB throttling.
-import { Duration } from 'aws-cdk-lib';
+// Alarms to an SNS topic and one dashboard. Production must name where alarms go (an e-mail, or
+// an existing topic for chat integrations); without either, its template requires the AlarmEmail
+// parameter, so CloudFormation refuses to deploy it. Every alarm needs a minimum volume or M of
+// N periods, so one failed request on a quiet night pages no one. Runbook: docs/DEPLOY.md.
+import { CfnParameter, Duration, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -15,10 +17,16 @@ import type { StageConfig } from './stage-config.ts';
 
 const PERIOD = Duration.minutes(5);
 
-/** Share of requests answered 5xx in five minutes that raises the alarm. */
+/** Share of requests answered 5xx in five minutes that counts as failing. */
 export const SERVER_ERROR_RATE_THRESHOLD = 0.05;
+/** Below this many requests in five minutes, the 5xx rate and p99 latency say nothing. */
+export const MINIMUM_REQUESTS = 20;
+/** Requests refused 401 in five minutes (wrong or missing credentials) that look like guessing. */
+export const FAILED_LOGIN_THRESHOLD = 100;
+/** Authorizer p99 duration (ms): a verification takes ~350 ms; this is CPU starvation or a slow table. */
+export const AUTHORIZER_P99_DURATION_MS = 3000;
 
-/** The DynamoDB operations the functions call, whose throttling the alarms watch. */
+/** The DynamoDB operations the functions call, whose throttling and system errors the alarms watch. */
 const DYNAMODB_OPERATIONS = {
   events: ['GetItem', 'BatchGetItem', 'Query', 'UpdateItem', 'TransactWriteItems'],
   idempotency: ['GetItem', 'TransactWriteItems'],
@@ -31,8 +39,16 @@ export interface ApiMonitoringProps {
   tables: MuseumTables;
 }
 
+interface AlarmOptions {
+  threshold: number;
+  /** Breaching periods out of `evaluationPeriods` that raise the alarm. */
+  datapointsToAlarm: number;
+  evaluationPeriods: number;
+  alarmDescription: string;
+}
+
 export class ApiMonitoring extends Construct {
-  readonly topic: sns.Topic;
+  readonly topic: sns.ITopic;
   readonly alarms: cloudwatch.Alarm[] = [];
   readonly dashboard: cloudwatch.Dashboard;
 
@@ -40,67 +56,104 @@ export class ApiMonitoring extends Construct {
     super(scope, id);
     const { config, api, functions, tables } = props;
     const stage = api.api.deploymentStage;
+    this.topic = alarmTopic(this, config);
 
-    this.topic = new sns.Topic(this, 'AlarmTopic', { displayName: `Museum API alarms (${config.stage})`, enforceSSL: true });
-    if (config.alarmEmail) this.topic.addSubscription(new subscriptions.EmailSubscription(config.alarmEmail));
-
-    const serverErrorRate = stage.metricServerError({ statistic: 'Average', period: PERIOD, label: '5xx rate' });
-    this.alarm('ServerErrorRate', serverErrorRate, {
-      threshold: SERVER_ERROR_RATE_THRESHOLD,
-      evaluationPeriods: 1,
-      alarmDescription: `More than ${SERVER_ERROR_RATE_THRESHOLD * 100}% of requests answered 5xx in 5 minutes`,
-    });
+    const requests = stage.metricCount({ statistic: 'Sum', period: PERIOD, label: 'requests' });
+    const serverErrors = stage.metricServerError({ statistic: 'Sum', period: PERIOD, label: '5xx' });
+    this.alarm(
+      'ServerErrorRate',
+      new cloudwatch.MathExpression({
+        expression: `IF(requests >= ${MINIMUM_REQUESTS}, errors / requests, 0)`,
+        usingMetrics: { requests, errors: serverErrors },
+        period: PERIOD,
+        label: '5xx rate',
+      }),
+      {
+        threshold: SERVER_ERROR_RATE_THRESHOLD,
+        datapointsToAlarm: 2,
+        evaluationPeriods: 3,
+        alarmDescription: `More than ${SERVER_ERROR_RATE_THRESHOLD * 100}% of requests answered 5xx in 2 of 3 five-minute periods with at least ${MINIMUM_REQUESTS} requests`,
+      },
+    );
     const p99Latency = stage.metricLatency({ statistic: 'p99', period: PERIOD, label: 'p99 latency' });
-    this.alarm('P99Latency', p99Latency, {
-      threshold: config.latencyP99AlarmMs,
-      evaluationPeriods: 3,
-      alarmDescription: `p99 latency above ${config.latencyP99AlarmMs} ms for 15 minutes`,
-    });
+    this.alarm(
+      'P99Latency',
+      new cloudwatch.MathExpression({
+        expression: `IF(requests >= ${MINIMUM_REQUESTS}, latency, 0)`,
+        usingMetrics: { requests, latency: p99Latency },
+        period: PERIOD,
+        label: 'p99 latency (ms)',
+      }),
+      {
+        threshold: config.latencyP99AlarmMs,
+        datapointsToAlarm: 3,
+        evaluationPeriods: 3,
+        alarmDescription: `p99 latency above ${config.latencyP99AlarmMs} ms for 15 minutes with at least ${MINIMUM_REQUESTS} requests each 5 minutes`,
+      },
+    );
 
     // The authorizer's own Errors metric counts every rejected password (throwing 'Unauthorized'
-    // is how a Lambda authorizer says 401), so failures are counted from the access log instead:
-    // API Gateway answers AUTHORIZER_FAILURE when the authorizer crashed, timed out or was throttled.
-    const authorizerFailures = new logs.MetricFilter(this, 'AuthorizerFailuresFilter', {
-      logGroup: api.accessLogs,
-      filterPattern: logs.FilterPattern.any(
-        logs.FilterPattern.stringValue('$.errorType', '=', 'AUTHORIZER_FAILURE'),
-        logs.FilterPattern.stringValue('$.errorType', '=', 'AUTHORIZER_CONFIGURATION_ERROR'),
-      ),
-      metricNamespace: METRICS_NAMESPACE,
-      metricName: `AuthorizerFailures-${config.stage}`,
-      metricValue: '1',
-    }).metric({ statistic: 'Sum', period: PERIOD, label: 'authorizer failures' });
+    // is how a Lambda authorizer says 401), so outcomes are counted from the access log instead.
+    const authorizerFailures = accessLogCount(this, api, config, 'AuthorizerFailures', ['AUTHORIZER_FAILURE', 'AUTHORIZER_CONFIGURATION_ERROR']);
     this.alarm('AuthorizerFailures', authorizerFailures, {
-      threshold: 1,
-      evaluationPeriods: 1,
-      alarmDescription: 'The authorizer failed (crash, timeout or throttling): clients got 500 instead of 401/200',
+      threshold: 5,
+      datapointsToAlarm: 2,
+      evaluationPeriods: 3,
+      alarmDescription: 'The authorizer crashed, timed out, was throttled or could not read the users table: clients got 503',
+    });
+    const failedLogins = accessLogCount(this, api, config, 'FailedLogins', ['UNAUTHORIZED']);
+    this.alarm('FailedLogins', failedLogins, {
+      threshold: FAILED_LOGIN_THRESHOLD,
+      datapointsToAlarm: 2,
+      evaluationPeriods: 3,
+      alarmDescription: `At least ${FAILED_LOGIN_THRESHOLD} requests refused 401 (wrong or missing credentials) in 2 of 3 five-minute periods: password guessing?`,
+    });
+    const authorizer = functions.authorizer;
+    this.alarm('AuthorizerThrottles', authorizer.metricThrottles({ period: PERIOD, statistic: 'Sum' }), {
+      threshold: 10,
+      datapointsToAlarm: 2,
+      evaluationPeriods: 3,
+      alarmDescription: 'The authorizer hit its reserved concurrency: a flood of new credentials, or the cap is too low for real traffic',
+    });
+    const authorizerDuration = authorizer.metricDuration({ period: PERIOD, statistic: 'p99', label: 'authorizer p99 (ms)' });
+    this.alarm('AuthorizerDuration', authorizerDuration, {
+      threshold: AUTHORIZER_P99_DURATION_MS,
+      datapointsToAlarm: 3,
+      evaluationPeriods: 3,
+      alarmDescription: `Authorizer p99 duration above ${AUTHORIZER_P99_DURATION_MS} ms for 15 minutes (a verification takes ~350 ms)`,
     });
 
-    for (const [name, fn] of functions.handlers) {
-      // Handlers turn every error into a problem response: a Lambda error is a crash or a timeout.
-      this.alarm(`${name}-errors`, fn.metricErrors({ period: PERIOD }), {
-        threshold: 1,
-        evaluationPeriods: 1,
-        alarmDescription: `${name} crashed or timed out`,
+    const handlers = [...functions.handlers.values()];
+    // Handlers turn every error into a problem response: a Lambda error is a crash or a timeout.
+    this.alarm('HandlerErrors', sum('errors', handlers.map((fn) => fn.metricErrors({ period: PERIOD, statistic: 'Sum' }))), {
+      threshold: 5,
+      datapointsToAlarm: 2,
+      evaluationPeriods: 3,
+      alarmDescription: 'Handlers crashed or timed out at least 5 times in 2 of 3 five-minute periods',
+    });
+    this.alarm('HandlerThrottles', sum('throttles', handlers.map((fn) => fn.metricThrottles({ period: PERIOD, statistic: 'Sum' }))), {
+      threshold: 5,
+      datapointsToAlarm: 2,
+      evaluationPeriods: 3,
+      alarmDescription: 'Handlers were throttled (the account concurrency is exhausted) in 2 of 3 five-minute periods',
+    });
+    for (const [name, table, operations] of [
+      ['EventsTable', tables.events, DYNAMODB_OPERATIONS.events],
+      ['IdempotencyTable', tables.idempotency, DYNAMODB_OPERATIONS.idempotency],
+    ] as const) {
+      this.alarm(`${name}Throttles`, table.metricThrottledRequestsForOperations({ operations: [...operations] as dynamodb.Operation[], period: PERIOD }), {
+        threshold: 5,
+        datapointsToAlarm: 2,
+        evaluationPeriods: 3,
+        alarmDescription: `DynamoDB throttled requests to the ${name} in 2 of 3 five-minute periods`,
+      });
+      this.alarm(`${name}SystemErrors`, table.metricSystemErrorsForOperations({ operations: [...operations] as dynamodb.Operation[], period: PERIOD }), {
+        threshold: 5,
+        datapointsToAlarm: 2,
+        evaluationPeriods: 3,
+        alarmDescription: `DynamoDB answered 5xx to requests to the ${name} in 2 of 3 five-minute periods`,
       });
     }
-    for (const fn of functions.all) {
-      this.alarm(`${fn.node.id}-throttles`, fn.metricThrottles({ period: PERIOD }), {
-        threshold: 1,
-        evaluationPeriods: 1,
-        alarmDescription: `${fn.node.id} was throttled (account concurrency exhausted)`,
-      });
-    }
-    this.alarm('EventsTableThrottles', throttledRequests(tables.events, DYNAMODB_OPERATIONS.events), {
-      threshold: 1,
-      evaluationPeriods: 1,
-      alarmDescription: 'DynamoDB throttled requests to the events table',
-    });
-    this.alarm('IdempotencyTableThrottles', throttledRequests(tables.idempotency, DYNAMODB_OPERATIONS.idempotency), {
-      threshold: 1,
-      evaluationPeriods: 1,
-      alarmDescription: 'DynamoDB throttled requests to the idempotency table',
-    });
 
     this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
       dashboardName: `museum-special-events-${config.stage}`,
@@ -111,8 +164,8 @@ export class ApiMonitoring extends Construct {
       new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24 }),
       new cloudwatch.GraphWidget({
         title: 'Requests and errors',
-        left: [stage.metricCount({ period: PERIOD, label: 'requests' })],
-        right: [stage.metricClientError({ period: PERIOD, label: '4xx' }), stage.metricServerError({ period: PERIOD, label: '5xx' })],
+        left: [requests],
+        right: [stage.metricClientError({ period: PERIOD, label: '4xx' }), serverErrors],
         width: 12,
       }),
       new cloudwatch.GraphWidget({
@@ -139,12 +192,12 @@ export class ApiMonitoring extends Construct {
         ],
         width: 12,
       }),
-      new cloudwatch.GraphWidget({ title: 'Authorizer failures', left: [authorizerFailures], width: 12 }),
+      new cloudwatch.GraphWidget({ title: 'Authentication', left: [failedLogins], right: [authorizerFailures], width: 12 }),
     );
   }
 
-  private alarm(id: string, metric: cloudwatch.IMetric, options: { threshold: number; evaluationPeriods: number; alarmDescription: string }) {
-    const alarm = new cloudwatch.Alarm(this, `${pascalCase(id)}Alarm`, {
+  private alarm(id: string, metric: cloudwatch.IMetric, options: AlarmOptions) {
+    const alarm = new cloudwatch.Alarm(this, `${id}Alarm`, {
       metric,
       ...options,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
@@ -158,14 +211,39 @@ export class ApiMonitoring extends Construct {
   }
 }
 
-function throttledRequests(table: dynamodb.TableV2, operations: string[]): cloudwatch.IMetric {
-  return table.metricThrottledRequestsForOperations({
-    operations: operations as dynamodb.Operation[],
-    period: PERIOD,
-    label: 'throttled requests',
-  });
+/**
+ * The topic alarms publish to: an existing one (`-c alarmTopicArn`), or the stack's own with an
+ * e-mail subscription. Production without either gets a required AlarmEmail parameter.
+ */
+function alarmTopic(scope: Construct, config: StageConfig): sns.ITopic {
+  if (config.alarmTopicArn) return sns.Topic.fromTopicArn(scope, 'AlarmTopic', config.alarmTopicArn);
+  const topic = new sns.Topic(scope, 'AlarmTopic', { displayName: `Museum API alarms (${config.stage})`, enforceSSL: true });
+  const email =
+    config.alarmEmail ??
+    (config.isProduction
+      ? new CfnParameter(Stack.of(scope), 'AlarmEmail', {
+          type: 'String',
+          description: 'E-mail address the production alarms notify (or synthesize with -c alarmEmail=... or -c alarmTopicArn=...)',
+          allowedPattern: '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$',
+          constraintDescription: 'Production needs an alarm destination: an e-mail address',
+        }).valueAsString
+      : undefined);
+  if (email) topic.addSubscription(new subscriptions.EmailSubscription(email));
+  return topic;
 }
 
-function pascalCase(name: string): string {
-  return name.replace(/(^|-)([a-z])/g, (_, __: string, letter: string) => letter.toUpperCase());
+/** Access-log lines whose gateway response type is one of `errorTypes`, per five minutes. */
+function accessLogCount(scope: Construct, api: SpecialEventsApi, config: StageConfig, name: string, errorTypes: string[]): cloudwatch.Metric {
+  return new logs.MetricFilter(scope, `${name}Filter`, {
+    logGroup: api.accessLogs,
+    filterPattern: logs.FilterPattern.any(...errorTypes.map((type) => logs.FilterPattern.stringValue('$.errorType', '=', type))),
+    metricNamespace: METRICS_NAMESPACE,
+    metricName: `${name}-${config.stage}`,
+    metricValue: '1',
+  }).metric({ statistic: 'Sum', period: PERIOD, label: name });
+}
+
+function sum(label: string, metrics: cloudwatch.IMetric[]): cloudwatch.MathExpression {
+  const usingMetrics = Object.fromEntries(metrics.map((metric, index) => [`m${index}`, metric]));
+  return new cloudwatch.MathExpression({ expression: `SUM([${Object.keys(usingMetrics).join(', ')}])`, usingMetrics, period: PERIOD, label });
 }

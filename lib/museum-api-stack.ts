@@ -1,10 +1,11 @@
-// `MuseumApi-<stage>`: the tables, the functions, the REST API and, in production, its alarms.
+// `MuseumApi-<stage>`: the tables, the functions, the REST API and, in production, its web ACL
+// and alarms. Production stacks have termination protection.
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { API_VERSION } from '../functions/shared/routes.ts';
 import { apiDocuments } from './api-documents.ts';
 import { ApiMonitoring } from './api-monitoring.ts';
-import { acknowledgeNoWaf, BruteForceProtection } from './brute-force-protection.ts';
+import { acknowledgeNoFirewall, ApiFirewall } from './api-firewall.ts';
 import { MuseumFunctions } from './museum-functions.ts';
 import { MuseumTables } from './museum-tables.ts';
 import { SpecialEventsApi } from './special-events-api.ts';
@@ -21,10 +22,12 @@ export class MuseumApiStack extends Stack {
   readonly functions: MuseumFunctions;
   readonly api: SpecialEventsApi;
   readonly monitoring: ApiMonitoring | undefined;
+  readonly firewall: ApiFirewall | undefined;
 
   constructor(scope: Construct, id: string, props: MuseumApiStackProps) {
     super(scope, id, {
       description: `Museum Special Events API ${API_VERSION}: Lambda handlers, REST API and DynamoDB (${props.config.stage})`,
+      terminationProtection: props.config.isProduction,
       ...props,
     });
     const { config } = props;
@@ -36,8 +39,8 @@ export class MuseumApiStack extends Stack {
     });
     this.api = new SpecialEventsApi(this, 'SpecialEvents', { config, functions: this.functions, documents: apiDocuments() });
 
-    if (config.waf) new BruteForceProtection(this, 'BruteForceProtection', { config, stage: this.api.api.deploymentStage });
-    else acknowledgeNoWaf(this.api.api.deploymentStage);
+    this.firewall = config.waf ? new ApiFirewall(this, 'Firewall', { config, stage: this.api.api.deploymentStage }) : undefined;
+    if (!this.firewall) acknowledgeNoFirewall(this.api.api.deploymentStage, config);
 
     this.monitoring = config.monitoring
       ? new ApiMonitoring(this, 'Monitoring', { config, api: this.api, functions: this.functions, tables: this.tables })

@@ -1,16 +1,24 @@
 // The CDK app's contents, shared by bin/app.ts and the infrastructure tests: both stacks of one
-// stage (context `stage`, default prod) and the cdk-nag AwsSolutions checks, whose unacknowledged
+// stage (context `stage`, default prod); in production also the once-per-account API Gateway
+// settings; with `-c githubRepository=...` the CI identities (deployed by an administrator).
+// cdk-nag's AwsSolutions pack and this project's own rules run on all of it; unacknowledged
 // errors fail synthesis.
 import { Tags, Validations, type App } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { API_GATEWAY_ACCOUNT_STACK_NAME, ApiGatewayAccountStack } from './api-gateway-account-stack.ts';
+import { CiIdentitiesStack, readCiIdentitiesConfig } from './ci-identities-stack.ts';
 import { MuseumApiStack } from './museum-api-stack.ts';
 import { MuseumMockApiStack } from './museum-mock-api-stack.ts';
+import { MuseumChecks } from './museum-nag-rules.ts';
 import { readStageConfig, type StageConfig } from './stage-config.ts';
 
 export interface MuseumApp {
   config: StageConfig;
   api: MuseumApiStack;
   mock: MuseumMockApiStack;
+  /** Production only: previews rely on the setting their account already has. */
+  account: ApiGatewayAccountStack | undefined;
+  ci: CiIdentitiesStack[];
 }
 
 export function addMuseumStacks(app: App, options: { functionsDirectory?: string } = {}): MuseumApp {
@@ -19,11 +27,23 @@ export function addMuseumStacks(app: App, options: { functionsDirectory?: string
   const env = { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION };
   const api = new MuseumApiStack(app, `MuseumApi-${config.stage}`, { env, config, ...options });
   const mock = new MuseumMockApiStack(app, `MuseumMockApi-${config.stage}`, { env, config });
-  mock.addStackDependency(api, 'API Gateway execution logging needs the account CloudWatch role the API stack sets');
+  const account = config.isProduction ? new ApiGatewayAccountStack(app, API_GATEWAY_ACCOUNT_STACK_NAME, { env }) : undefined;
+  if (account) {
+    const reason = 'Execution logging needs the account\'s API Gateway CloudWatch role';
+    api.addStackDependency(account, reason);
+    mock.addStackDependency(account, reason);
+  }
   for (const stack of [api, mock]) {
     Tags.of(stack).add('project', 'museum-special-events');
     Tags.of(stack).add('stage', config.stage);
   }
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-  return { config, api, mock };
+  const ciConfig = readCiIdentitiesConfig(app.node);
+  const ci = ciConfig
+    ? (['production', 'preview'] as const).map(
+        (kind) => new CiIdentitiesStack(app, `MuseumCiIdentities-${kind}`, { config: ciConfig, kind, env: { region: env.region } }),
+      )
+    : [];
+  for (const stack of [account, ...ci]) if (stack) Tags.of(stack).add('project', 'museum-special-events');
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new MuseumChecks(app));
+  return { config, api, mock, account, ci };
 }

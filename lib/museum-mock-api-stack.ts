@@ -12,6 +12,7 @@ import { API_VERSION, routes } from '../functions/shared/routes.ts';
 import { jsonAccessLogFormat } from './access-log-format.ts';
 import { MOCK_OPERATIONS, type MockOperation } from './mock-examples.ts';
 import { addProblemGatewayResponses } from './problem-gateway-responses.ts';
+import { MINIMUM_COMPRESSION_SIZE } from './special-events-api.ts';
 import type { StageConfig } from './stage-config.ts';
 
 export const MOCK_STAGE_NAME = 'mock';
@@ -41,8 +42,9 @@ export class MuseumMockApiStack extends Stack {
       restApiName: `museum-special-events-mock-${config.stage}`,
       description: `Museum Special Events API ${API_VERSION}, mock responses (${config.stage})`,
       endpointConfiguration: { types: [apigw.EndpointType.REGIONAL] },
-      // The account-level CloudWatch role comes from the MuseumApi stack this stack depends on.
+      // Execution logging uses the account-level role of the MuseumApiGatewayAccount stack.
       cloudWatchRole: false,
+      minCompressionSize: MINIMUM_COMPRESSION_SIZE,
       deployOptions: {
         stageName: MOCK_STAGE_NAME,
         // Examples only: a low limit keeps a runaway client from running up the bill.

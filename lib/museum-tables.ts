@@ -4,6 +4,7 @@ import { RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { eventsTable, idempotencyTable, type TableDefinition } from '../functions/shared/table-definition.ts';
+import { MUSEUM_NAG_RULES } from './museum-nag-rules.ts';
 import type { StageConfig } from './stage-config.ts';
 
 export class MuseumTables extends Construct {
@@ -26,10 +27,16 @@ export class MuseumTables extends Construct {
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: config.isProduction },
     });
     if (!config.isProduction) {
-      Validations.of(this.events).acknowledge({
-        id: 'AwsSolutions-DDB3',
-        reason: 'A preview stack holds throw-away test data and is destroyed with its pull request; production has PITR.',
-      });
+      Validations.of(this).acknowledge(
+        {
+          id: MUSEUM_NAG_RULES.pointInTimeRecovery,
+          reason: 'A preview stack holds throw-away test data and is destroyed with its pull request; production has PITR.',
+        },
+        {
+          id: MUSEUM_NAG_RULES.deletionProtection,
+          reason: 'A preview is destroyed with its pull request, tables included; production tables have deletion protection.',
+        },
+      );
     }
 
     this.idempotency = new dynamodb.TableV2(this, 'Idempotency', {
@@ -38,7 +45,7 @@ export class MuseumTables extends Construct {
       billing: dynamodb.Billing.onDemand(),
     });
     Validations.of(this.idempotency).acknowledge({
-      id: 'AwsSolutions-DDB3',
+      id: MUSEUM_NAG_RULES.pointInTimeRecovery,
       reason: 'Idempotency records only deduplicate retries for 24 hours and expire by TTL: there is nothing to restore.',
     });
   }

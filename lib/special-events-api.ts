@@ -7,14 +7,14 @@
 // with the optional custom domain mapped at its root). The authorizer derives that `/v1.1`
 // prefix from event.resource, and the handlers build Location from requestContext.path, which
 // includes the stage and the prefix, so both work unchanged under either address.
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Size, Validations } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { API_VERSION, BASE_PATH, CORS_REQUEST_HEADERS, routes } from '../functions/shared/routes.ts';
+import { API_VERSION, BASE_PATH, CORS_REQUEST_HEADERS, resourceMethods, routes } from '../functions/shared/routes.ts';
 import { jsonAccessLogFormat } from './access-log-format.ts';
-import { addStaticDocuments, type StaticDocument } from './api-documents.ts';
+import { addMethodNotAllowed, addOptionsAllow, addServiceIndex, addStaticDocuments, type StaticDocument } from './api-documents.ts';
 import type { MuseumFunctions } from './museum-functions.ts';
 import { addProblemGatewayResponses } from './problem-gateway-responses.ts';
 import type { StageConfig } from './stage-config.ts';
@@ -24,6 +24,9 @@ export const VERSION_RESOURCE = BASE_PATH.slice(1);
 
 /** The security scheme's name in the specification, used as the authorizer's name. */
 export const AUTHORIZER_NAME = 'MuseumPlaceholderAuth';
+
+/** Responses at least this large are gzip-compressed for clients that accept it (openapi.json is ~56 KB). */
+export const MINIMUM_COMPRESSION_SIZE = Size.kibibytes(1);
 
 export interface SpecialEventsApiProps {
   config: StageConfig;
@@ -52,10 +55,12 @@ export class SpecialEventsApi extends Construct {
       restApiName: `museum-special-events-${config.stage}`,
       description: `Museum Special Events API ${API_VERSION} (${config.stage})`,
       endpointConfiguration: { types: [apigw.EndpointType.REGIONAL] },
-      // Execution logging needs the account-level CloudWatch role. It is retained even when a
-      // preview is destroyed: the setting is per region, and other stacks' stages rely on it.
-      cloudWatchRole: true,
-      cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
+      // Execution logging uses the account-level CloudWatch role, which the once-per-account
+      // MuseumApiGatewayAccount stack owns (lib/api-gateway-account-stack.ts): a stage never sets it.
+      cloudWatchRole: false,
+      minCompressionSize: MINIMUM_COMPRESSION_SIZE,
+      // With a custom domain, that is the only address: the execute-api URL would bypass its TLS policy and mapping.
+      disableExecuteApiEndpoint: Boolean(config.customDomain),
       deployOptions: {
         stageName: config.stage,
         throttlingRateLimit: config.throttle.rateLimit,
@@ -71,10 +76,6 @@ export class SpecialEventsApi extends Construct {
     });
     // Outputs are the stack's to choose: ApiBaseUrl, ending in /v1.1, replaces the stage URL.
     this.api.node.tryRemoveChild('Endpoint');
-    Validations.of(this.api).acknowledge({
-      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
-      reason: 'The account-level role API Gateway uses to write execution logs; AWS maintains its exact permissions.',
-    });
     Validations.of(this.api).acknowledge({
       id: 'AwsSolutions-COG4',
       reason: 'The specification defines HTTP Basic credentials (MuseumPlaceholderAuth), checked by a Lambda REQUEST authorizer against the users table.',
@@ -134,6 +135,14 @@ export class SpecialEventsApi extends Construct {
       );
     }
 
+    // A method a resource does not have: 405 with Allow (RFC 9110), not API Gateway's 404.
+    for (const [path, methods] of resourceMethods()) {
+      const resource = this.versionRoot.resourceForPath(path.slice(1));
+      addMethodNotAllowed(resource, methods);
+      // With CORS, the preflight OPTIONS methods above answer; without, OPTIONS names the methods.
+      if (config.corsOrigins.length === 0) addOptionsAllow(resource, methods);
+    }
+    addServiceIndex(this.versionRoot);
     addStaticDocuments(this.versionRoot, props.documents ?? []);
     addProblemGatewayResponses(this.api, config.corsOrigins);
 

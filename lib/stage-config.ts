@@ -22,16 +22,27 @@ export interface StageConfig {
   timeZone: string;
   /** Alarms, their SNS topic and the dashboard (on in production, off in previews by default). */
   monitoring: boolean;
+  /** Where alarms go: an e-mail subscribed to the stack's topic, or an existing topic (chat integrations). */
   alarmEmail: string | undefined;
+  alarmTopicArn: string | undefined;
   /** p99 latency (ms) above which the latency alarm fires. */
   latencyP99AlarmMs: number;
-  /** The optional WAF web ACL with a per-IP rate-based rule (brute-force protection). */
+  /** The WAF web ACL (per-IP rate limit, AWS managed rules, logging): on in production, opt out with `-c waf=false`. */
   waf: boolean;
   /** Requests per client IP per 5 minutes before the WAF blocks it. */
   wafRateLimitPer5Minutes: number;
   /** Optional custom domain: `https://<domainName>/v1.1` (certificate in the same region). */
   customDomain: { domainName: string; certificateArn: string } | undefined;
 }
+
+/**
+ * Requests one client IP may send in five minutes before WAF blocks it. Sized for a museum's
+ * kiosk network behind one NAT address: 50 kiosks each making a request every 5 seconds while
+ * visitors use them is 3,000 per 5 minutes. One address at that rate (10 requests/s) cannot
+ * saturate the authorizer alone: its reserved concurrency verifies about 28 new credentials a
+ * second (10 x ~350 ms scrypt), and known credentials are cached by API Gateway for 300 s.
+ */
+export const WAF_RATE_LIMIT_PER_5_MINUTES = 3000;
 
 // Stack names allow [A-Za-z0-9-] and API Gateway stage names [A-Za-z0-9_-]: the intersection,
 // lower case, short enough to keep generated resource names readable.
@@ -65,10 +76,11 @@ export function readStageConfig(node: Context): StageConfig {
     corsOrigins: list(node, 'corsOrigins'),
     timeZone: string(node, 'timeZone') ?? 'UTC',
     monitoring: boolean(node, 'monitoring', isProduction),
-    alarmEmail: string(node, 'alarmEmail'),
+    alarmEmail: email(string(node, 'alarmEmail')),
+    alarmTopicArn: topicArn(string(node, 'alarmTopicArn')),
     latencyP99AlarmMs: integer(node, 'latencyP99AlarmMs', 2000),
-    waf: boolean(node, 'waf', false),
-    wafRateLimitPer5Minutes: integer(node, 'wafRateLimitPer5Minutes', 300),
+    waf: boolean(node, 'waf', isProduction),
+    wafRateLimitPer5Minutes: wafRateLimit(integer(node, 'wafRateLimitPer5Minutes', WAF_RATE_LIMIT_PER_5_MINUTES)),
     customDomain: domainName && certificateArn ? { domainName, certificateArn } : undefined,
   };
 }
@@ -103,6 +115,24 @@ function boolean(node: Context, key: string, fallback: boolean): boolean {
   if (value === true || value === 'true') return true;
   if (value === false || value === 'false') return false;
   throw new Error(`Context "${key}" must be true or false, not "${String(value)}"`);
+}
+
+function email(value: string | undefined): string | undefined {
+  if (value !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(value)) throw new Error(`Context "alarmEmail": "${value}" is not an e-mail address`);
+  return value;
+}
+
+function topicArn(value: string | undefined): string | undefined {
+  if (value !== undefined && !/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/.test(value)) {
+    throw new Error(`Context "alarmTopicArn": "${value}" is not an SNS topic ARN`);
+  }
+  return value;
+}
+
+// AWS WAF's bounds for a rate-based rule.
+function wafRateLimit(limit: number): number {
+  if (limit < 10 || limit > 2_000_000_000) throw new Error('Context "wafRateLimitPer5Minutes" must be between 10 and 2,000,000,000');
+  return limit;
 }
 
 function list(node: Context, key: string): string[] {

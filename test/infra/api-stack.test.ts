@@ -1,18 +1,25 @@
 // The MuseumApi-<stage> stack as synthesized for production and for a preview: functions,
 // authorizer, routes, tables, IAM, gateway responses, stage settings, outputs and cdk-nag.
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Match } from 'aws-cdk-lib/assertions';
-import { gatewayResponse, GATEWAY_RESPONSES, WWW_AUTHENTICATE } from '../../functions/shared/gateway-responses.ts';
-import { PROBLEM_CONTENT_TYPE } from '../../functions/shared/problems.ts';
-import { AUTHORIZER_HANDLER, FUNCTION_SETTINGS, routes } from '../../functions/shared/routes.ts';
+import { App, Stack, Validations } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { gatewayResponse, GATEWAY_RESPONSES, methodNotAllowedResponse, WWW_AUTHENTICATE } from '../../functions/shared/gateway-responses.ts';
+import { PROBLEM_CONTENT_TYPE, RETRY_AFTER_SECONDS } from '../../functions/shared/problems.ts';
+import { AUTHORIZER_HANDLER, FUNCTION_SETTINGS, resourceMethods, routes } from '../../functions/shared/routes.ts';
 import { eventsTable, idempotencyTable } from '../../functions/shared/table-definition.ts';
 import { ACCESS_LOG_FIELDS } from '../../lib/access-log-format.ts';
-import { apiDocuments, MAPPING_TEMPLATE_LIMIT_BYTES } from '../../lib/api-documents.ts';
+import { apiDocuments, MAPPING_TEMPLATE_LIMIT_BYTES, serviceIndexDocument } from '../../lib/api-documents.ts';
+import { FIREWALL_RULES } from '../../lib/api-firewall.ts';
+import { serviceIndex, serviceIndexHeaders } from '../../lib/openapi/service-index.ts';
+import { WAF_RATE_LIMIT_PER_5_MINUTES } from '../../lib/stage-config.ts';
 import { redocCdnUrl } from '../../lib/openapi/docs-page.ts';
 import { buildOpenApiDocument } from '../../lib/openapi/openapi-document.ts';
 import { DATA_ACCESS } from '../../lib/function-permissions.ts';
 import { FUNCTIONS_DIRECTORY } from '../../lib/museum-functions.ts';
+import { MUSEUM_NAG_RULES, MuseumChecks } from '../../lib/museum-nag-rules.ts';
 import { resourcePath, resourcesOfType, synthesize, type Synthesized } from './synthesize.ts';
 
 const FUNCTION_NAMES = [...new Set(routes.map((route) => route.handler)), AUTHORIZER_HANDLER];
@@ -87,12 +94,37 @@ describe('Lambda functions', () => {
     const functions = resourcesOfType(prod.apiTemplate, 'AWS::Lambda::Function');
     const env = (name: string) => (functions[functionLogicalId(prod, name)]?.Properties as any).Environment.Variables;
     expect(Object.keys(env('list-special-events')).sort()).toEqual(
-      ['CORS_ALLOWED_ORIGINS', 'IDEMPOTENCY_TABLE_NAME', 'MUSEUM_TIME_ZONE', 'POWERTOOLS_LOG_LEVEL', 'POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_SERVICE_NAME', 'TABLE_NAME'],
+      ['CORS_ALLOWED_ORIGINS', 'IDEMPOTENCY_TABLE_NAME', 'MUSEUM_TIME_ZONE', 'NODE_OPTIONS', 'POWERTOOLS_LOG_LEVEL', 'POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_SERVICE_NAME', 'TABLE_NAME'],
     );
     expect(env('list-special-events').MUSEUM_TIME_ZONE).toBe('UTC');
     expect(Object.keys(env(AUTHORIZER_HANDLER)).sort()).toEqual(
-      ['AUTH_CACHE_TTL_SECONDS', 'POWERTOOLS_LOG_LEVEL', 'POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_SERVICE_NAME', 'TABLE_NAME'],
+      ['AUTH_CACHE_TTL_SECONDS', 'NODE_OPTIONS', 'POWERTOOLS_LOG_LEVEL', 'POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_SERVICE_NAME', 'TABLE_NAME'],
     );
+  });
+
+  test('every function of every stack logs JSON and maps stack traces through the shipped source maps', () => {
+    for (const app of [prod, preview]) {
+      for (const template of [app.apiTemplate, app.mockTemplate]) {
+        for (const fn of Object.values(resourcesOfType(template, 'AWS::Lambda::Function'))) {
+          expect(fn.Properties).toMatchObject({
+            LoggingConfig: { LogFormat: 'JSON' },
+            Environment: { Variables: { NODE_OPTIONS: '--enable-source-maps' } },
+          });
+        }
+      }
+    }
+    expect(Object.keys(resourcesOfType(prod.apiTemplate, 'AWS::Lambda::Function'))).toHaveLength(6);
+  });
+
+  test('the authorizer, and only it, has reserved concurrency: the shared cap the local gateway enforces too', () => {
+    for (const app of [prod, preview]) {
+      const functions = resourcesOfType(app.apiTemplate, 'AWS::Lambda::Function');
+      for (const name of FUNCTION_NAMES) {
+        const reserved = functions[functionLogicalId(app, name)]?.Properties?.ReservedConcurrentExecutions;
+        expect(reserved).toBe(name === AUTHORIZER_HANDLER ? FUNCTION_SETTINGS.authorizer.reservedConcurrency : undefined);
+      }
+    }
+    expect(FUNCTION_SETTINGS.authorizer.reservedConcurrency).toBe(10);
   });
 });
 
@@ -145,9 +177,9 @@ describe('REST API', () => {
     const authorizerId = logicalId(prod.api, prod.api.api.authorizer);
     const methods = Object.values(resourcesOfType(prod.apiTemplate, 'AWS::ApiGateway::Method'))
       .map((m) => ({ ...(m.Properties as any), path: resourcePath(prod.apiTemplate, m.Properties?.ResourceId) }))
-      .filter((m) => m.HttpMethod !== 'OPTIONS');
+      .filter((m) => m.HttpMethod !== 'OPTIONS' && m.HttpMethod !== 'ANY');
     const found = methods.map((m) => `${m.HttpMethod} ${m.path}`);
-    const documents = apiDocuments().map((document) => `GET /v1.1/${document.path}`);
+    const documents = [...apiDocuments().map((document) => `GET /v1.1/${document.path}`), 'GET /v1.1'];
     expect(found.sort()).toEqual([...routes.map((route) => `${route.method} /v1.1${route.path}`), ...documents].sort());
     for (const method of methods.filter((m) => !documents.includes(`${m.HttpMethod} ${m.path}`))) {
       expect(method).toMatchObject({ AuthorizationType: 'CUSTOM', AuthorizerId: { Ref: authorizerId }, Integration: { Type: 'AWS_PROXY' } });
@@ -201,10 +233,10 @@ describe('REST API', () => {
         expect(method.Properties?.AuthorizationType ?? 'NONE').toBe('NONE');
         expect(JSON.stringify(method.Properties?.Integration)).toContain("'https://museum.example'");
       }
-      // The optional WAF: a per-IP rate-based rule, associated with the stage.
+      // WAF on request in a preview: the same web ACL as production's, associated with the stage.
       configured.apiTemplate.hasResourceProperties('AWS::WAFv2::WebACL', {
         Scope: 'REGIONAL',
-        Rules: [Match.objectLike({ Action: { Block: {} }, Statement: { RateBasedStatement: Match.objectLike({ AggregateKeyType: 'IP' }) } })],
+        Rules: Match.arrayWith([Match.objectLike({ Action: { Block: {} }, Statement: { RateBasedStatement: Match.objectLike({ AggregateKeyType: 'IP' }) } })]),
       });
       configured.apiTemplate.resourceCountIs('AWS::WAFv2::WebACLAssociation', 1);
       // Monitoring on request in a preview, with the e-mail subscription.
@@ -216,12 +248,79 @@ describe('REST API', () => {
     }
   });
 
-  test('without configured origins there is no preflight method and no WAF', () => {
-    const options = Object.values(resourcesOfType(prod.apiTemplate, 'AWS::ApiGateway::Method')).filter(
-      (m) => m.Properties?.HttpMethod === 'OPTIONS',
-    );
-    expect(options).toEqual([]);
-    prod.apiTemplate.resourceCountIs('AWS::WAFv2::WebACL', 0);
+  test('without configured origins, OPTIONS answers 204 with Allow and no CORS headers, without credentials', () => {
+    const options = Object.values(resourcesOfType(prod.apiTemplate, 'AWS::ApiGateway::Method'))
+      .map((m) => ({ ...(m.Properties as any), path: resourcePath(prod.apiTemplate, m.Properties?.ResourceId) }))
+      .filter((m) => m.HttpMethod === 'OPTIONS');
+    expect(options.map((m) => m.path).sort()).toEqual([...resourceMethods().keys()].map((path) => `/v1.1${path}`).sort());
+    for (const method of options) {
+      const allowed = resourceMethods().get(method.path.replace('/v1.1', ''))!;
+      expect(method).toMatchObject({ AuthorizationType: 'NONE', Integration: { Type: 'MOCK' } });
+      const [response] = method.Integration.IntegrationResponses;
+      expect(response.StatusCode).toBe('204');
+      expect(response.ResponseParameters).toEqual({ 'method.response.header.Allow': `'${methodNotAllowedResponse(allowed).headers.Allow}'` });
+    }
+  });
+
+  test('a method a resource does not have answers 405 problem+json with Allow, from an ANY mock that needs no credentials', () => {
+    for (const app of [prod, preview]) {
+      const anyMethods = Object.values(resourcesOfType(app.apiTemplate, 'AWS::ApiGateway::Method'))
+        .map((m) => ({ ...(m.Properties as any), path: resourcePath(app.apiTemplate, m.Properties?.ResourceId) }))
+        .filter((m) => m.HttpMethod === 'ANY');
+      expect(anyMethods.map((m) => m.path).sort()).toEqual([...resourceMethods().keys()].map((path) => `/v1.1${path}`).sort());
+      for (const method of anyMethods) {
+        const expected = methodNotAllowedResponse(resourceMethods().get(method.path.replace('/v1.1', ''))!);
+        expect(method).toMatchObject({ AuthorizationType: 'NONE', Integration: { Type: 'MOCK', PassthroughBehavior: 'WHEN_NO_TEMPLATES' } });
+        // No request template: whatever the body's content type, the default integration response answers.
+        expect(method.Integration.RequestTemplates).toBeUndefined();
+        const [response, ...others] = method.Integration.IntegrationResponses;
+        expect(others).toEqual([]);
+        expect(response.SelectionPattern).toBeUndefined();
+        expect(response.StatusCode).toBe('405');
+        expect(JSON.parse(response.ResponseTemplates['application/json'])).toEqual(expected.body);
+        for (const [name, value] of Object.entries(expected.headers)) {
+          expect(response.ResponseParameters[`method.response.header.${name}`]).toBe(`'${value}'`);
+        }
+        expect(expected.headers.Allow).toMatch(/OPTIONS/);
+      }
+    }
+  });
+
+  test('GET /v1.1 answers the service index with its Link headers, without Lambda or credentials', () => {
+    const index = Object.values(resourcesOfType(prod.apiTemplate, 'AWS::ApiGateway::Method'))
+      .map((m) => ({ ...(m.Properties as any), path: resourcePath(prod.apiTemplate, m.Properties?.ResourceId) }))
+      .find((m) => m.HttpMethod === 'GET' && m.path === '/v1.1');
+    expect(index).toMatchObject({ AuthorizationType: 'NONE', Integration: { Type: 'MOCK' } });
+    const template = index.Integration.IntegrationResponses[0].ResponseTemplates['application/json'] as string;
+    const encoded = /\$util\.base64Decode\("([A-Za-z0-9+/=]+)"\)$/.exec(template)?.[1] ?? '';
+    expect(JSON.parse(Buffer.from(encoded, 'base64').toString('utf8'))).toEqual(serviceIndex());
+    expect(serviceIndexDocument().headers).toEqual(serviceIndexHeaders());
+    // The Link header holds double quotes: a single-quoted Velocity literal, never interpreted.
+    expect(template).toContain(`#set($context.responseOverride.header.Link = '${serviceIndexHeaders().Link}')`);
+    expect(template).toContain('#set($context.responseOverride.header.Content-Type = "application/json")');
+  });
+
+  test('every REST API of every stack compresses responses of 1 KiB or more', () => {
+    for (const app of [prod, preview]) {
+      for (const template of [app.apiTemplate, app.mockTemplate]) {
+        const apis = Object.values(resourcesOfType(template, 'AWS::ApiGateway::RestApi'));
+        expect(apis).toHaveLength(1);
+        for (const api of apis) expect(api.Properties?.MinimumCompressionSize).toBe(1024);
+      }
+    }
+  });
+
+  test('with a custom domain, the execute-api endpoint is disabled; without one it is the API address', () => {
+    const custom = synthesize({ stage: 'pr-3', domainName: 'api.museum.example', certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc' });
+    try {
+      custom.apiTemplate.hasResourceProperties('AWS::ApiGateway::RestApi', { DisableExecuteApiEndpoint: true });
+      custom.apiTemplate.resourceCountIs('AWS::ApiGateway::DomainName', 1);
+      expect(custom.nagViolations).toEqual([]);
+    } finally {
+      custom.cleanup();
+    }
+    const api = Object.values(resourcesOfType(prod.apiTemplate, 'AWS::ApiGateway::RestApi'))[0];
+    expect(api?.Properties?.DisableExecuteApiEndpoint ?? false).toBe(false);
   });
 
   test('gateway responses answer problem+json, UNAUTHORIZED with the Basic challenge', () => {
@@ -246,6 +345,13 @@ describe('REST API', () => {
     expect(byType.get('ACCESS_DENIED').StatusCode).toBe('403');
     expect(byType.get('THROTTLED').StatusCode).toBe('429');
     expect(byType.get('DEFAULT_5XX').StatusCode).toBe('500');
+    // A throttled, timed-out or failing authorizer is temporary: 503 with Retry-After, never 500.
+    for (const type of ['AUTHORIZER_FAILURE', 'AUTHORIZER_CONFIGURATION_ERROR']) {
+      const response = byType.get(type);
+      expect(response.StatusCode).toBe('503');
+      expect(response.ResponseParameters['gatewayresponse.header.Retry-After']).toBe(`'${RETRY_AFTER_SECONDS}'`);
+      expect(JSON.parse(response.ResponseTemplates['application/json'])).toMatchObject({ status: 503 });
+    }
     // DEFAULT_4XX keeps the status of whatever 4xx it answers; its detail is API Gateway's message.
     expect(byType.get('DEFAULT_4XX').StatusCode).toBeUndefined();
     const default4xx = byType.get('DEFAULT_4XX').ResponseTemplates['application/json'].replace('$context.error.messageString', '"Forbidden"');
@@ -264,7 +370,27 @@ describe('REST API', () => {
     const format = JSON.parse(stage.AccessLogSetting.Format) as Record<string, string>;
     expect(format).toEqual(ACCESS_LOG_FIELDS);
     expect(JSON.stringify(format).toLowerCase()).not.toContain('authorization');
-    prod.apiTemplate.hasResourceProperties('AWS::ApiGateway::Account', { CloudWatchRoleArn: Match.anyValue() });
+  });
+
+  test('the account-level CloudWatch role is set once, by the production app\'s account stack, never by a preview', () => {
+    for (const app of [prod, preview]) {
+      for (const template of [app.apiTemplate, app.mockTemplate]) {
+        template.resourceCountIs('AWS::ApiGateway::Account', 0);
+        for (const api of Object.values(resourcesOfType(template, 'AWS::IAM::Role'))) {
+          expect(JSON.stringify(api.Properties)).not.toContain('AmazonAPIGatewayPushToCloudWatchLogs');
+        }
+      }
+    }
+    expect(preview.account).toBeUndefined();
+    const account = Template.fromStack(prod.account!);
+    account.resourceCountIs('AWS::ApiGateway::Account', 1);
+    account.hasResourceProperties('AWS::IAM::Role', {
+      AssumeRolePolicyDocument: { Statement: [Match.objectLike({ Principal: { Service: 'apigateway.amazonaws.com' } })] },
+    });
+    // Both production stacks are deployed after it: their stages' execution logging needs it.
+    expect(prod.api.dependencies).toContain(prod.account);
+    expect(prod.mock.dependencies).toContain(prod.account);
+    expect(preview.mock.dependencies).toEqual([]);
   });
 
   test('outputs: the base URL ends in /v1.1 on the stage, and the table name', () => {
@@ -327,23 +453,166 @@ describe('DynamoDB', () => {
   });
 });
 
+describe('TableV2 checks (cdk-nag rules Museum-DDBGT1/2)', () => {
+  test('in production every global table of every stack has deletion protection, and every one but the idempotency table PITR', () => {
+    const idempotencyId = logicalId(prod.api, prod.api.tables.idempotency);
+    const stacks = [prod.api, prod.mock, prod.account!].map((stack) => Template.fromStack(stack));
+    const tables = stacks.flatMap((template) => Object.entries(resourcesOfType(template, 'AWS::DynamoDB::GlobalTable')));
+    expect(tables).toHaveLength(2);
+    for (const [id, table] of tables) {
+      const replicas = table.Properties?.Replicas as { DeletionProtectionEnabled?: boolean; PointInTimeRecoverySpecification?: { PointInTimeRecoveryEnabled: boolean } }[];
+      expect(replicas.length).toBeGreaterThan(0);
+      for (const replica of replicas) {
+        expect(replica.DeletionProtectionEnabled).toBe(true);
+        expect(replica.PointInTimeRecoverySpecification?.PointInTimeRecoveryEnabled ?? false).toBe(id !== idempotencyId);
+      }
+    }
+  });
+
+  test('the rules fail synthesis for a TableV2 without PITR or deletion protection, unless acknowledged', () => {
+    const outdir = mkdtempSync(join(tmpdir(), 'museum-nag-'));
+    try {
+      const app = new App({ outdir });
+      const stack = new Stack(app, 'Unprotected');
+      new dynamodb.TableV2(stack, 'Table', { partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING } });
+      const acknowledged = new dynamodb.TableV2(stack, 'Acknowledged', { partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING } });
+      Validations.of(acknowledged).acknowledge(
+        { id: MUSEUM_NAG_RULES.pointInTimeRecovery, reason: 'test' },
+        { id: MUSEUM_NAG_RULES.deletionProtection, reason: 'test' },
+      );
+      Validations.of(app).addPlugins(new MuseumChecks(app));
+      expect(() => app.synth()).toThrow();
+      const report = JSON.parse(readFileSync(join(outdir, 'validation-report.json'), 'utf8')) as {
+        pluginReports: { violations: { ruleName: string; violatingConstructs: { constructPath: string }[] }[] }[];
+      };
+      const violations = report.pluginReports.flatMap((plugin) => plugin.violations);
+      expect(violations.map((v) => v.ruleName).sort()).toEqual([MUSEUM_NAG_RULES.pointInTimeRecovery, MUSEUM_NAG_RULES.deletionProtection].sort());
+      for (const violation of violations) expect(violation.violatingConstructs.map((c) => c.constructPath)).toEqual(['Unprotected/Table/Resource']);
+    } finally {
+      rmSync(outdir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('WAF', () => {
+  test('production has a web ACL on its stage: IP reputation, a per-IP rate limit, AWS common and known-bad-input rules', () => {
+    prod.apiTemplate.resourceCountIs('AWS::WAFv2::WebACL', 1);
+    const [acl] = Object.values(resourcesOfType(prod.apiTemplate, 'AWS::WAFv2::WebACL')).map((r) => r.Properties as any);
+    expect(acl.Scope).toBe('REGIONAL');
+    expect(acl.DefaultAction).toEqual({ Allow: {} });
+    const rules = new Map<string, any>(acl.Rules.map((rule: any) => [rule.Name, rule]));
+    expect([...rules.keys()]).toEqual(Object.values(FIREWALL_RULES));
+    expect(rules.get(FIREWALL_RULES.rateLimit)).toMatchObject({
+      Action: { Block: {} },
+      Statement: { RateBasedStatement: { AggregateKeyType: 'IP', Limit: WAF_RATE_LIMIT_PER_5_MINUTES, EvaluationWindowSec: 300 } },
+    });
+    const managed = (name: string) => rules.get(name).Statement.ManagedRuleGroupStatement;
+    expect(managed(FIREWALL_RULES.ipReputation)).toMatchObject({ VendorName: 'AWS', Name: 'AWSManagedRulesAmazonIpReputationList' });
+    expect(managed(FIREWALL_RULES.knownBadInputs)).toMatchObject({ VendorName: 'AWS', Name: 'AWSManagedRulesKnownBadInputsRuleSet' });
+    // The common rule set blocks bodies over 8 KB; the API takes 64 KB and answers 413 itself.
+    expect(managed(FIREWALL_RULES.commonRules)).toEqual({
+      VendorName: 'AWS',
+      Name: 'AWSManagedRulesCommonRuleSet',
+      RuleActionOverrides: [{ Name: 'SizeRestrictions_BODY', ActionToUse: { Count: {} } }],
+    });
+    for (const name of [FIREWALL_RULES.ipReputation, FIREWALL_RULES.commonRules, FIREWALL_RULES.knownBadInputs]) {
+      expect(rules.get(name).OverrideAction).toEqual({ None: {} });
+    }
+    const aclId = prod.api.getLogicalId(prod.api.firewall!.webAcl);
+    prod.apiTemplate.hasResourceProperties('AWS::WAFv2::WebACLAssociation', {
+      WebACLArn: { 'Fn::GetAtt': [aclId, 'Arn'] },
+      ResourceArn: Match.objectLike({ 'Fn::Join': Match.anyValue() }),
+    });
+  });
+
+  test('WAF logs what it blocked or counted to an aws-waf-logs- group, with the Authorization header redacted', () => {
+    const logGroupName = 'aws-waf-logs-museum-special-events-prod';
+    prod.apiTemplate.hasResourceProperties('AWS::Logs::LogGroup', { LogGroupName: logGroupName, RetentionInDays: 90 });
+    const [logging] = Object.values(resourcesOfType(prod.apiTemplate, 'AWS::WAFv2::LoggingConfiguration')).map((r) => r.Properties as any);
+    const logGroupId = logicalId(prod.api, prod.api.firewall!.logGroup);
+    // Ref of a log group is its name: the ARN ends in the name, without the `:*` WAF refuses.
+    expect(JSON.stringify(logging.LogDestinationConfigs)).toContain(`":log-group:",{"Ref":"${logGroupId}"}]]`);
+    expect(JSON.stringify(logging.LogDestinationConfigs)).not.toContain(':*');
+    expect(logging.RedactedFields).toEqual([{ SingleHeader: { Name: 'authorization' } }]);
+    expect(logging.LoggingFilter.DefaultBehavior).toBe('DROP');
+  });
+
+  test('previews have no web ACL unless asked for, and production can opt out', () => {
+    preview.apiTemplate.resourceCountIs('AWS::WAFv2::WebACL', 0);
+    expect(prod.config.waf).toBe(true);
+    const optedOut = synthesize({ waf: 'false', alarmEmail: 'ops@museum.example' });
+    try {
+      optedOut.apiTemplate.resourceCountIs('AWS::WAFv2::WebACL', 0);
+      expect(optedOut.nagViolations).toEqual([]); // APIG3 acknowledged with the opt-out's reason
+    } finally {
+      optedOut.cleanup();
+    }
+  });
+});
+
 describe('operations', () => {
-  test('production alarms cover 5xx rate, p99 latency, authorizer failures, Lambda errors and throttles, DynamoDB throttling', () => {
-    const alarms = Object.values(resourcesOfType(prod.apiTemplate, 'AWS::CloudWatch::Alarm')).map((a) => a.Properties as any);
-    const topicId = logicalId(prod.api, prod.api.monitoring!.topic);
+  type Alarm = { AlarmName?: string; MetricName?: string; Metrics?: any[]; Threshold: number; EvaluationPeriods: number; DatapointsToAlarm?: number; AlarmActions: unknown[]; AlarmDescription: string };
+  const alarmsOf = (app: Synthesized) => Object.entries(resourcesOfType(app.apiTemplate, 'AWS::CloudWatch::Alarm')).map(([id, a]) => ({ id, ...(a.Properties as unknown as Alarm) }));
+  const metricNamesOf = (alarm: Alarm) => [alarm.MetricName, ...(alarm.Metrics ?? []).map((m) => m.MetricStat?.Metric.MetricName)].filter(Boolean);
+
+  test('production alarms cover 5xx rate, p99 latency, authorizer failures, throttles and duration, failed logins, handler errors and throttles, DynamoDB throttling and system errors', () => {
+    const alarms = alarmsOf(prod);
+    const topicId = logicalId(prod.api, prod.api.monitoring!.topic as never);
     for (const alarm of alarms) expect(alarm.AlarmActions).toEqual([{ Ref: topicId }]);
-    const metricNames = alarms.map((a) => a.MetricName ?? a.Metrics?.map((m: any) => m.MetricStat?.Metric.MetricName).filter(Boolean).join(','));
-    expect(metricNames).toEqual(
-      expect.arrayContaining(['5XXError', 'Latency', 'AuthorizerFailures-prod', 'Errors', 'Throttles', expect.stringContaining('ThrottledRequests')]),
-    );
-    expect(metricNames.filter((name) => name === 'Errors')).toHaveLength(5);
-    expect(metricNames.filter((name) => name === 'Throttles')).toHaveLength(6);
+    const byId = (fragment: string) => alarms.find((alarm) => alarm.id.includes(fragment))!;
+    expect(metricNamesOf(byId('ServerErrorRate'))).toEqual(['Count', '5XXError']);
+    expect(metricNamesOf(byId('P99Latency'))).toEqual(['Count', 'Latency']);
+    expect(metricNamesOf(byId('AuthorizerFailures'))).toEqual(['AuthorizerFailures-prod']);
+    expect(metricNamesOf(byId('FailedLogins'))).toEqual(['FailedLogins-prod']);
+    expect(metricNamesOf(byId('AuthorizerThrottles'))).toEqual(['Throttles']);
+    expect(metricNamesOf(byId('AuthorizerDuration'))).toEqual(['Duration']);
+    expect(metricNamesOf(byId('HandlerErrors'))).toEqual(Array(5).fill('Errors'));
+    expect(metricNamesOf(byId('HandlerThrottles'))).toEqual(Array(5).fill('Throttles'));
+    for (const table of ['EventsTable', 'IdempotencyTable']) {
+      expect(new Set(metricNamesOf(byId(`${table}Throttles`)))).toEqual(new Set(['ThrottledRequests']));
+      expect(new Set(metricNamesOf(byId(`${table}SystemErrors`)))).toEqual(new Set(['SystemErrors']));
+    }
+    expect(alarms).toHaveLength(12);
     prod.apiTemplate.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
   });
 
-  test('previews have no alarms or dashboard unless asked for', () => {
+  test('no alarm pages on a single error: each needs a minimum request count or several breaching periods', () => {
+    for (const alarm of alarmsOf(prod)) {
+      const expression = (alarm.Metrics ?? []).find((m) => m.Expression)?.Expression as string | undefined;
+      const needsVolume = expression?.includes('requests >= 20') ?? false;
+      expect(needsVolume || (alarm.DatapointsToAlarm ?? 1) >= 2).toBe(true);
+      if (!expression?.includes('IF(')) expect(alarm.Threshold).toBeGreaterThan(1);
+    }
+    const rate = alarmsOf(prod).find((alarm) => alarm.id.includes('ServerErrorRate'))!;
+    expect(rate.Metrics?.find((m) => m.Expression)?.Expression).toBe('IF(requests >= 20, errors / requests, 0)');
+    expect(rate).toMatchObject({ Threshold: 0.05, DatapointsToAlarm: 2, EvaluationPeriods: 3 });
+  });
+
+  test('production cannot be deployed without an alarm destination: an e-mail or an existing topic', () => {
+    // No destination in context: the template requires the AlarmEmail parameter (CloudFormation refuses without it).
+    const parameters = prod.apiTemplate.toJSON().Parameters as Record<string, { Type: string; Default?: unknown; AllowedPattern?: string }>;
+    expect(parameters.AlarmEmail).toMatchObject({ Type: 'String', AllowedPattern: expect.stringContaining('@') });
+    expect(parameters.AlarmEmail?.Default).toBeUndefined();
+    prod.apiTemplate.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: { Ref: 'AlarmEmail' } });
+
+    const byEmail = synthesize({ alarmEmail: 'ops@museum.example' });
+    const byTopic = synthesize({ alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:museum-ops-chat' });
+    try {
+      expect(byEmail.apiTemplate.toJSON().Parameters?.AlarmEmail).toBeUndefined();
+      byEmail.apiTemplate.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@museum.example' });
+      byTopic.apiTemplate.resourceCountIs('AWS::SNS::Topic', 0);
+      for (const alarm of alarmsOf(byTopic)) expect(alarm.AlarmActions).toEqual(['arn:aws:sns:eu-west-1:123456789012:museum-ops-chat']);
+      expect([...byEmail.nagViolations, ...byTopic.nagViolations]).toEqual([]);
+    } finally {
+      byEmail.cleanup();
+      byTopic.cleanup();
+    }
+  });
+
+  test('previews have no alarms, dashboard or alarm parameter unless asked for', () => {
     preview.apiTemplate.resourceCountIs('AWS::CloudWatch::Alarm', 0);
     preview.apiTemplate.resourceCountIs('AWS::CloudWatch::Dashboard', 0);
+    expect(preview.apiTemplate.toJSON().Parameters?.AlarmEmail).toBeUndefined();
   });
 });
 

@@ -1,7 +1,9 @@
 // The GitHub Actions workflows cannot run here: check that they parse, that they are wired as
-// docs/DEPLOY.md says (OIDC role from a repository variable, previews per pull request destroyed on
-// close, production behind an environment approval), and that every command they run is written
-// in docs/DEPLOY.md exactly, as is every cdk command the README shows.
+// docs/DEPLOY.md says (previews and production assume different OIDC roles; previews per pull
+// request, deleted on close without building the branch; production builds once, shows cdk diff
+// with a read-only identity before the environment approval, then deploys that assembly), that
+// every action is pinned to a commit SHA, and that every command they run is written in
+// docs/DEPLOY.md exactly, as is every cdk command the README shows.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 
@@ -9,6 +11,7 @@ const root = new URL('../../', import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, root), 'utf8');
 
 interface Step {
+  name?: string;
   uses?: string;
   run?: string;
   with?: Record<string, string>;
@@ -40,7 +43,7 @@ function deployCommands(workflow: Workflow): string[] {
     .flatMap((job) => job.steps)
     .flatMap((step) => (step.run ?? '').split('\n'))
     .map((line) => line.trim())
-    .filter((line) => /^(npx cdk|npm |CI=true )/.test(line));
+    .filter((line) => /^(npx cdk|npm |CI=true |aws )/.test(line));
 }
 
 /** Lines of the fenced shell blocks of a Markdown file. */
@@ -54,35 +57,86 @@ test('every workflow file parses as YAML', () => {
   expect(workflowFiles.sort()).toEqual(['preview.yml', 'production.yml']);
 });
 
-test('a pull request is tested, then deployed as stage pr-<number> through the OIDC role, and its URL commented', () => {
+const steps = (job: Job) => job.steps;
+const runs = (job: Job) => job.steps.map((step) => step.run ?? '').join('\n');
+const roleOf = (job: Job) => job.steps.find((step) => step.uses?.startsWith('aws-actions/configure-aws-credentials@'))?.with?.['role-to-assume'];
+const needs = (job: Job) => [job.needs ?? []].flat();
+
+test.each(workflowFiles)('every action %s uses is pinned to a full commit SHA, with its release in a comment', (file) => {
+  const text = read(`.github/workflows/${file}`);
+  const uses = [...text.matchAll(/^\s*-?\s*uses:\s*(.+)$/gm)].map((match) => (match[1] ?? '').trim());
+  expect(uses.length).toBeGreaterThan(0);
+  for (const use of uses) expect(use).toMatch(/^[\w.-]+\/[\w./-]+@[0-9a-f]{40} # v\d+\.\d+\.\d+$/);
+});
+
+test('a pull request is tested, then deployed as stage pr-<number> with the preview role, and its URL commented', () => {
   const preview = workflows['preview.yml']!;
   expect(preview.on.pull_request?.types).toEqual(expect.arrayContaining(['opened', 'synchronize', 'reopened', 'closed']));
   const deploy = preview.jobs.deploy!;
   expect(deploy.needs).toBe('test');
   expect(deploy.permissions).toMatchObject({ 'id-token': 'write', 'pull-requests': 'write' });
-  const credentials = deploy.steps.find((step) => step.uses?.startsWith('aws-actions/configure-aws-credentials@'));
-  expect(credentials?.with?.['role-to-assume']).toBe('${{ vars.AWS_DEPLOY_ROLE_ARN }}');
-  const commands = deploy.steps.map((step) => step.run ?? '').join('\n');
-  expect(commands).toContain('npx cdk deploy --all -c stage=pr-$PR_NUMBER');
-  expect(commands).toMatch(/gh pr comment "\$PR_NUMBER"/);
-  expect(commands).toContain('ApiBaseUrl');
+  expect(roleOf(deploy)).toBe('${{ vars.AWS_PREVIEW_ROLE_ARN }}');
+  expect(runs(deploy)).toContain('npx cdk deploy --all -c stage=pr-$PR_NUMBER');
+  expect(runs(deploy)).toMatch(/gh pr comment "\$PR_NUMBER"/);
+  expect(runs(deploy)).toContain('ApiBaseUrl');
   expect(preview.jobs.test?.steps.some((step) => step.run === 'CI=true bash .ci/run')).toBe(true);
+  // The test job holds no AWS credentials at all.
+  expect(preview.jobs.test?.permissions?.['id-token']).toBeUndefined();
+  expect(roleOf(preview.jobs.test!)).toBeUndefined();
 });
 
-test('closing a pull request destroys its preview', () => {
+test('closing a pull request deletes its preview stacks by name, without checking out or building the branch', () => {
   const destroy = workflows['preview.yml']!.jobs.destroy!;
   expect(destroy.if).toContain("github.event.action == 'closed'");
-  expect(destroy.steps.map((step) => step.run ?? '')).toContain('npx cdk destroy --all -c stage=pr-$PR_NUMBER --force');
+  expect(roleOf(destroy)).toBe('${{ vars.AWS_PREVIEW_ROLE_ARN }}');
+  expect(steps(destroy).map((step) => step.uses ?? '').filter((uses) => !uses.startsWith('aws-actions/configure-aws-credentials@'))).toEqual(['']);
+  expect(runs(destroy)).not.toMatch(/npm|npx|checkout/);
+  for (const stack of ['MuseumApi-pr-$PR_NUMBER', 'MuseumMockApi-pr-$PR_NUMBER']) {
+    expect(runs(destroy)).toContain(`aws cloudformation delete-stack --stack-name ${stack}`);
+    expect(runs(destroy)).toContain(`aws cloudformation wait stack-delete-complete --stack-name ${stack}`);
+  }
 });
 
-test('a push to main deploys production only after the tests and the production environment approval', () => {
+test('production and previews assume different roles, each from its own variable', () => {
+  const roles = Object.fromEntries(
+    Object.entries(workflows).flatMap(([file, workflow]) =>
+      Object.entries(workflow.jobs).filter(([, job]) => roleOf(job)).map(([name, job]) => [`${file} ${name}`, roleOf(job)]),
+    ),
+  );
+  expect(roles).toEqual({
+    'preview.yml deploy': '${{ vars.AWS_PREVIEW_ROLE_ARN }}',
+    'preview.yml destroy': '${{ vars.AWS_PREVIEW_ROLE_ARN }}',
+    'production.yml diff': '${{ vars.AWS_DIFF_ROLE_ARN }}',
+    'production.yml deploy': '${{ vars.AWS_PRODUCTION_ROLE_ARN }}',
+  });
+});
+
+test('a push to main is tested and synthesized once, diffed read-only before the approval, then that assembly is deployed', () => {
   const production = workflows['production.yml']!;
   expect(production.on.push?.branches).toEqual(['main']);
-  const deploy = production.jobs.deploy!;
-  expect(deploy.needs).toBe('test');
-  expect(typeof deploy.environment === 'string' ? deploy.environment : deploy.environment?.name).toBe('production');
-  expect(deploy.permissions?.['id-token']).toBe('write');
-  expect(deploy.steps.map((step) => step.run ?? '').join('\n')).toContain('npx cdk deploy --all -c stage=prod');
+  const { build, diff, deploy } = production.jobs as Record<string, Job>;
+  // Build: tests and synthesis, no AWS access; the assembly becomes an artifact.
+  expect(runs(build!)).toContain('CI=true bash .ci/run');
+  expect(runs(build!)).toMatch(/npx cdk synth -c stage=prod .*--output cdk\.out/);
+  expect(build!.permissions?.['id-token']).toBeUndefined();
+  expect(roleOf(build!)).toBeUndefined();
+  const upload = steps(build!).find((step) => step.uses?.startsWith('actions/upload-artifact@'));
+  expect(upload?.with).toMatchObject({ name: 'cloud-assembly', path: 'cdk.out' });
+  // Production refuses to build without somewhere for its alarms to go.
+  expect(runs(build!)).toMatch(/if \[ -z "\$ALARM_EMAIL\$ALARM_TOPIC_ARN" \]; then[\s\S]*exit 1/);
+  // Diff: after the build, outside the production environment, against the built assembly.
+  expect(needs(diff!)).toEqual(['build']);
+  expect(diff!.environment).toBeUndefined();
+  expect(runs(diff!)).toContain('npx cdk diff --app cdk.out --all --method=template');
+  // Deploy: only after the diff, behind the production environment's approval, the same assembly.
+  expect(needs(deploy!)).toEqual(expect.arrayContaining(['build', 'diff']));
+  expect(typeof deploy!.environment === 'string' ? deploy!.environment : deploy!.environment?.name).toBe('production');
+  expect(deploy!.permissions?.['id-token']).toBe('write');
+  for (const job of [diff!, deploy!]) {
+    expect(steps(job).find((step) => step.uses?.startsWith('actions/download-artifact@'))?.with).toMatchObject({ name: 'cloud-assembly', path: 'cdk.out' });
+  }
+  expect(runs(deploy!)).toContain('npx cdk deploy --app cdk.out --all');
+  expect(runs(deploy!)).not.toMatch(/cdk synth|CI=true|-c stage=/);
 });
 
 test.each(workflowFiles)('every install, test and cdk command of %s is written in docs/DEPLOY.md', (file) => {

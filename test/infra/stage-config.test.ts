@@ -1,10 +1,10 @@
 // Context -> stage configuration: production by default, previews cheaper and disposable, and
 // bad values refused at synthesis rather than at deployment.
-import { readStageConfig } from '../../lib/stage-config.ts';
+import { readStageConfig, WAF_RATE_LIMIT_PER_5_MINUTES } from '../../lib/stage-config.ts';
 
 const context = (values: Record<string, unknown>) => ({ tryGetContext: (key: string) => values[key] });
 
-test('without context the stage is production: monitoring on, higher throttling, 90-day logs, 300 s authorizer cache', () => {
+test('without context the stage is production: monitoring and WAF on, higher throttling, 90-day logs, 300 s authorizer cache', () => {
   expect(readStageConfig(context({}))).toMatchObject({
     stage: 'prod',
     isProduction: true,
@@ -14,15 +14,20 @@ test('without context the stage is production: monitoring on, higher throttling,
     authorizerCacheTtlSeconds: 300,
     corsOrigins: [],
     timeZone: 'UTC',
-    waf: false,
+    waf: true,
+    wafRateLimitPer5Minutes: WAF_RATE_LIMIT_PER_5_MINUTES,
+    alarmEmail: undefined,
+    alarmTopicArn: undefined,
   });
+  expect(readStageConfig(context({ waf: 'false' })).waf).toBe(false);
 });
 
-test('any other stage is a preview: lower throttling, 7-day logs, no alarms unless asked for', () => {
+test('any other stage is a preview: lower throttling, 7-day logs, no alarms or WAF unless asked for', () => {
   expect(readStageConfig(context({ stage: 'pr-42' }))).toMatchObject({
     stage: 'pr-42',
     isProduction: false,
     monitoring: false,
+    waf: false,
     throttle: { rateLimit: 10, burstLimit: 20 },
     logRetentionDays: 7,
   });
@@ -46,6 +51,9 @@ test.each([
   [{ authorizerCacheTtlSeconds: '7200' }, /3600/],
   [{ logRetentionDays: '10' }, /logRetentionDays/],
   [{ domainName: 'api.museum.example' }, /certificateArn/],
+  [{ alarmEmail: 'ops' }, /alarmEmail/],
+  [{ alarmTopicArn: 'museum-ops' }, /alarmTopicArn/],
+  [{ wafRateLimitPer5Minutes: '5' }, /wafRateLimitPer5Minutes/],
 ])('refuses %j', (values, message) => {
   expect(() => readStageConfig(context(values))).toThrow(message);
 });

@@ -1,0 +1,178 @@
+// The identities GitHub Actions uses, as code: GitHub's OIDC provider and one role per job kind,
+// each trusted for exactly one kind of workflow run (the token's `sub` claim) and able to do only
+// that job. Deployed once by an administrator, never by CI (docs/DEPLOY.md, "CI identities"):
+//
+//   npx cdk deploy MuseumCiIdentities-production MuseumCiIdentities-preview \
+//     -c githubRepository=<owner>/<repo> -c productionAccount=<id> -c previewAccount=<id>
+//
+// Previews live in a separate AWS account (AWS's recommendation for untrusted changes): a pull
+// request's job runs the branch's own workflow file, so whatever role it can assume, anyone who
+// can push a branch can use. The preview role exists only in the preview account and trusts
+// only pull_request tokens; no role in the production account trusts them. So a compromised
+// branch can at worst change or delete other previews.
+import { DefaultStackSynthesizer, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type { Construct, Node } from 'constructs';
+import { API_GATEWAY_ACCOUNT_STACK_NAME } from './api-gateway-account-stack.ts';
+import { PRODUCTION_STAGE } from './stage-config.ts';
+
+export const GITHUB_OIDC_ISSUER = 'token.actions.githubusercontent.com';
+export const PRODUCTION_ENVIRONMENT = 'production';
+
+/** Role names (fixed, so the workflow variables can be written down before the first deploy). */
+export const CI_ROLE_NAMES = {
+  production: 'museum-github-production-deploy',
+  diff: 'museum-github-production-diff',
+  preview: 'museum-github-preview-deploy',
+} as const;
+
+/** Stacks a preview creates; the preview role may delete these and nothing else directly. */
+export const PREVIEW_STACK_PATTERNS = ['MuseumApi-pr-*', 'MuseumMockApi-pr-*'];
+/** Production stacks the read-only diff identity may read. */
+export const PRODUCTION_STACK_NAMES = [`MuseumApi-${PRODUCTION_STAGE}`, `MuseumMockApi-${PRODUCTION_STAGE}`, API_GATEWAY_ACCOUNT_STACK_NAME];
+
+export interface CiIdentitiesConfig {
+  /** `owner/name` of the GitHub repository. */
+  repository: string;
+  productionAccount: string;
+  previewAccount: string;
+  /** An existing GitHub OIDC provider of each account (an account holds at most one per URL). */
+  existingProviderArns: { production?: string; preview?: string };
+}
+
+type Context = Pick<Node, 'tryGetContext'>;
+
+/** Read from context; undefined unless `githubRepository` is given (the CI stacks are then part of the app). */
+export function readCiIdentitiesConfig(node: Context): CiIdentitiesConfig | undefined {
+  const value = (key: string): string | undefined => {
+    const raw: unknown = node.tryGetContext(key);
+    return raw === undefined || raw === null || raw === '' ? undefined : String(raw);
+  };
+  const repository = value('githubRepository');
+  if (!repository) return undefined;
+  if (!/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repository)) throw new Error(`Context "githubRepository" must be owner/name, not "${repository}"`);
+  const productionAccount = value('productionAccount');
+  const previewAccount = value('previewAccount');
+  for (const [key, account] of [['productionAccount', productionAccount], ['previewAccount', previewAccount]] as const) {
+    if (!account || !/^\d{12}$/.test(account)) throw new Error(`Context "${key}" must be a 12-digit AWS account id`);
+  }
+  if (productionAccount === previewAccount) {
+    throw new Error('Context "previewAccount" must differ from "productionAccount": pull requests deploy from their own workflow files, so previews get an account of their own');
+  }
+  const production = value('productionOidcProviderArn');
+  const preview = value('previewOidcProviderArn');
+  return {
+    repository,
+    productionAccount: productionAccount as string,
+    previewAccount: previewAccount as string,
+    existingProviderArns: { ...(production ? { production } : {}), ...(preview ? { preview } : {}) },
+  };
+}
+
+export interface CiIdentitiesStackProps extends StackProps {
+  config: CiIdentitiesConfig;
+  /** Which account this stack is for. */
+  kind: 'production' | 'preview';
+}
+
+export class CiIdentitiesStack extends Stack {
+  readonly roles: Record<string, iam.Role> = {};
+
+  constructor(scope: Construct, id: string, props: CiIdentitiesStackProps) {
+    const { config, kind } = props;
+    const account = kind === 'production' ? config.productionAccount : config.previewAccount;
+    super(scope, id, {
+      description: `GitHub Actions identities for ${config.repository} (${kind} account)`,
+      terminationProtection: true,
+      ...props,
+      env: { account, region: props.env?.region },
+    });
+    const existing = config.existingProviderArns[kind];
+    const provider = existing
+      ? iam.OidcProviderNative.fromOidcProviderArn(this, 'GitHubOidc', existing)
+      : new iam.OidcProviderNative(this, 'GitHubOidc', { url: `https://${GITHUB_OIDC_ISSUER}`, clientIds: ['sts.amazonaws.com'] });
+
+    const bootstrapRoles = (names: string[]) => names.map((name) => bootstrapRoleArn(this, name));
+    if (kind === 'production') {
+      // Only a job of the `production` environment gets this token subject; the environment's
+      // deployment-branch rule (main only) and required reviewers are what gate it (docs/DEPLOY.md).
+      const deploy = this.role('ProductionDeploy', CI_ROLE_NAMES.production, provider, config, `environment:${PRODUCTION_ENVIRONMENT}`,
+        'Deploys the reviewed production cloud assembly (through the CDK bootstrap roles)');
+      deploy.addToPrincipalPolicy(
+        new iam.PolicyStatement({
+          actions: ['sts:AssumeRole', 'sts:TagSession'],
+          resources: bootstrapRoles(['deploy-role', 'file-publishing-role', 'image-publishing-role', 'lookup-role']),
+        }),
+      );
+      // Pushes to main, before the approval: reads the live templates for `cdk diff`, nothing else.
+      const diff = this.role('ProductionDiff', CI_ROLE_NAMES.diff, provider, config, 'ref:refs/heads/main',
+        'Reads the production stacks\' templates for cdk diff before the approval; cannot change anything');
+      diff.addToPrincipalPolicy(
+        new iam.PolicyStatement({
+          actions: ['cloudformation:DescribeStacks', 'cloudformation:GetTemplate'],
+          resources: PRODUCTION_STACK_NAMES.map((name) => stackArn(this, name)),
+        }),
+      );
+      Validations.of(diff).acknowledge(
+        ...PRODUCTION_STACK_NAMES.map((name) => ({
+          id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:cloudformation:${this.regionForFindings}:${account}:stack/${name}/*]`,
+          reason: 'One named production stack; the suffix is the stack id CloudFormation assigns.',
+        })),
+      );
+    } else {
+      const preview = this.role('PreviewDeploy', CI_ROLE_NAMES.preview, provider, config, 'pull_request',
+        'Deploys and deletes pull-request previews in the preview account');
+      preview.addToPrincipalPolicy(
+        new iam.PolicyStatement({
+          actions: ['sts:AssumeRole', 'sts:TagSession'],
+          resources: bootstrapRoles(['deploy-role', 'file-publishing-role', 'lookup-role']),
+        }),
+      );
+      // Teardown deletes the stacks by name, without building the branch; CloudFormation runs
+      // the deletion with the execution role the stack was deployed with.
+      preview.addToPrincipalPolicy(
+        new iam.PolicyStatement({
+          actions: ['cloudformation:DeleteStack', 'cloudformation:DescribeStacks'],
+          resources: PREVIEW_STACK_PATTERNS.map((pattern) => stackArn(this, pattern)),
+        }),
+      );
+      Validations.of(preview).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:cloudformation:${this.regionForFindings}:${account}:stack/MuseumApi-pr-*/*]`,
+        reason: 'Any pull-request preview stack of this app, in the preview account only; the stack id suffix is unknown in advance.',
+      }, {
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:cloudformation:${this.regionForFindings}:${account}:stack/MuseumMockApi-pr-*/*]`,
+        reason: 'Any pull-request preview mock stack of this app, in the preview account only; the stack id suffix is unknown in advance.',
+      });
+    }
+  }
+
+  /** How cdk-nag writes this stack's region in a finding: the literal, or the pseudo parameter. */
+  private get regionForFindings(): string {
+    return this.region.startsWith('${Token') ? '<AWS::Region>' : this.region;
+  }
+
+  private role(id: string, roleName: string, provider: iam.IOidcProvider, config: CiIdentitiesConfig, subject: string, description: string): iam.Role {
+    const role = new iam.Role(this, id, {
+      roleName,
+      description,
+      assumedBy: new iam.WebIdentityPrincipal(provider.oidcProviderArn, {
+        StringEquals: {
+          [`${GITHUB_OIDC_ISSUER}:aud`]: 'sts.amazonaws.com',
+          [`${GITHUB_OIDC_ISSUER}:sub`]: `repo:${config.repository}:${subject}`,
+        },
+      }),
+    });
+    this.roles[roleName] = role;
+    return role;
+  }
+}
+
+/** A role of the CDK bootstrap stack (default qualifier) in this stack's account and region. */
+function bootstrapRoleArn(stack: Stack, name: string): string {
+  const qualifier = (stack.node.tryGetContext('@aws-cdk/core:bootstrapQualifier') as string | undefined) ?? DefaultStackSynthesizer.DEFAULT_QUALIFIER;
+  return stack.formatArn({ service: 'iam', region: '', resource: 'role', resourceName: `cdk-${qualifier}-${name}-${stack.account}-${stack.region}` });
+}
+
+function stackArn(stack: Stack, name: string): string {
+  return stack.formatArn({ service: 'cloudformation', resource: 'stack', resourceName: `${name}/*` });
+}

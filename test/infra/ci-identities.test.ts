@@ -1,0 +1,129 @@
+// The CI identities (lib/ci-identities-stack.ts): who can assume each role (the GitHub OIDC
+// token's audience and subject) and what it can then do. Previews live in their own account, so
+// no role a pull request can assume exists in the production account.
+import { Template } from 'aws-cdk-lib/assertions';
+import { CI_ROLE_NAMES, readCiIdentitiesConfig } from '../../lib/ci-identities-stack.ts';
+import { resourcesOfType, synthesize, type Synthesized } from './synthesize.ts';
+
+const REPOSITORY = 'museum/special-events-api';
+const PRODUCTION_ACCOUNT = '111111111111';
+const PREVIEW_ACCOUNT = '222222222222';
+
+let app: Synthesized;
+beforeAll(() => {
+  app = synthesize({ githubRepository: REPOSITORY, productionAccount: PRODUCTION_ACCOUNT, previewAccount: PREVIEW_ACCOUNT });
+});
+afterAll(() => app?.cleanup());
+
+interface Statement {
+  Action: string | string[];
+  Effect: string;
+  Resource?: unknown;
+  Condition?: Record<string, Record<string, unknown>>;
+  Principal?: unknown;
+}
+
+function rolesOf(kind: 'production' | 'preview') {
+  const stack = app.ci.find((s) => s.stackName === `MuseumCiIdentities-${kind}`)!;
+  const template = Template.fromStack(stack);
+  const policies = Object.values(resourcesOfType(template, 'AWS::IAM::Policy'));
+  return {
+    stack,
+    template,
+    roles: Object.entries(resourcesOfType(template, 'AWS::IAM::Role')).map(([id, role]) => {
+      const properties = role.Properties as { RoleName: string; AssumeRolePolicyDocument: { Statement: Statement[] } };
+      const statements = policies
+        .filter((policy) => JSON.stringify(policy.Properties?.Roles) === JSON.stringify([{ Ref: id }]))
+        .flatMap((policy) => (policy.Properties?.PolicyDocument as { Statement: Statement[] }).Statement);
+      return { name: properties.RoleName, trust: properties.AssumeRolePolicyDocument.Statement, statements };
+    }),
+  };
+}
+
+const actions = (statement: Statement) => [statement.Action].flat();
+const subjectOf = (trust: Statement[]) => trust.map((statement) => statement.Condition?.StringEquals?.['token.actions.githubusercontent.com:sub']);
+
+test('without githubRepository the app has no CI stacks; with it, one per account, and the two accounts must differ', () => {
+  const context = (values: Record<string, string>) => ({ tryGetContext: (key: string) => values[key] });
+  expect(readCiIdentitiesConfig(context({}))).toBeUndefined();
+  expect(app.ci.map((stack) => [stack.stackName, stack.account])).toEqual([
+    ['MuseumCiIdentities-production', PRODUCTION_ACCOUNT],
+    ['MuseumCiIdentities-preview', PREVIEW_ACCOUNT],
+  ]);
+  expect(() => readCiIdentitiesConfig(context({ githubRepository: REPOSITORY, productionAccount: PRODUCTION_ACCOUNT, previewAccount: PRODUCTION_ACCOUNT }))).toThrow(/previewAccount/);
+  expect(() => readCiIdentitiesConfig(context({ githubRepository: 'not a repo', productionAccount: PRODUCTION_ACCOUNT, previewAccount: PREVIEW_ACCOUNT }))).toThrow(/owner\/name/);
+  expect(() => readCiIdentitiesConfig(context({ githubRepository: REPOSITORY, productionAccount: '1' }))).toThrow(/12-digit/);
+});
+
+test('every role trusts only GitHub tokens for this repository with the STS audience, and exactly one subject', () => {
+  for (const kind of ['production', 'preview'] as const) {
+    const { roles, template } = rolesOf(kind);
+    template.hasResourceProperties('AWS::IAM::OIDCProvider', { Url: 'https://token.actions.githubusercontent.com', ClientIdList: ['sts.amazonaws.com'] });
+    for (const role of roles) {
+      expect(role.trust).toHaveLength(1);
+      const [trust] = role.trust;
+      expect(trust).toMatchObject({ Effect: 'Allow', Action: 'sts:AssumeRoleWithWebIdentity' });
+      expect(Object.keys(trust!.Condition!)).toEqual(['StringEquals']); // no StringLike wildcards
+      expect(trust!.Condition!.StringEquals).toEqual({
+        'token.actions.githubusercontent.com:aud': 'sts.amazonaws.com',
+        'token.actions.githubusercontent.com:sub': expect.stringMatching(new RegExp(`^repo:${REPOSITORY}:`)),
+      });
+    }
+  }
+});
+
+test('the production account trusts the production environment (deploy) and pushes to main (read-only diff), never a pull request', () => {
+  const { roles } = rolesOf('production');
+  expect(Object.fromEntries(roles.map((role) => [role.name, subjectOf(role.trust)]))).toEqual({
+    [CI_ROLE_NAMES.production]: [`repo:${REPOSITORY}:environment:production`],
+    [CI_ROLE_NAMES.diff]: [`repo:${REPOSITORY}:ref:refs/heads/main`],
+  });
+  expect(JSON.stringify(roles)).not.toContain('pull_request');
+});
+
+test('the preview account trusts pull requests only, and the preview role is not in the production account', () => {
+  const { roles } = rolesOf('preview');
+  expect(Object.fromEntries(roles.map((role) => [role.name, subjectOf(role.trust)]))).toEqual({
+    [CI_ROLE_NAMES.preview]: [`repo:${REPOSITORY}:pull_request`],
+  });
+  expect(JSON.stringify(roles)).not.toContain('environment:production');
+});
+
+test('the production deploy role can only assume the CDK bootstrap roles of the production account', () => {
+  const deploy = rolesOf('production').roles.find((role) => role.name === CI_ROLE_NAMES.production)!;
+  expect(deploy.statements.flatMap(actions).sort()).toEqual(['sts:AssumeRole', 'sts:TagSession']);
+  const resources = JSON.stringify(deploy.statements.map((statement) => statement.Resource));
+  for (const role of ['deploy-role', 'file-publishing-role', 'image-publishing-role', 'lookup-role']) {
+    expect(resources).toContain(`:iam::${PRODUCTION_ACCOUNT}:role/cdk-hnb659fds-${role}-${PRODUCTION_ACCOUNT}-`);
+  }
+  expect(resources).not.toContain(PREVIEW_ACCOUNT);
+  expect(resources).not.toContain('*');
+});
+
+test('the diff identity can only read the production stacks\' templates', () => {
+  const diff = rolesOf('production').roles.find((role) => role.name === CI_ROLE_NAMES.diff)!;
+  expect(diff.statements.flatMap(actions).sort()).toEqual(['cloudformation:DescribeStacks', 'cloudformation:GetTemplate']);
+  const resources = JSON.stringify(diff.statements.map((statement) => statement.Resource));
+  for (const stack of ['MuseumApi-prod', 'MuseumMockApi-prod', 'MuseumApiGatewayAccount']) expect(resources).toContain(`:stack/${stack}/*`);
+  expect(resources).not.toMatch(/sts:|iam:/);
+});
+
+test('the preview role can reach only the preview account: its bootstrap roles, and deleting pull-request stacks', () => {
+  const preview = rolesOf('preview').roles.find((role) => role.name === CI_ROLE_NAMES.preview)!;
+  expect(preview.statements.flatMap(actions).sort()).toEqual(
+    ['cloudformation:DeleteStack', 'cloudformation:DescribeStacks', 'sts:AssumeRole', 'sts:TagSession'],
+  );
+  const resources = JSON.stringify(preview.statements.map((statement) => statement.Resource));
+  expect(resources).not.toContain(PRODUCTION_ACCOUNT);
+  const stackResources = preview.statements.filter((s) => actions(s).includes('cloudformation:DeleteStack')).map((s) => JSON.stringify(s.Resource));
+  expect(stackResources.join()).toContain(`:${PREVIEW_ACCOUNT}:stack/MuseumApi-pr-*/*`);
+  expect(stackResources.join()).toContain(`:${PREVIEW_ACCOUNT}:stack/MuseumMockApi-pr-*/*`);
+  expect(stackResources.join()).not.toContain('-prod');
+  // No image publishing: the app has no container assets.
+  expect(resources).not.toContain('image-publishing-role');
+});
+
+test('the CI stacks are termination-protected and pass cdk-nag with nothing unacknowledged', () => {
+  for (const stack of app.ci) expect(stack.terminationProtection).toBe(true);
+  expect(app.nagViolations).toEqual([]);
+});
