@@ -10,7 +10,7 @@
 // can push a branch can use. The preview role exists only in the preview account and trusts
 // only pull_request tokens; no role in the production account trusts them. So a compromised
 // branch can at worst change or delete other previews.
-import { DefaultStackSynthesizer, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { DefaultStackSynthesizer, Stack, Token, Validations, type StackProps } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct, Node } from 'constructs';
 import { API_GATEWAY_ACCOUNT_STACK_NAME } from './api-gateway-account-stack.ts';
@@ -115,7 +115,7 @@ export class CiIdentitiesStack extends Stack {
       );
       Validations.of(diff).acknowledge(
         ...PRODUCTION_STACK_NAMES.map((name) => ({
-          id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:cloudformation:${this.regionForFindings}:${account}:stack/${name}/*]`,
+          id: `AwsSolutions-IAM5[Resource::${this.stackArnForFindings(account, name)}]`,
           reason: 'One named production stack; the suffix is the stack id CloudFormation assigns.',
         })),
       );
@@ -137,18 +137,20 @@ export class CiIdentitiesStack extends Stack {
         }),
       );
       Validations.of(preview).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:cloudformation:${this.regionForFindings}:${account}:stack/MuseumApi-pr-*/*]`,
+        id: `AwsSolutions-IAM5[Resource::${this.stackArnForFindings(account, 'MuseumApi-pr-*')}]`,
         reason: 'Any pull-request preview stack of this app, in the preview account only; the stack id suffix is unknown in advance.',
       }, {
-        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:cloudformation:${this.regionForFindings}:${account}:stack/MuseumMockApi-pr-*/*]`,
+        id: `AwsSolutions-IAM5[Resource::${this.stackArnForFindings(account, 'MuseumMockApi-pr-*')}]`,
         reason: 'Any pull-request preview mock stack of this app, in the preview account only; the stack id suffix is unknown in advance.',
       });
     }
   }
 
-  /** How cdk-nag writes this stack's region in a finding: the literal, or the pseudo parameter. */
-  private get regionForFindings(): string {
-    return this.region.startsWith('${Token') ? '<AWS::Region>' : this.region;
+  /** A stack ARN as cdk-nag writes it in a finding: literals where known, else the pseudo parameters. */
+  private stackArnForFindings(account: string, name: string): string {
+    const partition = Token.isUnresolved(this.partition) ? '<AWS::Partition>' : this.partition;
+    const region = Token.isUnresolved(this.region) ? '<AWS::Region>' : this.region;
+    return `arn:${partition}:cloudformation:${region}:${account}:stack/${name}/*`;
   }
 
   private role(id: string, roleName: string, provider: iam.IOidcProvider, config: CiIdentitiesConfig, subject: string, description: string): iam.Role {
