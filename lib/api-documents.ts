@@ -93,8 +93,11 @@ function addDocumentMethod(resource: apigw.IResource, document: StaticDocument):
  * request template, so any body and content type reach the default integration response
  * (a template would make API Gateway answer 415 for unmapped content types instead).
  */
-export function addMethodNotAllowed(resource: apigw.IResource, allowedMethods: readonly string[]): apigw.Method {
-  const { statusCode, headers, body } = methodNotAllowedResponse(allowedMethods);
+export function addMethodNotAllowed(resource: apigw.IResource, allowedMethods: readonly string[], corsOrigins: readonly string[] = []): apigw.Method {
+  const response = methodNotAllowedResponse(allowedMethods);
+  const { statusCode, body } = response;
+  // As the gateway responses: one allowed origin can be named statically, so a browser can read the 405.
+  const headers: Record<string, string> = corsOrigins.length === 1 ? { ...response.headers, 'Access-Control-Allow-Origin': corsOrigins[0] as string, Vary: 'Origin' } : response.headers;
   const method = resource.addMethod(
     'ANY',
     new apigw.MockIntegration({

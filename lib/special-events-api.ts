@@ -138,7 +138,7 @@ export class SpecialEventsApi extends Construct {
     // A method a resource does not have: 405 with Allow (RFC 9110), not API Gateway's 404.
     for (const [path, methods] of resourceMethods()) {
       const resource = this.versionRoot.resourceForPath(path.slice(1));
-      addMethodNotAllowed(resource, methods);
+      addMethodNotAllowed(resource, methods, config.corsOrigins);
       // With CORS, the preflight OPTIONS methods above answer; without, OPTIONS names the methods.
       if (config.corsOrigins.length === 0) addOptionsAllow(resource, methods);
     }

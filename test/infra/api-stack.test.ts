@@ -233,6 +233,14 @@ describe('REST API', () => {
         expect(method.Properties?.AuthorizationType ?? 'NONE').toBe('NONE');
         expect(JSON.stringify(method.Properties?.Integration)).toContain("'https://museum.example'");
       }
+      // The 405 of a wrong method names the one allowed origin too, so the browser can read it.
+      const notAllowed = Object.values(resourcesOfType(configured.apiTemplate, 'AWS::ApiGateway::Method')).filter((m) => m.Properties?.HttpMethod === 'ANY');
+      expect(notAllowed).toHaveLength(resourceMethods().size);
+      for (const method of notAllowed) {
+        expect((method.Properties?.Integration as any).IntegrationResponses[0].ResponseParameters).toMatchObject({
+          'method.response.header.Access-Control-Allow-Origin': "'https://museum.example'",
+        });
+      }
       // WAF on request in a preview: the same web ACL as production's, associated with the stage.
       configured.apiTemplate.hasResourceProperties('AWS::WAFv2::WebACL', {
         Scope: 'REGIONAL',
