@@ -1,5 +1,6 @@
 // The REST API, built from the route table: one method per route, each behind the Basic-auth
-// REQUEST authorizer and proxied to its handler.
+// REQUEST authorizer and proxied to its handler; besides them only unauthenticated MOCKs that
+// run no code (lib/api-documents.ts): the service index and documents, 405 and OPTIONS answers.
 //
 // Base path: API Gateway stage names cannot contain dots, so the version is a resource instead:
 // every route lives under a `v1.1` resource of the stage, and the base URL is
