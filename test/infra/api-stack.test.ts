@@ -3,7 +3,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App, Stack, Validations } from 'aws-cdk-lib';
+import { App, Validations } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { gatewayResponse, GATEWAY_RESPONSES, methodNotAllowedResponse, WWW_AUTHENTICATE } from '../../functions/shared/gateway-responses.ts';
@@ -19,9 +19,11 @@ import { redocCdnUrl } from '../../lib/openapi/docs-page.ts';
 import { buildOpenApiDocument } from '../../lib/openapi/openapi-document.ts';
 import { DATA_ACCESS } from '../../lib/function-permissions.ts';
 import { FUNCTIONS_DIRECTORY } from '../../lib/museum-functions.ts';
-import { MUSEUM_NAG_RULES, MuseumChecks } from '../../lib/museum-nag-rules.ts';
+import { addMuseumStacks } from '../../lib/museum-app.ts';
+import { MUSEUM_NAG_RULES } from '../../lib/museum-nag-rules.ts';
 import { resourcePath, resourcesOfType, synthesize, type Synthesized } from './synthesize.ts';
 
+const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context: Record<string, unknown> };
 const FUNCTION_NAMES = [...new Set(routes.map((route) => route.handler)), AUTHORIZER_HANDLER];
 /** Helper functions CDK adds for its own custom resources carry these names in their logical ids. */
 const CDK_HELPER_FUNCTION = /CustomResource|Provider|LogRetention|AutoDeleteObjects|BucketNotifications/;
@@ -477,25 +479,24 @@ describe('TableV2 checks (cdk-nag rules Museum-DDBGT1/2)', () => {
     }
   });
 
-  test('the rules fail synthesis for a TableV2 without PITR or deletion protection, unless acknowledged', () => {
+  test('the app runs the rules: a TableV2 without PITR or deletion protection fails synthesis, unless acknowledged', () => {
     const outdir = mkdtempSync(join(tmpdir(), 'museum-nag-'));
     try {
-      const app = new App({ outdir });
-      const stack = new Stack(app, 'Unprotected');
-      new dynamodb.TableV2(stack, 'Table', { partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING } });
-      const acknowledged = new dynamodb.TableV2(stack, 'Acknowledged', { partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING } });
+      const app = new App({ outdir, context: { ...cdkJson.context, alarmEmail: 'ops@museum.example' } });
+      const { api } = addMuseumStacks(app);
+      new dynamodb.TableV2(api, 'Unprotected', { partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING } });
+      const acknowledged = new dynamodb.TableV2(api, 'Acknowledged', { partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING } });
       Validations.of(acknowledged).acknowledge(
         { id: MUSEUM_NAG_RULES.pointInTimeRecovery, reason: 'test' },
         { id: MUSEUM_NAG_RULES.deletionProtection, reason: 'test' },
       );
-      Validations.of(app).addPlugins(new MuseumChecks(app));
       expect(() => app.synth()).toThrow();
       const report = JSON.parse(readFileSync(join(outdir, 'validation-report.json'), 'utf8')) as {
         pluginReports: { violations: { ruleName: string; violatingConstructs: { constructPath: string }[] }[] }[];
       };
       const violations = report.pluginReports.flatMap((plugin) => plugin.violations);
       expect(violations.map((v) => v.ruleName).sort()).toEqual([MUSEUM_NAG_RULES.pointInTimeRecovery, MUSEUM_NAG_RULES.deletionProtection].sort());
-      for (const violation of violations) expect(violation.violatingConstructs.map((c) => c.constructPath)).toEqual(['Unprotected/Table/Resource']);
+      for (const violation of violations) expect(violation.violatingConstructs.map((c) => c.constructPath)).toEqual(['MuseumApi-prod/Unprotected/Resource']);
     } finally {
       rmSync(outdir, { recursive: true, force: true });
     }
