@@ -460,6 +460,11 @@ describe('DynamoDB', () => {
     for (const logGroup of Object.values(resourcesOfType(preview.apiTemplate, 'AWS::Logs::LogGroup'))) {
       expect(logGroup.DeletionPolicy).toBe('Delete');
     }
+    // Nothing of a preview outlives it: no resource of either stack is retained.
+    for (const template of [preview.apiTemplate, preview.mockTemplate]) {
+      const resources = Object.entries(template.toJSON().Resources as Record<string, { DeletionPolicy?: string; UpdateReplacePolicy?: string }>);
+      expect(resources.filter(([, resource]) => resource.DeletionPolicy === 'Retain').map(([id]) => id)).toEqual([]);
+    }
   });
 });
 
