@@ -1,38 +1,42 @@
 // The one definition of a special event: the handlers validate with these schemas, the types
 // below are inferred from them, and the OpenAPI document is generated from them.
 import * as v from 'valibot';
-import { isCalendarDate, normaliseDates } from './calendar-dates.ts';
+import { CALENDAR_DATE_PATTERN, isCalendarDate, normaliseDates } from './calendar-dates.ts';
 import { LIMITS } from './limits.ts';
+import { codePointLength, MULTI_LINE_TEXT, SINGLE_LINE_TEXT, type TextRule } from './text-rules.ts';
 
-const noControlCharacters = /^[^\p{Cc}]*$/u;
-const noControlCharactersButLineBreaksAndTabs = /^(?:[^\p{Cc}]|[\t\n\r])*$/u;
+/**
+ * What a custom check means in JSON Schema, keyed by the check's requirement function: the
+ * OpenAPI generator (lib/openapi/json-schemas.ts) publishes it, so each rule is written once.
+ */
+export const CHECKS_IN_JSON_SCHEMA = new Map<unknown, Record<string, unknown>>();
+function documentedCheck<T>(requirement: (input: T) => boolean, message: v.ErrorMessage<v.CheckIssue<T>>, jsonSchema: Record<string, unknown>) {
+  CHECKS_IN_JSON_SCHEMA.set(requirement, jsonSchema);
+  return v.check(requirement, message);
+}
 
-// Lone surrogates survive JSON.parse but are not valid UTF-8, which DynamoDB rejects.
-const wellFormed = v.check((value: string) => value.isWellFormed(), 'must be well-formed Unicode');
+/** JSON Schema's maxLength counts code points, so the API does too (an emoji is one character, not two). */
+function maxCodePoints(maxLength: number) {
+  return documentedCheck((input: string) => codePointLength(input) <= maxLength, `must be at most ${maxLength} characters`, { maxLength });
+}
 
-function text(maxLength: number, allowed: RegExp, description: string) {
+function textField(maxLength: number, rule: TextRule, description: string) {
   return v.pipe(
     v.string('must be a string'),
-    wellFormed,
-    v.regex(allowed, 'must not contain control characters'),
+    documentedCheck((input: string) => rule.regex.test(input), (issue) => rule.violation(issue.input) ?? 'is invalid', { pattern: rule.pattern, minLength: 1 }),
     v.trim(),
-    v.minLength(1, 'must not be empty'),
-    v.maxLength(maxLength, `must be at most ${maxLength} characters`),
+    maxCodePoints(maxLength),
     v.description(description),
   );
 }
 
-export const EventName = text(LIMITS.nameLength, noControlCharacters, 'Name of the event');
-export const EventLocation = text(LIMITS.locationLength, noControlCharacters, 'Where the event takes place');
-export const EventDescription = text(
-  LIMITS.descriptionLength,
-  noControlCharactersButLineBreaksAndTabs,
-  'Description of the event',
-);
+export const EventName = textField(LIMITS.nameLength, SINGLE_LINE_TEXT, 'Name of the event');
+export const EventLocation = textField(LIMITS.locationLength, SINGLE_LINE_TEXT, 'Where the event takes place');
+export const EventDescription = textField(LIMITS.descriptionLength, MULTI_LINE_TEXT, 'Description of the event');
 
 export const CalendarDate = v.pipe(
   v.string('must be a string'),
-  v.check(isCalendarDate, 'must be a real calendar date written YYYY-MM-DD'),
+  documentedCheck(isCalendarDate, 'must be a real calendar date written YYYY-MM-DD (years 1900 to 9999)', { format: 'date', pattern: CALENDAR_DATE_PATTERN }),
   v.description('A calendar date, YYYY-MM-DD'),
 );
 
@@ -52,7 +56,8 @@ export const EventPrice = v.pipe(
   // Exact: a whole number of cents divided by 100 gives back the very double JSON.parse made of
   // a 2-decimal literal. A tolerance let 1e-323 through (DynamoDB: "Number underflow", a 500)
   // and stored 0.30000000000000004 as sent.
-  v.check((price: number) => Math.round(price * 100) / 100 === price, 'must have at most 2 decimals'),
+  // JSON Schema's multipleOf is exact decimal arithmetic, which this is for the JSON number sent.
+  documentedCheck((price: number) => Math.round(price * 100) / 100 === price, 'must have at most 2 decimals', { multipleOf: 0.01 }),
   v.description('Price of the event'),
 );
 
@@ -90,8 +95,8 @@ export const UpdateEventRequest = v.pipe(
 function integerParameter(min: number, max: number) {
   return v.pipe(
     v.string(),
-    v.regex(/^\d{1,6}$/, 'must be a whole number'),
-    v.transform(Number),
+    v.regex(/^[0-9]+$/, 'must be a whole number'),
+    v.transform(Number), // a long run of digits becomes a large number or Infinity: "at most max", not "not a whole number"
     v.minValue(min, `must be at least ${min}`),
     v.maxValue(max, `must be at most ${max}`),
   );
