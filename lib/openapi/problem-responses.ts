@@ -127,11 +127,11 @@ export const HEADERS = {
   ETag: {
     description: "Strong entity tag of the event's current version; send it back in `If-Match` to update or delete only that version",
     required: true,
-    schema: { type: 'string', pattern: '^"\\d+"$', examples: ['"3"'] },
+    schema: { type: 'string', pattern: '^"[1-9][0-9]*"$', examples: ['"3"'] },
   },
   AcceptEncoding: {
-    description: 'The content codings a request body may have: only `identity` (RFC 9110 §12.5.3)',
-    required: true,
+    description: 'The content codings a request body may have: only `identity` (RFC 9110 §12.5.3); sent when the request had another',
+    required: false,
     schema: { type: 'string', const: 'identity' },
   },
   Location: {
