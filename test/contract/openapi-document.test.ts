@@ -123,7 +123,7 @@ describe('the OpenAPI document', () => {
   });
 
   test('documents 405 with Allow for the methods each path does not have', () => {
-    for (const [path, item] of Object.entries(json.paths as Json).filter(([path]) => path !== '/')) {
+    for (const [, item] of Object.entries(json.paths as Json).filter(([path]) => path !== '/')) {
       const methods = Object.keys(item).filter(isOperation).map((method) => method.toUpperCase());
       const answer = (item as Json)['x-method-not-allowed'];
       expect(answer.headers.Allow.schema.const).toBe([...methods, 'OPTIONS'].join(', '));
