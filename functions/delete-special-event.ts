@@ -1,13 +1,13 @@
 // DELETE /special-events/{eventId}
 import { eventsStore } from './shared/config.ts';
 import { EventPathParameters } from './shared/event-schema.ts';
-import { emptyResponse, httpHandler, ifMatch, NoQueryParameters, validate, validateQuery, type HttpHandler } from './shared/http.ts';
+import { emptyResponse, httpHandler, noQueryParameters, ifMatch, validate, type HttpHandler } from './shared/http.ts';
 import { withIfMatch } from './shared/preconditions.ts';
 import { metrics } from './shared/observability.ts';
 
 const deleteSpecialEvent: HttpHandler = async (event, _context, { signal }) => {
   const { eventId } = validate(EventPathParameters, event.pathParameters, 'event id');
-  validateQuery(NoQueryParameters, event);
+  noQueryParameters(event);
   const store = eventsStore(signal);
   await withIfMatch(
     ifMatch(event),

@@ -1,13 +1,13 @@
 // PATCH /special-events/{eventId}
 import { eventsStore } from './shared/config.ts';
 import { EventPathParameters, UpdateEventRequest } from './shared/event-schema.ts';
-import { etag, httpHandler, ifMatch, jsonResponse, NoQueryParameters, validate, validateQuery, type HttpHandler } from './shared/http.ts';
+import { etag, httpHandler, noQueryParameters, jsonRequestBody, ifMatch, jsonResponse, validate, type HttpHandler } from './shared/http.ts';
 import { withIfMatch } from './shared/preconditions.ts';
 import { metrics } from './shared/observability.ts';
 
 const updateSpecialEvent: HttpHandler = async (event, _context, { signal }) => {
   const { eventId } = validate(EventPathParameters, event.pathParameters, 'event id');
-  validateQuery(NoQueryParameters, event);
+  noQueryParameters(event);
   const precondition = ifMatch(event);
   const changes = validate(UpdateEventRequest, event.body, 'request body');
   const store = eventsStore(signal);
@@ -20,4 +20,4 @@ const updateSpecialEvent: HttpHandler = async (event, _context, { signal }) => {
   return jsonResponse(200, updated.event, { ETag: etag(updated.version) });
 };
 
-export const handler = httpHandler(updateSpecialEvent);
+export const handler = httpHandler(updateSpecialEvent, jsonRequestBody());

@@ -3,27 +3,29 @@
 import * as v from 'valibot';
 import { CALENDAR_DATE_PATTERN, isCalendarDate, normaliseDates } from './calendar-dates.ts';
 import { LIMITS } from './limits.ts';
-import { codePointLength, MULTI_LINE_TEXT, SINGLE_LINE_TEXT, type TextRule } from './text-rules.ts';
+import { codePointLength, MULTI_LINE_TEXT, obeysTextRule, SINGLE_LINE_TEXT, textRuleViolation, type TextRule } from './text-rules.ts';
 
 /**
- * What a custom check means in JSON Schema, keyed by the check's requirement function: the
- * OpenAPI generator (lib/openapi/json-schemas.ts) publishes it, so each rule is written once.
+ * A custom check that carries what it means in JSON Schema (and, for text, its rule), read by
+ * the OpenAPI generator (lib/openapi/json-schemas.ts), so each rule is written once. Free of side
+ * effects, so a bundle that does not use a schema drops it.
  */
-export const CHECKS_IN_JSON_SCHEMA = new Map<unknown, Record<string, unknown>>();
-function documentedCheck<T>(requirement: (input: T) => boolean, message: v.ErrorMessage<v.CheckIssue<T>>, jsonSchema: Record<string, unknown>) {
-  CHECKS_IN_JSON_SCHEMA.set(requirement, jsonSchema);
-  return v.check(requirement, message);
+/* @__NO_SIDE_EFFECTS__ */
+function documentedCheck<T>(requirement: (input: T) => boolean, message: v.ErrorMessage<v.CheckIssue<T>>, jsonSchema: Record<string, unknown>, textRule?: TextRule) {
+  return Object.assign(v.check(requirement, message), { jsonSchema, textRule });
 }
 
 /** JSON Schema's maxLength counts code points, so the API does too (an emoji is one character, not two). */
+/* @__NO_SIDE_EFFECTS__ */
 function maxCodePoints(maxLength: number) {
   return documentedCheck((input: string) => codePointLength(input) <= maxLength, `must be at most ${maxLength} characters`, { maxLength });
 }
 
+/* @__NO_SIDE_EFFECTS__ */
 function textField(maxLength: number, rule: TextRule, description: string) {
   return v.pipe(
     v.string('must be a string'),
-    documentedCheck((input: string) => rule.regex.test(input), (issue) => rule.violation(issue.input) ?? 'is invalid', { pattern: rule.pattern, minLength: 1 }),
+    documentedCheck((input: string) => obeysTextRule(rule, input), (issue) => textRuleViolation(rule, issue.input), { minLength: 1 }, rule),
     v.trim(),
     maxCodePoints(maxLength),
     v.description(description),

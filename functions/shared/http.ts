@@ -5,7 +5,6 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import httpCors from '@middy/http-cors';
-import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import * as v from 'valibot';
 import { LIMITS } from './limits.ts';
@@ -87,11 +86,10 @@ function bodyProblem(kind: 'malformed-json' | 'validation-error', detail: string
  * every error as problem+json; the body limit is checked before parsing, and the bytes are
  * decoded as strict UTF-8 (the parser's Buffer decoding would turn bad bytes into U+FFFD).
  */
-function jsonRequestBody(): MiddlewareObj<APIGatewayProxyEvent> {
+export function jsonRequestBody(): MiddlewareObj<APIGatewayProxyEvent> {
   return {
     before: (request) => {
       const event = request.event;
-      if (event.httpMethod !== 'POST' && event.httpMethod !== 'PATCH') return;
       const raw = event.body ?? '';
       const bytes = event.isBase64Encoded ? Buffer.from(raw, 'base64') : Buffer.from(raw, 'utf8');
       if (bytes.length > LIMITS.maxBodyBytes) {
@@ -100,7 +98,7 @@ function jsonRequestBody(): MiddlewareObj<APIGatewayProxyEvent> {
       const contentEncoding = (event.headers['content-encoding'] ?? '').trim().toLowerCase();
       if (contentEncoding !== '' && contentEncoding !== 'identity') {
         // RFC 9110 §15.5.16 and §12.5.3: an unsupported content coding is a 415 that names the accepted ones.
-        throw new HttpProblem('unsupported-media-type', `The request body must not be content-coded (Content-Encoding "${contentEncoding}"); send it as it is`, {
+        throw new HttpProblem('unsupported-media-type', `Content-Encoding ${contentEncoding} is not supported; send the body as it is`, {
           headers: { 'Accept-Encoding': 'identity' },
         });
       }
@@ -118,7 +116,7 @@ function jsonRequestBody(): MiddlewareObj<APIGatewayProxyEvent> {
       const text = event.isBase64Encoded ? decodeUtf8(bytes) : raw;
       if (text === undefined) throw bodyProblem('malformed-json', 'The request body is not valid UTF-8');
       if (text.includes('\uFFFD')) {
-        throw bodyProblem('malformed-json', 'The request body contains U+FFFD, the replacement for bytes that were not UTF-8; send the text as UTF-8');
+        throw bodyProblem('malformed-json', 'The request body contains U+FFFD, which stands for bytes that were not UTF-8');
       }
       if (text.trim() === '') throw bodyProblem('validation-error', 'A JSON request body is required', '', 'is required');
       let body: unknown;
@@ -136,6 +134,25 @@ function jsonRequestBody(): MiddlewareObj<APIGatewayProxyEvent> {
         throw bodyProblem('validation-error', `The request body is invalid: ${duplicate === '' ? 'the empty name ""' : duplicate} is given more than once`, duplicate, 'is given more than once');
       }
       (event as { body: unknown }).body = body;
+    },
+  };
+}
+
+/**
+ * Lower-cases header names, as @middy/http-header-normalizer does by default. Hand-written: that
+ * package's 1.5 KB (mostly a table for canonical casing, unused here) was needed to keep every
+ * bundle under 250 KB once the edge checks of issue 14 were added.
+ */
+function lowerCaseHeaderNames(): MiddlewareObj<APIGatewayProxyEvent> {
+  const lowerCased = <T>(headers: Record<string, T>) => {
+    const result: Record<string, T> = Object.create(null);
+    for (const name in headers) result[name.toLowerCase()] = headers[name] as T;
+    return result;
+  };
+  return {
+    before: ({ event }) => {
+      if (event.headers) event.headers = lowerCased(event.headers);
+      if (event.multiValueHeaders) event.multiValueHeaders = lowerCased(event.multiValueHeaders);
     },
   };
 }
@@ -162,17 +179,18 @@ function corsOrigins(): string[] {
 }
 
 /**
- * Wraps an operation in the shared middleware stack. Several DynamoDB calls in a row (each
+ * Wraps an operation in the shared middleware stack, then `requestMiddlewares`. Several DynamoDB calls in a row (each
  * bounded by the client's timeouts) could add up past the Lambda timeout: middy's early timeout
  * ends the operation EARLY_TIMEOUT_MS before it with a TimeoutError, answered as a 503 problem.
  */
-export function httpHandler(operation: HttpHandler) {
+export function httpHandler(operation: HttpHandler, ...requestMiddlewares: MiddlewareObj<APIGatewayProxyEvent>[]) {
   const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>({ timeoutEarlyInMillis: EARLY_TIMEOUT_MS })
     .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
     .use(logMetrics(metrics))
-    .use(httpHeaderNormalizer())
-    .use(problemResponses())
-    .use(jsonRequestBody());
+    .use(lowerCaseHeaderNames())
+    .use(problemResponses());
+  // Passed in by the operations with a body (jsonRequestBody), so the others' bundles leave it out.
+  for (const middleware of requestMiddlewares) handler.use(middleware);
   const origins = corsOrigins();
   if (origins.length > 0) {
     handler.use(httpCors({ origins, headers: CORS_REQUEST_HEADERS, exposeHeaders: 'ETag,Location,Retry-After' }));
@@ -198,8 +216,11 @@ export function ifMatch(event: Pick<HttpEvent, 'headers' | 'multiValueHeaders'>)
   return parsed;
 }
 
-/** No-query schema of the operations that take no query parameters. */
-export const NoQueryParameters = v.strictObject({});
+/** The operations on one event and POST take no query parameters: any is a 400, as an unknown one is for the list. */
+export function noQueryParameters(event: Pick<HttpEvent, 'queryStringParameters'>): void {
+  const errors = Object.keys(event.queryStringParameters ?? {}).map((field): FieldError => ({ field, message: 'is not a known query parameter' }));
+  if (errors.length > 0) throw new HttpProblem('validation-error', `The query string is invalid: ${errors.map((e) => e.field).join(', ')} not known`, { errors });
+}
 
 /**
  * The query string, validated against `schema` (a strict object: unknown parameters are 400).

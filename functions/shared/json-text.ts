@@ -1,7 +1,7 @@
 // Checks of a request body's text that JSON.parse cannot make: strict UTF-8 decoding and
 // duplicate object keys.
 
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+let strictUtf8: InstanceType<typeof TextDecoder> | undefined; // built on first use, like every module-level value here that bundles could not drop
 
 /**
  * The body's bytes as text, or undefined when they are not UTF-8 (invalid sequences, overlong
@@ -10,6 +10,7 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  */
 export function decodeUtf8(bytes: Uint8Array): string | undefined {
   try {
+    strictUtf8 ??= new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
     return strictUtf8.decode(bytes);
   } catch {
     return undefined;

@@ -10,8 +10,8 @@ const ENTITY_TAG = `(W/)?"${ETAGC}*"`;
  * empty elements (`"1",,"2"` and `` are valid lists, RFC 9110 §5.6.1.2).
  */
 export const IF_MATCH_PATTERN = `^(\\*|(${ENTITY_TAG})?([ \\t]*,[ \\t]*(${ENTITY_TAG})?)*)$`;
-const IF_MATCH = new RegExp(IF_MATCH_PATTERN);
-const TAGS = new RegExp(`(W/)?"(${ETAGC}*)"`, 'g');
+// Built on first use: a module-level `new RegExp` would keep this module in bundles that never parse If-Match.
+let grammar: { field: RegExp; tags: RegExp } | undefined;
 
 /** Our ETags are `"<version>"`, the version a positive integer written without leading zeros. */
 const VERSION_TAG = /^[1-9][0-9]{0,14}$/;
@@ -29,10 +29,11 @@ export type IfMatch =
 export function parseIfMatch(fieldLines: readonly string[] | undefined): IfMatch {
   if (fieldLines === undefined || fieldLines.length === 0) return { kind: 'absent' };
   const value = fieldLines.map((line) => line.trim()).join(', ');
-  if (!IF_MATCH.test(value)) return { kind: 'invalid' };
+  grammar ??= { field: new RegExp(IF_MATCH_PATTERN), tags: new RegExp(`(W/)?"(${ETAGC}*)"`, 'g') };
+  if (!grammar.field.test(value)) return { kind: 'invalid' };
   if (value === '*') return { kind: 'any' };
   const versions = new Set<number>();
-  for (const [, weak, opaque = ''] of value.matchAll(TAGS)) {
+  for (const [, weak, opaque = ''] of value.matchAll(grammar.tags)) {
     // A weak tag never matches in If-Match; an opaque-tag that is not a version we wrote cannot be equal to our ETag.
     if (!weak && VERSION_TAG.test(opaque)) versions.add(Number(opaque));
   }
@@ -45,7 +46,7 @@ const NO_VERSION = -1;
 /**
  * Runs a conditional write: `write(expectedVersion)` with the one version the If-Match list
  * allows. A list naming several of our versions is resolved against the current version (one
- * read) and tried again, a few times, if the event changed in between to another listed one.
+ * read); should the event change between that read and the write, the write answers 412.
  */
 export async function withIfMatch<T>(
   ifMatch: Exclude<IfMatch, { kind: 'invalid' }>,
@@ -54,15 +55,9 @@ export async function withIfMatch<T>(
 ): Promise<T> {
   if (ifMatch.kind !== 'versions') return write(undefined);
   const { versions } = ifMatch;
-  if (versions.length <= 1) return write(versions[0] ?? NO_VERSION);
-  for (let attempt = 1; ; attempt++) {
+  if (versions.length > 1) {
     const current = await currentVersion();
-    const chosen = current !== undefined && versions.includes(current) ? current : NO_VERSION;
-    try {
-      return await write(chosen);
-    } catch (error) {
-      const changedToAnotherListedVersion = (error as Error).name === 'EventVersionMismatchError' && chosen !== NO_VERSION && attempt < 3;
-      if (!changedToAnotherListedVersion) throw error;
-    }
+    return write(current !== undefined && versions.includes(current) ? current : NO_VERSION);
   }
+  return write(versions[0] ?? NO_VERSION);
 }

@@ -5,7 +5,8 @@
 import { toJsonSchemaDefs, type ConversionConfig, type JsonSchema, type OverrideActionContext } from '@valibot/to-json-schema';
 import * as v from 'valibot';
 import { MAX_YEAR, MIN_YEAR, normaliseDates } from '../../functions/shared/calendar-dates.ts';
-import { CHECKS_IN_JSON_SCHEMA } from '../../functions/shared/event-schema.ts';
+import type { TextRule } from '../../functions/shared/text-rules.ts';
+import { textRulePattern } from './text-patterns.ts';
 
 export type { JsonSchema };
 
@@ -29,15 +30,16 @@ const CHECK_NOTES: Record<string, string> = {
     'floating point, such as Ajv without `multipleOfPrecision`, wrongly reject some valid prices such as 19.99).',
   minLength:
     'At least one visible character: text made only of white space and default-ignorable characters (U+200B, U+200D, U+FEFF, ' +
-    'variation selectors, tags...) is empty. Never control characters (tab, line feed and carriage return are allowed in descriptions ' +
-    'only), U+2028 and U+2029 (in names and locations), bidirectional formatting characters (U+061C, U+200E, U+200F, U+202A to U+202E, ' +
-    'U+2066 to U+2069), unpaired surrogates or U+FFFD.',
+    'variation selectors, tags...; Unicode White_Space and Default_Ignorable_Code_Point) is empty. Never control characters (tab, ' +
+    'line feed and carriage return are allowed in descriptions only), U+2028 and U+2029 (in names and locations), bidirectional ' +
+    'formatting characters (Bidi_Control: U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069), unpaired surrogates or U+FFFD.',
 };
 
-/** Custom checks: those event-schema.ts registers with their JSON Schema, and the inline ones recognised by their message. */
+/** Custom checks: those event-schema.ts documents with their JSON Schema, and the inline ones recognised by their message. */
 function convertCheck(action: PipeAction & { requirement?: unknown; message?: unknown }, jsonSchema: JsonSchema): JsonSchema | undefined {
-  const keywords = CHECKS_IN_JSON_SCHEMA.get(action.requirement);
-  if (keywords) {
+  const { jsonSchema: documented, textRule } = action as { jsonSchema?: Record<string, unknown>; textRule?: TextRule };
+  if (documented) {
+    const keywords = textRule ? { ...documented, pattern: textRulePattern(textRule) } : documented;
     const notes = Object.keys(keywords).flatMap((keyword) => (CHECK_NOTES[keyword] ? [CHECK_NOTES[keyword]] : []));
     return notes.reduce<JsonSchema>((schema, note) => withNote(schema, note), { ...jsonSchema, ...keywords } as JsonSchema);
   }

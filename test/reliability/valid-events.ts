@@ -3,7 +3,7 @@
 // script differences, so that list-order ties and UTF-8 vs UTF-16 ordering both get exercised.
 import fc from 'fast-check';
 import { LIMITS } from '../../functions/shared/limits.ts';
-import { codePointLength, MULTI_LINE_TEXT, SINGLE_LINE_TEXT, type TextRule } from '../../functions/shared/text-rules.ts';
+import { codePointLength, MULTI_LINE_TEXT, obeysTextRule, SINGLE_LINE_TEXT, type TextRule } from '../../functions/shared/text-rules.ts';
 import type { SpecialEventBody } from '../support/api-client.ts';
 import { dayOfYear } from './reserved-years.ts';
 
@@ -19,7 +19,7 @@ function text(maxLength: number, rule: TextRule, pool: string[]): fc.Arbitrary<s
       ),
       fc.string({ unit: 'grapheme-ascii', minLength: maxLength, maxLength }),
     )
-    .filter((value) => rule.regex.test(value) && codePointLength(value.trim()) <= maxLength);
+    .filter((value) => obeysTextRule(rule, value) && codePointLength(value.trim()) <= maxLength);
 }
 
 // U+FF01 sorts before U+1F3A8 in UTF-8 (DynamoDB's order) but after it in UTF-16 (JavaScript's).

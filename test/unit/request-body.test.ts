@@ -1,10 +1,10 @@
 // The shared HTTP edge in-process: what a handler sees of a body as API Gateway delivers it,
 // as text or base64-encoded bytes (isBase64Encoded), before any operation runs.
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { httpHandler } from '../../functions/shared/http.ts';
+import { httpHandler, jsonRequestBody } from '../../functions/shared/http.ts';
 import { lambdaContext } from '../../lib/local/lambda-context.ts';
 
-const echo = httpHandler(async (event) => ({ statusCode: 200, headers: {}, body: JSON.stringify(event.body) }));
+const echo = httpHandler(async (event) => ({ statusCode: 200, headers: {}, body: JSON.stringify(event.body) }), jsonRequestBody());
 
 async function post(body: string | Buffer, headers: Record<string, string> = { 'Content-Type': 'application/json' }): Promise<APIGatewayProxyResult> {
   const base64 = Buffer.isBuffer(body);
