@@ -6,6 +6,20 @@ import { LIMITS } from './limits.ts';
 import { codePointLength, MULTI_LINE_TEXT, obeysTextRule, SINGLE_LINE_TEXT, textRuleViolation, type TextRule } from './text-rules.ts';
 
 /**
+ * What each schema is, for the OpenAPI document. Kept out of the pipes: a plain object that no
+ * handler reads stays out of the handler bundles (each function must stay under 250 KB).
+ */
+export const SCHEMA_DESCRIPTIONS: Record<string, string> = {
+  EventId: 'Identifier of the event, assigned by the service',
+  EventName: 'Name of the event',
+  EventLocation: 'Where the event takes place',
+  EventDescription: 'Description of the event',
+  CalendarDate: 'A calendar date, YYYY-MM-DD',
+  EventDates: 'Dates on which the event takes place; stored sorted, without duplicates',
+  EventPrice: 'Price of the event',
+};
+
+/**
  * A custom check that carries what it means in JSON Schema (and, for text, its rule), read by
  * the OpenAPI generator (lib/openapi/json-schemas.ts), so each rule is written once. Free of side
  * effects, so a bundle that does not use a schema drops it.
@@ -22,24 +36,22 @@ function maxCodePoints(maxLength: number) {
 }
 
 /* @__NO_SIDE_EFFECTS__ */
-function textField(maxLength: number, rule: TextRule, description: string) {
+function textField(maxLength: number, rule: TextRule) {
   return v.pipe(
     v.string('must be a string'),
     documentedCheck((input: string) => obeysTextRule(rule, input), (issue) => textRuleViolation(rule, issue.input), { minLength: 1 }, rule),
     v.trim(),
     maxCodePoints(maxLength),
-    v.description(description),
   );
 }
 
-export const EventName = textField(LIMITS.nameLength, SINGLE_LINE_TEXT, 'Name of the event');
-export const EventLocation = textField(LIMITS.locationLength, SINGLE_LINE_TEXT, 'Where the event takes place');
-export const EventDescription = textField(LIMITS.descriptionLength, MULTI_LINE_TEXT, 'Description of the event');
+export const EventName = textField(LIMITS.nameLength, SINGLE_LINE_TEXT);
+export const EventLocation = textField(LIMITS.locationLength, SINGLE_LINE_TEXT);
+export const EventDescription = textField(LIMITS.descriptionLength, MULTI_LINE_TEXT);
 
 export const CalendarDate = v.pipe(
   v.string('must be a string'),
   documentedCheck(isCalendarDate, 'must be a real calendar date written YYYY-MM-DD (years 1900 to 9999)', { format: 'date', pattern: CALENDAR_DATE_PATTERN }),
-  v.description('A calendar date, YYYY-MM-DD'),
 );
 
 export const EventDates = v.pipe(
@@ -47,7 +59,6 @@ export const EventDates = v.pipe(
   v.minLength(1, 'must hold at least one date'),
   v.maxLength(LIMITS.maxDates, `must hold at most ${LIMITS.maxDates} dates`),
   v.transform(normaliseDates),
-  v.description('Dates on which the event takes place; stored sorted, without duplicates'),
 );
 
 export const EventPrice = v.pipe(
@@ -60,14 +71,12 @@ export const EventPrice = v.pipe(
   // and stored 0.30000000000000004 as sent.
   // JSON Schema's multipleOf is exact decimal arithmetic, which this is for the JSON number sent.
   documentedCheck((price: number) => Math.round(price * 100) / 100 === price, 'must have at most 2 decimals', { multipleOf: 0.01 }),
-  v.description('Price of the event'),
 );
 
 export const EventId = v.pipe(
   v.string('must be a string'),
   v.uuid('must be a UUID'),
   v.toLowerCase(),
-  v.description('Identifier of the event, assigned by the service'),
 );
 
 const eventFields = {

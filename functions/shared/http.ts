@@ -10,7 +10,7 @@ import * as v from 'valibot';
 import { LIMITS } from './limits.ts';
 import { logger, metrics } from './observability.ts';
 import { CORS_REQUEST_HEADERS } from './routes.ts';
-import { decodeUtf8, duplicateKeyPath } from './json-text.ts';
+import { decodeUtf8, duplicateKey } from './json-text.ts';
 import { parseIfMatch, type IfMatch } from './preconditions.ts';
 import { HttpProblem, PROBLEM_CONTENT_TYPE, toProblem, type FieldError, type Problem } from './problems.ts';
 
@@ -62,8 +62,7 @@ export function validate<const TSchema extends v.GenericSchema>(
     if (issue.kind === 'schema' && (issue.type === 'strict_object' || issue.type === 'object') && issue.path?.length) {
       // An unknown property: say so plainly (and why, for the one clients most often send).
       if (issue.expected === 'never') {
-        if (field === '' || field.endsWith('.')) return { field, message: 'is not a known field (a property with an empty name)' };
-        return { field, message: field === 'eventId' ? 'is assigned by the service and cannot be sent' : `is not a known ${what === 'query string' ? 'query parameter' : 'field'}` };
+        return { field, message: field === 'eventId' ? 'is assigned by the service and cannot be sent' : `is not a known ${what === 'query string' ? 'query parameter' : 'field'}${field ? '' : ' (the empty name "")'}` };
       }
       if (issue.received === 'undefined') return { field, message: 'is required' };
     }
@@ -129,10 +128,8 @@ export function jsonRequestBody(): MiddlewareObj<APIGatewayProxyEvent> {
       if (typeof body !== 'object' || body === null || Array.isArray(body)) {
         throw bodyProblem('validation-error', 'The request body must be a JSON object', '', 'must be a JSON object');
       }
-      const duplicate = duplicateKeyPath(text);
-      if (duplicate !== undefined) {
-        throw bodyProblem('validation-error', `The request body is invalid: ${duplicate === '' ? 'the empty name ""' : duplicate} is given more than once`, duplicate, 'is given more than once');
-      }
+      const duplicate = duplicateKey(text);
+      if (duplicate !== undefined) throw bodyProblem('validation-error', `The request body is invalid: "${duplicate}" is given more than once`, duplicate, 'is given more than once');
       (event as { body: unknown }).body = body;
     },
   };
@@ -210,7 +207,7 @@ export function ifMatch(event: Pick<HttpEvent, 'headers' | 'multiValueHeaders'>)
   const lines = event.multiValueHeaders?.['if-match'] ?? (event.headers['if-match'] === undefined ? undefined : [event.headers['if-match']]);
   const parsed = parseIfMatch(lines);
   if (parsed.kind === 'invalid') {
-    const message = 'must be * or a comma-separated list of entity-tags such as "3" (RFC 9110)';
+    const message = 'must be * or a list of entity-tags such as "3"';
     throw new HttpProblem('validation-error', `If-Match ${message}`, { errors: [{ field: 'If-Match', message }] });
   }
   return parsed;

@@ -18,46 +18,34 @@ export function decodeUtf8(bytes: Uint8Array): string | undefined {
 }
 
 /**
- * The dotted path of the first object key that appears twice in the same object, in text that
- * JSON.parse has accepted (so the scan may assume valid JSON); undefined when there is none.
- * Hand-written: JSON.parse keeps the last value silently, and a full second parser (a registry
- * package) would double the body parsing for this one check. Keys compare after unescaping, so
- * `"a"` and `"\u0061"` are the same key.
+ * The first key that the top-level object of `text` (which JSON.parse has accepted, so the scan
+ * may assume valid JSON) gives twice; undefined when there is none. Only the top level matters:
+ * no field of a request body holds an object. Hand-written: JSON.parse keeps the last value
+ * silently, and a second, duplicate-aware parser from the registry would double the parsing for
+ * this one check. Keys compare after unescaping, so `"a"` and `"\u0061"` are the same key.
  */
-export function duplicateKeyPath(text: string): string | undefined {
-  interface Frame {
-    keys?: Set<string>; // an object's keys so far; undefined for an array
-    key: string; // the current key, or the current index of an array
-    index: number;
-  }
-  const stack: Frame[] = [];
+export function duplicateKey(text: string): string | undefined {
+  const keys = new Set<string>();
+  let depth = 0;
   let expectingKey = false;
-  const path = () => stack.map((frame) => frame.key).join('.');
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
     if (c === '"') {
       let end = i + 1;
       while (text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
-      const top = stack.at(-1);
-      if (expectingKey && top?.keys) {
+      if (expectingKey) {
         const key = JSON.parse(text.slice(i, end + 1)) as string;
-        top.key = key;
-        if (top.keys.has(key)) return path();
-        top.keys.add(key);
+        if (keys.has(key)) return key;
+        keys.add(key);
         expectingKey = false;
       }
       i = end;
-    } else if (c === '{') {
-      stack.push({ keys: new Set(), key: '', index: 0 });
-      expectingKey = true;
-    } else if (c === '[') {
-      stack.push({ key: '0', index: 0 });
+    } else if (c === '{' || c === '[') {
+      expectingKey = ++depth === 1;
     } else if (c === '}' || c === ']') {
-      stack.pop();
+      depth--;
     } else if (c === ',') {
-      const top = stack.at(-1);
-      if (top?.keys) expectingKey = true;
-      else if (top) top.key = String(++top.index);
+      expectingKey = depth === 1;
     }
   }
   return undefined;

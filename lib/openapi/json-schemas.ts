@@ -80,16 +80,18 @@ export const CONVERSION_CONFIG: ConversionConfig = {
   overrideRef: ({ referenceId }) => `${SCHEMA_REF_PREFIX}${referenceId}`,
 };
 
-/** Converts named valibot schemas to components.schemas entries (references between them become $refs). */
-export function componentSchemas(definitions: Record<string, v.GenericSchema>): Record<string, JsonSchema> {
+/** Converts named valibot schemas to components.schemas entries (references between them become $refs), with their `descriptions`. */
+export function componentSchemas(definitions: Record<string, v.GenericSchema>, descriptions: Record<string, string> = {}): Record<string, JsonSchema> {
   const converted = toJsonSchemaDefs(definitions, CONVERSION_CONFIG);
-  return Object.fromEntries(Object.entries(converted).map(([name, schema]) => [name, foldNotes(schema)]));
+  return Object.fromEntries(
+    Object.entries(converted).map(([name, schema]) => [name, foldNotes(descriptions[name] ? { ...schema, description: descriptions[name] } : schema)]),
+  );
 }
 
 /** One schema on its own, with references to the named `definitions` where they occur. */
-export function schemaWithReferences(schema: v.GenericSchema, definitions: Record<string, v.GenericSchema>): JsonSchema {
-  const converted = toJsonSchemaDefs({ ...definitions, __schema: schema }, CONVERSION_CONFIG).__schema;
-  return foldNotes(converted as JsonSchema);
+export function schemaWithReferences(schema: v.GenericSchema, definitions: Record<string, v.GenericSchema>, description?: string): JsonSchema {
+  const converted = toJsonSchemaDefs({ ...definitions, __schema: schema }, CONVERSION_CONFIG).__schema as JsonSchema;
+  return foldNotes(description ? { ...converted, description } : converted);
 }
 
 function foldNotes(schema: JsonSchema): JsonSchema {

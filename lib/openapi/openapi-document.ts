@@ -15,6 +15,7 @@ import {
   EventPathParameters,
   EventPrice,
   ListEventsQuery,
+  SCHEMA_DESCRIPTIONS,
   SpecialEvent,
   UpdateEventRequest,
 } from '../../functions/shared/event-schema.ts';
@@ -397,7 +398,8 @@ function parameters(): Record<string, unknown> {
   const query = Object.fromEntries(
     Object.entries(ListEventsQuery.entries).map(([name, optional]) => {
       const described = LIST_PARAMETERS[name as keyof typeof LIST_PARAMETERS];
-      const schema: JsonSchema = schemaWithReferences(optional.wrapped, EVENT_SCHEMAS);
+      const named = Object.entries(EVENT_SCHEMAS).find(([, schema]) => schema === optional.wrapped)?.[0];
+      const schema: JsonSchema = schemaWithReferences(optional.wrapped, EVENT_SCHEMAS, named && SCHEMA_DESCRIPTIONS[named]);
       return [
         described.name,
         {
@@ -530,7 +532,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
     paths,
     components: {
       schemas: {
-        ...componentSchemas({ ...EVENT_SCHEMAS, SpecialEventList, ServiceIndex }),
+        ...componentSchemas({ ...EVENT_SCHEMAS, SpecialEventList, ServiceIndex }, SCHEMA_DESCRIPTIONS),
         ...problemSchemas(),
       },
       parameters: parameters(),

@@ -360,7 +360,8 @@ const wrongMethodOrPath = (context: FuzzContext) =>
     )
     .filter(([method, path]) => {
       // Leave out the documented operations themselves.
-      const documented: Record<string, string[]> = { '/special-events': ['GET', 'POST'], [`/special-events/${context.targetId}`]: ['GET', 'PATCH'] };
+      // (`''` is the base URL itself: GET there is the service index.)
+      const documented: Record<string, string[]> = { '/special-events': ['GET', 'POST'], [`/special-events/${context.targetId}`]: ['GET', 'PATCH'], '': ['GET'] };
       return !(documented[path] ?? []).includes(method) && !(method === 'DELETE' && path === `/special-events/${context.targetId}`);
     })
     .map(([method, path]): FuzzRequest => ({ category: 'wrong-method-or-path', method, path, headers: [] }));
