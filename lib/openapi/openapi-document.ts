@@ -157,7 +157,7 @@ const problems = {
   },
   duplicateKey: {
     summary: 'A field is given twice',
-    value: problemBody('validation-error', 'The request body is invalid: price is given more than once', [{ field: 'price', message: 'is given more than once' }]),
+    value: problemBody('validation-error', 'The request body is invalid: "price" is given more than once', [{ field: 'price', message: 'is given more than once' }]),
   },
   notUtf8: {
     summary: 'The body is not UTF-8',
