@@ -1,13 +1,14 @@
 // POST /special-events
 import { eventsStore } from './shared/config.ts';
 import { CreateEventRequest } from './shared/event-schema.ts';
-import { etag, httpHandler, idempotencyKey, jsonResponse, validate, type HttpHandler } from './shared/http.ts';
+import { etag, httpHandler, noQueryParameters, jsonRequestBody, idempotencyKey, jsonResponse, validate, type HttpHandler } from './shared/http.ts';
 import { metrics } from './shared/observability.ts';
 
 // With an Idempotency-Key, a retry by the same user within 24 hours gets the event the key
 // created (same body, Location and ETag); the same key with another event is a 422 problem.
 // Without the header, every request creates an event.
 const createSpecialEvent: HttpHandler = async (event, _context, { signal }) => {
+  noQueryParameters(event);
   const key = idempotencyKey(event);
   const input = validate(CreateEventRequest, event.body, 'request body');
   const principal = event.requestContext.authorizer?.principalId;
@@ -20,4 +21,4 @@ const createSpecialEvent: HttpHandler = async (event, _context, { signal }) => {
   });
 };
 
-export const handler = httpHandler(createSpecialEvent);
+export const handler = httpHandler(createSpecialEvent, jsonRequestBody());

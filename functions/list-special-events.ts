@@ -3,9 +3,9 @@ import { addDays, daysBetween, todayIn } from './shared/calendar-dates.ts';
 import { eventsStore, museumTimeZone } from './shared/config.ts';
 import { ListEventsQuery } from './shared/event-schema.ts';
 import { LIMITS } from './shared/limits.ts';
-import { httpHandler, jsonResponse, validate, type HttpEvent, type HttpHandler } from './shared/http.ts';
+import { httpHandler, jsonResponse, validateQuery, type HttpEvent, type HttpHandler } from './shared/http.ts';
 import { metrics } from './shared/observability.ts';
-import { HttpProblem, type FieldError } from './shared/problems.ts';
+import { HttpProblem } from './shared/problems.ts';
 
 const listSpecialEvents: HttpHandler = async (event, _context, { signal }) => {
   const query = parseListQuery(event);
@@ -14,18 +14,11 @@ const listSpecialEvents: HttpHandler = async (event, _context, { signal }) => {
   return jsonResponse(200, events);
 };
 
-/** Validates the query string and applies the defaults: today (museum time zone) + 7 days, page 1, limit 10. */
+/** Validates the query string and applies the defaults: today (museum time zone) + 7 days (at most 9999-12-31), page 1, limit 10. */
 export function parseListQuery(event: Pick<HttpEvent, 'queryStringParameters' | 'multiValueQueryStringParameters'>, now = new Date()) {
-  const repeated = Object.entries(event.multiValueQueryStringParameters ?? {})
-    .filter(([, values]) => (values?.length ?? 0) > 1)
-    .map(([name]): FieldError => ({ field: name, message: 'must be given at most once' }));
-  if (repeated.length > 0) {
-    throw new HttpProblem('validation-error', `The query string is invalid: ${repeated.map((e) => e.field).join(', ')} given more than once`, {
-      errors: repeated,
-    });
-  }
-  const query = validate(ListEventsQuery, event.queryStringParameters ?? {}, 'query string');
+  const query = validateQuery(ListEventsQuery, event);
   const startDate = query.startDate ?? todayIn(museumTimeZone(), now);
+  // Near the end of the calendar the default range is shorter: addDays stops at 9999-12-31.
   const endDate = query.endDate ?? addDays(startDate, LIMITS.defaultRangeDays);
   const rangeDays = daysBetween(startDate, endDate);
   if (rangeDays < 0) throw rangeProblem('endDate', `must not be before startDate (${startDate})`);

@@ -1,10 +1,13 @@
-// `npm run fuzz [-- --requests N --seed S --concurrency C --password-checks P]`: the long HTTP
-// fuzz. Starts DynamoDB Local and the local API exactly as `npm test` does, sends N generated bad
-// requests (default 7000) over all five routes, prints the counts and exits non-zero on any 5xx,
-// any answer that is not a documented problem, or an API that stopped serving.
+// `npm run fuzz [-- --requests N --seed S --concurrency C --password-checks P --agreement-runs A]`:
+// the long HTTP fuzz. Starts DynamoDB Local and the local API exactly as `npm test` does, sends N
+// generated bad requests (default 7000) over all five routes, then 4 x A requests (default 4 x 500)
+// generated from the served OpenAPI document (test/contract/document-agreement.ts), prints the
+// counts and exits non-zero on any 5xx, any answer that is not a documented problem, any
+// disagreement between the document and the server, or an API that stopped serving.
 import { parseArgs } from 'node:util';
 import globalSetup from '../test/support/global-setup.ts';
 import globalTeardown from '../test/support/global-teardown.ts';
+import { runAgreement } from '../test/contract/document-agreement.ts';
 import { apiStillServes, formatReport, runFuzz } from '../test/reliability/fuzz-runner.ts';
 
 const { values } = parseArgs({
@@ -13,6 +16,7 @@ const { values } = parseArgs({
     seed: { type: 'string' },
     concurrency: { type: 'string', default: '4' },
     'password-checks': { type: 'string', default: '40' },
+    'agreement-runs': { type: 'string', default: '500' },
   },
 });
 const options = {
@@ -34,7 +38,12 @@ try {
   const alive = await apiStillServes(url);
   console.log(formatReport(report));
   console.log(`API still serving afterwards: ${alive ? 'yes' : 'NO'}`);
-  exitCode = report.failures.length === 0 && report.serverErrors === 0 && alive ? 0 : 1;
+  const runsPerKind = Number(values['agreement-runs']);
+  console.log(`Document agreement: ${runsPerKind * 4} requests generated from the served OpenAPI document, seed ${options.seed}`);
+  const agreement = await runAgreement({ url, seed: options.seed, runsPerKind });
+  console.log(`  ${agreement.requests} requests: ${agreement.accepted} accepted, ${agreement.rejected} rejected with 400, ${agreement.disagreements.length} disagreements`);
+  for (const disagreement of agreement.disagreements.slice(0, 20)) console.log(`  DISAGREES ${disagreement}`);
+  exitCode = report.failures.length === 0 && report.serverErrors === 0 && alive && agreement.disagreements.length === 0 ? 0 : 1;
 } finally {
   await globalTeardown();
 }

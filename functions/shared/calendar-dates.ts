@@ -2,28 +2,42 @@
 // directly as DynamoDB sort-key prefixes; arithmetic goes through UTC midnight to avoid DST.
 
 const DAY_MS = 86_400_000;
-const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /** Year bounds keep `Date.UTC` exact (it maps years 0-99 to 1900-1999). */
 export const MIN_YEAR = 1900;
 export const MAX_YEAR = 9999;
+export const FIRST_DATE = `${MIN_YEAR}-01-01`;
+export const LAST_DATE = `${MAX_YEAR}-12-31`;
+
+/** `YYYY-MM-DD`, years 1900-9999, months 01-12, days 01-31: also the OpenAPI pattern ([0-9], not \d, which in Python matches any script's digits). */
+export const CALENDAR_DATE_PATTERN = '^(19[0-9]{2}|[2-9][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$';
+const ISO_DATE = new RegExp(CALENDAR_DATE_PATTERN);
 
 /** True for a real calendar date written as `YYYY-MM-DD` (2026-02-30 is not one). */
 export function isCalendarDate(value: string): boolean {
   const match = ISO_DATE.exec(value);
   if (!match) return false;
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  if (year < MIN_YEAR || year > MAX_YEAR || month < 1 || month > 12 || day < 1) return false;
   return day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
 }
 
+/**
+ * `date` plus `days`, kept inside the supported calendar (1900-01-01 to 9999-12-31): past its
+ * ends the result is the end itself, never a year 10000 that no rule downstream can read.
+ */
 export function addDays(date: string, days: number): string {
-  return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+  const time = Date.parse(`${date}T00:00:00Z`) + days * DAY_MS;
+  if (Number.isNaN(time)) throw new RangeError(`Not a calendar date: ${date}`);
+  if (time < Date.parse(`${FIRST_DATE}T00:00:00Z`)) return FIRST_DATE;
+  if (time > Date.parse(`${LAST_DATE}T00:00:00Z`)) return LAST_DATE;
+  return new Date(time).toISOString().slice(0, 10);
 }
 
 /** Whole days from `from` to `to` (negative when `to` is earlier). */
 export function daysBetween(from: string, to: string): number {
-  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS);
+  const days = Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS);
+  if (Number.isNaN(days)) throw new RangeError(`Not calendar dates: ${from}, ${to}`);
+  return days;
 }
 
 /** Today's date in an IANA time zone: the museum's "today", not the server's. */

@@ -1,39 +1,57 @@
 // The one definition of a special event: the handlers validate with these schemas, the types
 // below are inferred from them, and the OpenAPI document is generated from them.
 import * as v from 'valibot';
-import { isCalendarDate, normaliseDates } from './calendar-dates.ts';
+import { CALENDAR_DATE_PATTERN, isCalendarDate, normaliseDates } from './calendar-dates.ts';
 import { LIMITS } from './limits.ts';
+import { codePointLength, MULTI_LINE_TEXT, obeysTextRule, SINGLE_LINE_TEXT, textRuleViolation, type TextRule } from './text-rules.ts';
 
-const noControlCharacters = /^[^\p{Cc}]*$/u;
-const noControlCharactersButLineBreaksAndTabs = /^(?:[^\p{Cc}]|[\t\n\r])*$/u;
+/**
+ * What each schema is, for the OpenAPI document. Kept out of the pipes: a plain object that no
+ * handler reads stays out of the handler bundles (each function must stay under 250 KB).
+ */
+export const SCHEMA_DESCRIPTIONS: Record<string, string> = {
+  EventId: 'Identifier of the event, assigned by the service',
+  EventName: 'Name of the event',
+  EventLocation: 'Where the event takes place',
+  EventDescription: 'Description of the event',
+  CalendarDate: 'A calendar date, YYYY-MM-DD',
+  EventDates: 'Dates on which the event takes place; stored sorted, without duplicates',
+  EventPrice: 'Price of the event',
+};
 
-// Lone surrogates survive JSON.parse but are not valid UTF-8, which DynamoDB rejects.
-const wellFormed = v.check((value: string) => value.isWellFormed(), 'must be well-formed Unicode');
+/**
+ * A custom check that carries what it means in JSON Schema (and, for text, its rule), read by
+ * the OpenAPI generator (lib/openapi/json-schemas.ts), so each rule is written once. Free of side
+ * effects, so a bundle that does not use a schema drops it.
+ */
+/* @__NO_SIDE_EFFECTS__ */
+function documentedCheck<T>(requirement: (input: T) => boolean, message: v.ErrorMessage<v.CheckIssue<T>>, jsonSchema: Record<string, unknown>, textRule?: TextRule) {
+  return Object.assign(v.check(requirement, message), { jsonSchema, textRule });
+}
 
-function text(maxLength: number, allowed: RegExp, description: string) {
+/** JSON Schema's maxLength counts code points, so the API does too (an emoji is one character, not two). */
+/* @__NO_SIDE_EFFECTS__ */
+function maxCodePoints(maxLength: number) {
+  return documentedCheck((input: string) => codePointLength(input) <= maxLength, `must be at most ${maxLength} characters`, { maxLength });
+}
+
+/* @__NO_SIDE_EFFECTS__ */
+function textField(maxLength: number, rule: TextRule) {
   return v.pipe(
     v.string('must be a string'),
-    wellFormed,
-    v.regex(allowed, 'must not contain control characters'),
+    documentedCheck((input: string) => obeysTextRule(rule, input), (issue) => textRuleViolation(rule, issue.input), { minLength: 1 }, rule),
     v.trim(),
-    v.minLength(1, 'must not be empty'),
-    v.maxLength(maxLength, `must be at most ${maxLength} characters`),
-    v.description(description),
+    maxCodePoints(maxLength),
   );
 }
 
-export const EventName = text(LIMITS.nameLength, noControlCharacters, 'Name of the event');
-export const EventLocation = text(LIMITS.locationLength, noControlCharacters, 'Where the event takes place');
-export const EventDescription = text(
-  LIMITS.descriptionLength,
-  noControlCharactersButLineBreaksAndTabs,
-  'Description of the event',
-);
+export const EventName = textField(LIMITS.nameLength, SINGLE_LINE_TEXT);
+export const EventLocation = textField(LIMITS.locationLength, SINGLE_LINE_TEXT);
+export const EventDescription = textField(LIMITS.descriptionLength, MULTI_LINE_TEXT);
 
 export const CalendarDate = v.pipe(
   v.string('must be a string'),
-  v.check(isCalendarDate, 'must be a real calendar date written YYYY-MM-DD'),
-  v.description('A calendar date, YYYY-MM-DD'),
+  documentedCheck(isCalendarDate, 'must be a real calendar date written YYYY-MM-DD (years 1900 to 9999)', { format: 'date', pattern: CALENDAR_DATE_PATTERN }),
 );
 
 export const EventDates = v.pipe(
@@ -41,7 +59,6 @@ export const EventDates = v.pipe(
   v.minLength(1, 'must hold at least one date'),
   v.maxLength(LIMITS.maxDates, `must hold at most ${LIMITS.maxDates} dates`),
   v.transform(normaliseDates),
-  v.description('Dates on which the event takes place; stored sorted, without duplicates'),
 );
 
 export const EventPrice = v.pipe(
@@ -52,15 +69,14 @@ export const EventPrice = v.pipe(
   // Exact: a whole number of cents divided by 100 gives back the very double JSON.parse made of
   // a 2-decimal literal. A tolerance let 1e-323 through (DynamoDB: "Number underflow", a 500)
   // and stored 0.30000000000000004 as sent.
-  v.check((price: number) => Math.round(price * 100) / 100 === price, 'must have at most 2 decimals'),
-  v.description('Price of the event'),
+  // JSON Schema's multipleOf is exact decimal arithmetic, which this is for the JSON number sent.
+  documentedCheck((price: number) => Math.round(price * 100) / 100 === price, 'must have at most 2 decimals', { multipleOf: 0.01 }),
 );
 
 export const EventId = v.pipe(
   v.string('must be a string'),
   v.uuid('must be a UUID'),
   v.toLowerCase(),
-  v.description('Identifier of the event, assigned by the service'),
 );
 
 const eventFields = {
@@ -90,8 +106,8 @@ export const UpdateEventRequest = v.pipe(
 function integerParameter(min: number, max: number) {
   return v.pipe(
     v.string(),
-    v.regex(/^\d{1,6}$/, 'must be a whole number'),
-    v.transform(Number),
+    v.regex(/^[0-9]+$/, 'must be a whole number'),
+    v.transform(Number), // a long run of digits becomes a large number or Infinity: "at most max", not "not a whole number"
     v.minValue(min, `must be at least ${min}`),
     v.maxValue(max, `must be at most ${max}`),
   );

@@ -4,7 +4,9 @@
 // makes generation fail, so a new rule in event-schema.ts cannot silently vanish from the contract.
 import { toJsonSchemaDefs, type ConversionConfig, type JsonSchema, type OverrideActionContext } from '@valibot/to-json-schema';
 import * as v from 'valibot';
-import { isCalendarDate, MAX_YEAR, MIN_YEAR, normaliseDates } from '../../functions/shared/calendar-dates.ts';
+import { MAX_YEAR, MIN_YEAR, normaliseDates } from '../../functions/shared/calendar-dates.ts';
+import type { TextRule } from '../../functions/shared/text-rules.ts';
+import { textRulePattern } from './text-patterns.ts';
 
 export type { JsonSchema };
 
@@ -20,20 +22,28 @@ function withNote(jsonSchema: JsonSchema, note: string): JsonSchema {
   return { ...jsonSchema, [NOTES]: [...(notes ?? []), note] } as JsonSchema;
 }
 
-/** Custom checks, recognised by their requirement function or, for inline ones, their message. */
+/** Notes for what a check's JSON Schema keywords cannot say, keyed by a keyword only that check sets. */
+const CHECK_NOTES: Record<string, string> = {
+  format: `A real calendar date (\`format: date\`; 2026-02-30 is not one), years ${MIN_YEAR} to ${MAX_YEAR}.`,
+  multipleOf:
+    'At most 2 decimal places: `multipleOf: 0.01` in exact decimal arithmetic, as JSON Schema defines it (validators that divide in binary ' +
+    'floating point, such as Ajv without `multipleOfPrecision`, wrongly reject some valid prices such as 19.99).',
+  minLength:
+    'At least one visible character: text made only of white space and default-ignorable characters (U+200B, U+200D, U+FEFF, ' +
+    'variation selectors, tags...; Unicode White_Space and Default_Ignorable_Code_Point) is empty. Never control characters (tab, ' +
+    'line feed and carriage return are allowed in descriptions only), U+2028 and U+2029 (in names and locations), bidirectional ' +
+    'formatting characters (Bidi_Control: U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069), unpaired surrogates or U+FFFD.',
+};
+
+/** Custom checks: those event-schema.ts documents with their JSON Schema, and the inline ones recognised by their message. */
 function convertCheck(action: PipeAction & { requirement?: unknown; message?: unknown }, jsonSchema: JsonSchema): JsonSchema | undefined {
-  if (action.requirement === isCalendarDate) {
-    return withNote({ ...jsonSchema, format: 'date', pattern: '^\\d{4}-\\d{2}-\\d{2}$' }, `Years ${MIN_YEAR} to ${MAX_YEAR} only.`);
+  const { jsonSchema: documented, textRule } = action as { jsonSchema?: Record<string, unknown>; textRule?: TextRule };
+  if (documented) {
+    const keywords = textRule ? { ...documented, pattern: textRulePattern(textRule) } : documented;
+    const notes = Object.keys(keywords).flatMap((keyword) => (CHECK_NOTES[keyword] ? [CHECK_NOTES[keyword]] : []));
+    return notes.reduce<JsonSchema>((schema, note) => withNote(schema, note), { ...jsonSchema, ...keywords } as JsonSchema);
   }
-  switch (action.message) {
-    case 'must be well-formed Unicode':
-      return withNote(jsonSchema, 'Must be well-formed Unicode (no unpaired surrogates).');
-    case 'must have at most 2 decimals':
-      // Not `multipleOf: 0.01`: binary floating point makes common validators reject 19.99.
-      return withNote(jsonSchema, 'At most 2 decimal places.');
-    case 'must contain at least one field to change':
-      return { ...jsonSchema, minProperties: 1 };
-  }
+  if (action.message === 'must contain at least one field to change') return { ...jsonSchema, minProperties: 1 };
   return undefined;
 }
 
@@ -43,7 +53,7 @@ function overrideAction({ valibotAction: action, jsonSchema }: OverrideActionCon
     case 'check':
       return convertCheck(details, jsonSchema);
     case 'trim':
-      return withNote(jsonSchema, 'Leading and trailing white space is removed; the length bounds apply to the trimmed text.');
+      return withNote(jsonSchema, 'Leading and trailing white space is removed; the maximum length (in Unicode code points, as JSON Schema counts) applies to the trimmed text.');
     case 'to_lower_case':
       return withNote(jsonSchema, 'Accepted in any case; the service returns it in lower case.');
     case 'finite':
@@ -70,16 +80,18 @@ export const CONVERSION_CONFIG: ConversionConfig = {
   overrideRef: ({ referenceId }) => `${SCHEMA_REF_PREFIX}${referenceId}`,
 };
 
-/** Converts named valibot schemas to components.schemas entries (references between them become $refs). */
-export function componentSchemas(definitions: Record<string, v.GenericSchema>): Record<string, JsonSchema> {
+/** Converts named valibot schemas to components.schemas entries (references between them become $refs), with their `descriptions`. */
+export function componentSchemas(definitions: Record<string, v.GenericSchema>, descriptions: Record<string, string> = {}): Record<string, JsonSchema> {
   const converted = toJsonSchemaDefs(definitions, CONVERSION_CONFIG);
-  return Object.fromEntries(Object.entries(converted).map(([name, schema]) => [name, foldNotes(schema)]));
+  return Object.fromEntries(
+    Object.entries(converted).map(([name, schema]) => [name, foldNotes(descriptions[name] ? { ...schema, description: descriptions[name] } : schema)]),
+  );
 }
 
 /** One schema on its own, with references to the named `definitions` where they occur. */
-export function schemaWithReferences(schema: v.GenericSchema, definitions: Record<string, v.GenericSchema>): JsonSchema {
-  const converted = toJsonSchemaDefs({ ...definitions, __schema: schema }, CONVERSION_CONFIG).__schema;
-  return foldNotes(converted as JsonSchema);
+export function schemaWithReferences(schema: v.GenericSchema, definitions: Record<string, v.GenericSchema>, description?: string): JsonSchema {
+  const converted = toJsonSchemaDefs({ ...definitions, __schema: schema }, CONVERSION_CONFIG).__schema as JsonSchema;
+  return foldNotes(description ? { ...converted, description } : converted);
 }
 
 function foldNotes(schema: JsonSchema): JsonSchema {

@@ -15,19 +15,25 @@ import {
   EventPathParameters,
   EventPrice,
   ListEventsQuery,
+  SCHEMA_DESCRIPTIONS,
   SpecialEvent,
   UpdateEventRequest,
 } from '../../functions/shared/event-schema.ts';
 import { LIMITS } from '../../functions/shared/limits.ts';
-import { expectedVersion, idempotencyKey, validate, type HttpEvent } from '../../functions/shared/http.ts';
+import { LAST_DATE } from '../../functions/shared/calendar-dates.ts';
+import { methodNotAllowedResponse } from '../../functions/shared/gateway-responses.ts';
+import { idempotencyKey, ifMatch, validate, type HttpEvent } from '../../functions/shared/http.ts';
+import { IF_MATCH_PATTERN } from '../../functions/shared/preconditions.ts';
 import { HttpProblem, problemBody, PROBLEM_CONTENT_TYPE, type Problem } from '../../functions/shared/problems.ts';
-import { API_VERSION, BASE_PATH, ROLES, routes, type Route } from '../../functions/shared/routes.ts';
+import { API_VERSION, BASE_PATH, resourceMethods, ROLES, routes, type Route } from '../../functions/shared/routes.ts';
+import { serviceIndex, serviceIndexHeaders } from './service-index.ts';
 import { componentSchemas, schemaWithReferences, SCHEMA_REF_PREFIX, type JsonSchema } from './json-schemas.ts';
 import {
   errorExample,
   gatewayExample,
   HEADER_REFS,
   HEADERS,
+  methodNotAllowedProblemResponse,
   problemResponse,
   problemSchemas,
   sharedResponses,
@@ -51,7 +57,7 @@ export interface OpenApiOperation {
   parameters?: unknown[];
   requestBody?: unknown;
   responses: Record<string, unknown>;
-  'x-required-role': string;
+  'x-required-role'?: string;
 }
 
 export const SECURITY_SCHEME = 'MuseumPlaceholderAuth';
@@ -141,9 +147,21 @@ const problems = {
     summary: 'A query parameter is out of bounds',
     value: thrownProblem(() => validate(ListEventsQuery, { limit: '31', colour: 'red' }, 'query string')),
   },
-  severalEtags: {
-    summary: 'If-Match lists more than one ETag',
-    value: thrownProblem(() => expectedVersion({ headers: { 'if-match': '"1", "2"' } } as unknown as HttpEvent)),
+  invalidIfMatch: {
+    summary: 'If-Match is neither * nor a list of entity-tags',
+    value: thrownProblem(() => ifMatch({ headers: { 'if-match': '3' } } as unknown as HttpEvent)),
+  },
+  unknownQueryParameter: {
+    summary: 'This operation takes no query parameters',
+    value: thrownProblem(() => validate(v.strictObject({}), { expand: 'all' }, 'query string')),
+  },
+  duplicateKey: {
+    summary: 'A field is given twice',
+    value: problemBody('validation-error', 'The request body is invalid: "price" is given more than once', [{ field: 'price', message: 'is given more than once' }]),
+  },
+  notUtf8: {
+    summary: 'The body is not UTF-8',
+    value: problemBody('malformed-json', 'The request body is not valid UTF-8'),
   },
   idempotencyKeyLength: {
     summary: 'Idempotency-Key is empty or too long',
@@ -161,6 +179,10 @@ const problems = {
   unsupportedMediaType: {
     summary: 'The body is not sent as JSON',
     value: problemBody('unsupported-media-type', 'The request body must be sent as application/json (UTF-8), not "text/plain"'),
+  },
+  contentCoded: {
+    summary: 'The body is compressed',
+    value: problemBody('unsupported-media-type', 'The request body must not be content-coded (Content-Encoding "gzip"); send it as it is'),
   },
 } satisfies Record<string, ProblemExample>;
 
@@ -180,9 +202,11 @@ const json = (schema: unknown, examples: Record<string, { summary: string; value
 const conditionalWriteErrors = (verb: string) => ({
   404: problemResponse(404, 'No event has this id', { notFound: problems.notFound }),
   409: problemResponse(409, `Other requests kept changing the event while it was being ${verb}; retry`, { concurrentWrites: problems.concurrentWrites }),
-  412: problemResponse(412, '`If-Match` names a version that is no longer current: read the event again', {
-    versionMismatch: problems.versionMismatch,
-  }),
+  412: problemResponse(
+    412,
+    '`If-Match` matches no current version of the event: it names other versions, only weak entity-tags (which never match), or nothing at all (an empty field); read the event again',
+    { versionMismatch: problems.versionMismatch },
+  ),
 });
 
 const gatewayTooLarge = problemResponse(413, "The request exceeds API Gateway's 10 MB payload limit", { requestTooLarge: problems.requestTooLarge });
@@ -190,9 +214,18 @@ const bodyTooLarge = problemResponse(413, `The body exceeds ${LIMITS.maxBodyByte
   bodyTooLarge: problems.bodyTooLarge,
   requestTooLarge: problems.requestTooLarge,
 });
-const unsupportedMediaType = problemResponse(415, 'The body is not sent as `application/json` in UTF-8', {
-  unsupportedMediaType: problems.unsupportedMediaType,
-});
+const unsupportedMediaType = problemResponse(
+  415,
+  'The body is not sent as `application/json` (or `application/merge-patch+json` for PATCH) in UTF-8, or it has a `Content-Encoding` other than `identity` (then `Accept-Encoding: identity` says so)',
+  { unsupportedMediaType: problems.unsupportedMediaType, contentCoded: problems.contentCoded },
+  { 'Accept-Encoding': HEADER_REFS.AcceptEncoding },
+);
+const bodyErrors = {
+  invalidBody: problems.invalidBody,
+  malformedJson: problems.malformedJson,
+  notUtf8: problems.notUtf8,
+  duplicateKey: problems.duplicateKey,
+};
 
 function operationDetails(): Record<string, OperationDetails> {
   return {
@@ -212,10 +245,10 @@ function operationDetails(): Record<string, OperationDetails> {
         content: json(schemaRef('SpecialEvent'), { created: { summary: 'The created event', value: exampleEvent } }),
       },
       errors: {
-        400: problemResponse(400, 'The body is not valid JSON, fails validation, or `Idempotency-Key` is out of bounds', {
-          invalidBody: problems.invalidBody,
-          malformedJson: problems.malformedJson,
+        400: problemResponse(400, 'The body is not UTF-8 JSON, repeats a field or fails validation, a query parameter is given, or `Idempotency-Key` is out of bounds', {
+          ...bodyErrors,
           idempotencyKeyLength: problems.idempotencyKeyLength,
+          unknownQueryParameter: problems.unknownQueryParameter,
         }),
         413: bodyTooLarge,
         415: unsupportedMediaType,
@@ -247,7 +280,10 @@ function operationDetails(): Record<string, OperationDetails> {
         content: json(schemaRef('SpecialEvent'), { event: { summary: 'An event', value: exampleEvent } }),
       },
       errors: {
-        400: problemResponse(400, '`eventId` is not a UUID', { invalidEventId: problems.invalidEventId }),
+        400: problemResponse(400, '`eventId` is not a UUID, or a query parameter is given', {
+          invalidEventId: problems.invalidEventId,
+          unknownQueryParameter: problems.unknownQueryParameter,
+        }),
         404: problemResponse(404, 'No event has this id', { notFound: problems.notFound }),
         413: gatewayTooLarge,
       },
@@ -255,7 +291,7 @@ function operationDetails(): Record<string, OperationDetails> {
     updateSpecialEvent: {
       description:
         'Changes the fields sent and keeps the others; returns the whole event. With `If-Match` the update applies only ' +
-        'to that version (otherwise 412); without it the last writer wins.',
+        'to a version it names (otherwise 412); without it the last writer wins.',
       parameters: [parameterRef('EventId'), parameterRef('IfMatch')],
       requestBody: {
         required: true,
@@ -270,13 +306,17 @@ function operationDetails(): Record<string, OperationDetails> {
         content: json(schemaRef('SpecialEvent'), { updated: { summary: 'The updated event', value: { ...exampleEvent, ...exampleUpdateRequest } } }),
       },
       errors: {
-        400: problemResponse(400, '`eventId` is not a UUID, the body is not valid JSON or fails validation, or `If-Match` lists several ETags', {
-          invalidBody: problems.invalidBody,
-          emptyChange: problems.emptyChange,
-          malformedJson: problems.malformedJson,
-          invalidEventId: problems.invalidEventId,
-          severalEtags: problems.severalEtags,
-        }),
+        400: problemResponse(
+          400,
+          '`eventId` is not a UUID, the body is not UTF-8 JSON, repeats a field or fails validation, a query parameter is given, or `If-Match` is not `*` or a list of entity-tags',
+          {
+            ...bodyErrors,
+            emptyChange: problems.emptyChange,
+            invalidEventId: problems.invalidEventId,
+            invalidIfMatch: problems.invalidIfMatch,
+            unknownQueryParameter: problems.unknownQueryParameter,
+          },
+        ),
         ...conditionalWriteErrors('updated'),
         413: bodyTooLarge,
         415: unsupportedMediaType,
@@ -284,13 +324,14 @@ function operationDetails(): Record<string, OperationDetails> {
     },
     deleteSpecialEvent: {
       description:
-        'Removes the event from the collection, which cancels a planned event. With `If-Match` only that version is deleted (otherwise 412).',
+        'Removes the event from the collection, which cancels a planned event. With `If-Match` only a version it names is deleted (otherwise 412).',
       parameters: [parameterRef('EventId'), parameterRef('IfMatch')],
       success: { description: 'Success - no content' },
       errors: {
-        400: problemResponse(400, '`eventId` is not a UUID, or `If-Match` lists several ETags', {
+        400: problemResponse(400, '`eventId` is not a UUID, a query parameter is given, or `If-Match` is not `*` or a list of entity-tags', {
           invalidEventId: problems.invalidEventId,
-          severalEtags: problems.severalEtags,
+          invalidIfMatch: problems.invalidIfMatch,
+          unknownQueryParameter: problems.unknownQueryParameter,
         }),
         ...conditionalWriteErrors('deleted'),
         413: gatewayTooLarge,
@@ -340,11 +381,11 @@ const LIST_PARAMETERS: Record<keyof typeof ListEventsQuery.entries, { name: stri
   endDate: {
     name: 'EndDate',
     description:
-      `End of the date range (inclusive) for which events are retrieved. Defaults to ${LIMITS.defaultRangeDays} days after \`startDate\`; ` +
-      `must not be before \`startDate\` nor more than ${LIMITS.maxRangeDays} days after it.`,
+      `End of the date range (inclusive) for which events are retrieved. Defaults to ${LIMITS.defaultRangeDays} days after \`startDate\`, ` +
+      `but never later than ${LAST_DATE} (the last supported date); must not be before \`startDate\` nor more than ${LIMITS.maxRangeDays} days after it.`,
     example: '2031-05-08',
   },
-  page: { name: 'Page', description: 'Page number to retrieve', default: 1, example: 2 },
+  page: { name: 'Page', description: `Page number to retrieve (at most ${LIMITS.maxListPage})`, default: 1, example: 2 },
   limit: {
     name: 'Limit',
     description: `Number of events per page (at most ${LIMITS.maxListLimit})`,
@@ -357,7 +398,8 @@ function parameters(): Record<string, unknown> {
   const query = Object.fromEntries(
     Object.entries(ListEventsQuery.entries).map(([name, optional]) => {
       const described = LIST_PARAMETERS[name as keyof typeof LIST_PARAMETERS];
-      const schema: JsonSchema = schemaWithReferences(optional.wrapped, EVENT_SCHEMAS);
+      const named = Object.entries(EVENT_SCHEMAS).find(([, schema]) => schema === optional.wrapped)?.[0];
+      const schema: JsonSchema = schemaWithReferences(optional.wrapped, EVENT_SCHEMAS, named && SCHEMA_DESCRIPTIONS[named]);
       return [
         described.name,
         {
@@ -377,8 +419,12 @@ function parameters(): Record<string, unknown> {
       name: 'If-Match',
       in: 'header',
       required: false,
-      description: 'The `ETag` of the version to change; any other version is a 412. `*` or no header: any current version.',
-      schema: { type: 'string' },
+      description:
+        'RFC 9110 `If-Match`: `*`, or a comma-separated list of entity-tags (`"3"`, `"3", "4"`; an opaque tag may contain commas). ' +
+        'The write applies only if a listed strong tag equals the current `ETag` character for character (`"03"` is not `"3"`); ' +
+        'weak tags (`W/"3"`) never match, and an empty field matches nothing: both are a 412. `*` or no header: any current version. ' +
+        'Several `If-Match` lines form one list. A value outside this grammar is a 400.',
+      schema: { type: 'string', pattern: IF_MATCH_PATTERN },
       example: '"3"',
     },
     IdempotencyKey: {
@@ -393,11 +439,55 @@ function parameters(): Record<string, unknown> {
   };
 }
 
+const ServiceIndex = v.pipe(
+  v.strictObject({
+    name: v.string(),
+    version: v.literal(API_VERSION),
+    links: v.strictObject({
+      'service-desc': v.pipe(v.string(), v.description('This document (relative to the request URL)')),
+      'service-doc': v.pipe(v.string(), v.description('The rendered documentation')),
+      'special-events': v.pipe(v.string(), v.description('The special events collection')),
+    }),
+  }),
+  v.description('The entry point of the API: its name, interface version and links (also sent as RFC 8631 `Link` headers)'),
+);
+
+/** `GET /v1.1`: the service index (service-index.ts), served without credentials. */
+function serviceIndexOperation(): Record<string, unknown> {
+  const body = v.parse(ServiceIndex, serviceIndex());
+  return {
+    operationId: 'getServiceIndex',
+    summary: 'Service index',
+    description:
+      `The entry point: the base URL itself (\`${BASE_PATH}\`, without a trailing slash, since the links are relative to it). ` +
+      'Links to this document and to the rendered documentation, in the body and as RFC 8631 `Link` headers. No credentials needed.',
+    tags: [INDEX_TAG],
+    security: [],
+    responses: {
+      200: {
+        description: 'The service index',
+        headers: {
+          Link: {
+            description: 'RFC 8631 links: `service-desc` (this OpenAPI document) and `service-doc` (its rendering)',
+            required: true,
+            schema: { type: 'string', examples: [serviceIndexHeaders().Link] },
+          },
+        },
+        content: json(schemaRef('ServiceIndex'), { index: { summary: 'The index', value: body } }),
+      },
+      429: { $ref: '#/components/responses/TooManyRequests' },
+    },
+  };
+}
+const INDEX_TAG = 'Service';
+
 const API_DESCRIPTION = `Create, list, read, partially update and delete the museum's special events.
 
 **Authentication.** Every operation needs HTTP Basic credentials (\`${SECURITY_SCHEME}\`). Users with the *viewer* role may read; the *editor* role may also create, update and delete.
 
-**Errors** are [RFC 9457](https://www.rfc-editor.org/rfc/rfc9457) problem details (\`${PROBLEM_CONTENT_TYPE}\`) whose \`type\` names the problem; validation failures list every invalid input in \`errors\`. A path or method the API does not have is a 404 problem from API Gateway.
+**Errors** are [RFC 9457](https://www.rfc-editor.org/rfc/rfc9457) problem details (\`${PROBLEM_CONTENT_TYPE}\`) whose \`type\` names the problem; validation failures list every invalid input in \`errors\`. A path the API does not have is a 404 problem; a method a path does not have is a 405 problem with the path's methods in \`Allow\` (see each path's \`x-method-not-allowed\`).
+
+**Requests.** Bodies are JSON objects in UTF-8 without a content coding (\`Content-Encoding\` other than \`identity\` is a 415); bytes that are not UTF-8, U+FFFD anywhere in the body (what a gateway puts in place of such bytes), and a field given twice are 400s. Query parameters an operation does not define, or a parameter given twice, are 400s. Text fields count length in Unicode code points, as JSON Schema does.
 
 **Versions and retries.** \`GET\`, \`POST\` and \`PATCH\` return the event's version as a strong \`ETag\`; send it in \`If-Match\` to update or delete only that version. \`POST\` accepts an \`Idempotency-Key\` so that a retried create does not create twice.
 
@@ -405,11 +495,24 @@ This document is generated from the service's code; it is served at \`${BASE_PAT
 
 export function buildOpenApiDocument(): OpenApiDocument {
   const details = operationDetails();
-  const paths: Record<string, Record<string, OpenApiOperation>> = {};
+  const paths: Record<string, Record<string, OpenApiOperation>> = { '/': { get: serviceIndexOperation() as unknown as OpenApiOperation } };
   for (const route of routes) {
     const operationDetail = details[route.operationId];
     if (!operationDetail) throw new Error(`No OpenAPI details for operation ${route.operationId}`);
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route, operationDetail);
+  }
+  for (const [path, methods] of resourceMethods()) {
+    // OpenAPI describes the methods a path has, not the answer to the others: an extension holds that response.
+    const answer = methodNotAllowedResponse(methods);
+    const allow = answer.headers.Allow;
+    Object.assign((paths[path] ??= {}) as Record<string, unknown>, {
+      description: `Any other method is answered 405 with \`Allow: ${allow}\`.`,
+      'x-method-not-allowed': methodNotAllowedProblemResponse(
+        'This path does not have the method; `Allow` lists those it has',
+        { summary: `PUT on ${path}`, value: answer.body },
+        allow,
+      ),
+    });
   }
   for (const operationId of Object.keys(details)) {
     if (!routes.some((route) => route.operationId === operationId)) throw new Error(`OpenAPI details for unknown operation ${operationId}`);
@@ -422,11 +525,14 @@ export function buildOpenApiDocument(): OpenApiDocument {
       description: API_DESCRIPTION,
     },
     servers: SERVERS,
-    tags: [{ name: TAG, description: 'Special events hosted by the museum: exhibitions, tours, talks' }],
+    tags: [
+      { name: TAG, description: 'Special events hosted by the museum: exhibitions, tours, talks' },
+      { name: INDEX_TAG, description: 'Where the API starts: links to its description and documentation' },
+    ],
     paths,
     components: {
       schemas: {
-        ...componentSchemas({ ...EVENT_SCHEMAS, SpecialEventList }),
+        ...componentSchemas({ ...EVENT_SCHEMAS, SpecialEventList, ServiceIndex }, SCHEMA_DESCRIPTIONS),
         ...problemSchemas(),
       },
       parameters: parameters(),

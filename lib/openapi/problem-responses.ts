@@ -5,7 +5,7 @@ import { STATUS_CODES } from 'node:http';
 import * as v from 'valibot';
 import { gatewayResponse, WWW_AUTHENTICATE, type GatewayResponseType } from '../../functions/shared/gateway-responses.ts';
 import { PROBLEM_CONTENT_TYPE, PROBLEM_KINDS, PROBLEM_TYPE_BASE, RETRY_AFTER_SECONDS, toProblem, type Problem, type ProblemKind } from '../../functions/shared/problems.ts';
-import { componentSchemas, SCHEMA_REF_PREFIX, type JsonSchema } from './json-schemas.ts';
+import { componentSchemas, SCHEMA_REF_PREFIX, schemaWithReferences, type JsonSchema } from './json-schemas.ts';
 
 /** `Bad Request` -> `BadRequest`: the component names for a status come from Node's reason phrases. */
 export function statusName(status: number): string {
@@ -53,8 +53,23 @@ function problemSchema(status: number) {
 /** components.schemas for FieldError and one `<Status>Problem` schema per status in the catalogue. */
 export function problemSchemas(): Record<string, JsonSchema> {
   const definitions: Record<string, v.GenericSchema> = { FieldError };
-  for (const status of PROBLEM_STATUSES) definitions[problemSchemaName(status)] = problemSchema(status);
+  for (const status of PROBLEM_STATUSES) if (status !== 405) definitions[problemSchemaName(status)] = problemSchema(status);
   return componentSchemas(definitions);
+}
+
+/**
+ * The 405 response of a path, for its `x-method-not-allowed` extension. Its schema is inline: no
+ * operation answers 405 (it is the answer to the methods a path does not have), so a component
+ * would count as unused.
+ */
+export function methodNotAllowedProblemResponse(description: string, example: ProblemExample, allow: string): Record<string, unknown> {
+  return {
+    description,
+    headers: { Allow: { description: 'The methods the path has (RFC 9110 §10.2.1)', required: true, schema: { type: 'string', const: allow } } },
+    content: {
+      [PROBLEM_CONTENT_TYPE]: { schema: schemaWithReferences(problemSchema(405), { FieldError }), examples: { methodNotAllowed: example } },
+    },
+  };
 }
 
 export interface ProblemExample {
@@ -112,7 +127,12 @@ export const HEADERS = {
   ETag: {
     description: "Strong entity tag of the event's current version; send it back in `If-Match` to update or delete only that version",
     required: true,
-    schema: { type: 'string', pattern: '^"\\d+"$', examples: ['"3"'] },
+    schema: { type: 'string', pattern: '^"[1-9][0-9]*"$', examples: ['"3"'] },
+  },
+  AcceptEncoding: {
+    description: 'The content codings a request body may have: only `identity` (RFC 9110 §12.5.3); sent when the request had another',
+    required: false,
+    schema: { type: 'string', const: 'identity' },
   },
   Location: {
     description: 'Path of the created event',

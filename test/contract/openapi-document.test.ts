@@ -9,9 +9,14 @@ import { COMMITTED_OPENAPI_FILE, ContractChecker } from '../support/contract.ts'
 const document = buildOpenApiDocument();
 type Json = Record<string, any>; // walking a JSON document
 const json = document as Json;
-const operations = Object.entries(document.paths).flatMap(([path, item]) =>
-  Object.entries(item).map(([method, operation]) => ({ path, method, operation: operation as OpenApiOperation & Json })),
+const isOperation = (key: string) => ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'].includes(key);
+const allOperations = Object.entries(document.paths).flatMap(([path, item]) =>
+  Object.entries(item)
+    .filter(([method]) => isOperation(method))
+    .map(([method, operation]) => ({ path, method, operation: operation as OpenApiOperation & Json })),
 );
+/** The operations of the route table (the service index at `/` is documented apart). */
+const operations = allOperations.filter(({ path }) => path !== '/');
 const resolve = (object: Json): Json =>
   typeof object.$ref === 'string' ? object.$ref.slice(2).split('/').reduce((node: Json, key: string) => node[key], json) : object;
 
@@ -62,6 +67,7 @@ describe('the OpenAPI document', () => {
       }
     }
     const documented = new Set(operations.flatMap(({ operation }) => Object.keys(operation.responses).map(Number)));
+    if (Object.values(json.paths as Json).some((item) => item['x-method-not-allowed'])) documented.add(405);
     for (const [kind, { status }] of Object.entries(PROBLEM_KINDS)) expect([kind, documented.has(status)]).toEqual([kind, true]);
   });
 
@@ -109,17 +115,51 @@ describe('the OpenAPI document', () => {
     expect(parameterNames('listSpecialEvents')).toEqual(['startDate', 'endDate', 'page', 'limit']);
   });
 
+  test('documents the service index at `/` (the base URL itself) without credentials, with its RFC 8631 Link header', () => {
+    const index = json.paths['/'].get;
+    expect(index).toMatchObject({ operationId: 'getServiceIndex', security: [] });
+    expect(Object.keys(index.responses['200'].headers)).toEqual(['Link']);
+    expect(resolve(index.responses['200'].content['application/json'].schema).required).toEqual(['name', 'version', 'links']);
+  });
+
+  test('documents 405 with Allow for the methods each path does not have', () => {
+    for (const [, item] of Object.entries(json.paths as Json).filter(([path]) => path !== '/')) {
+      const methods = Object.keys(item).filter(isOperation).map((method) => method.toUpperCase());
+      const answer = (item as Json)['x-method-not-allowed'];
+      expect(answer.headers.Allow.schema.const).toBe([...methods, 'OPTIONS'].join(', '));
+      expect(Object.keys(answer.content)).toEqual(['application/problem+json']);
+      expect((item as Json).description).toContain('405');
+    }
+  });
+
+  test('publishes the rules in the portable pattern subset: no \\p{..} classes, no \\d, no lookaround', () => {
+    const patterns: string[] = [];
+    JSON.stringify(json, (key, value) => {
+      if (key === 'pattern' && typeof value === 'string') patterns.push(value);
+      return value;
+    });
+    expect(patterns.length).toBeGreaterThanOrEqual(5);
+    for (const pattern of patterns) expect(pattern).not.toMatch(/\\[pPdDwWsSbB]|\(\?[=!<]/);
+    const schemas = json.components.schemas;
+    expect(schemas.EventPrice.multipleOf).toBe(0.01);
+    expect(new RegExp(schemas.CalendarDate.pattern).test('0299-01-01')).toBe(false);
+    expect(new RegExp(schemas.CalendarDate.pattern).test('1900-01-01')).toBe(true);
+    expect(new RegExp(schemas.EventName.pattern, 'u').test(' \t')).toBe(false);
+    expect(new RegExp(schemas.EventName.pattern, 'u').test('\u200b\u200d\ufeff')).toBe(false);
+    expect(new RegExp(json.components.parameters.IfMatch.schema.pattern).test('"x,y", W/"2", "1"')).toBe(true);
+  });
+
   test('every response example passes the contract checker, headers included', () => {
     const checker = new ContractChecker(json);
     let checked = 0;
-    for (const { path, method, operation } of operations) {
+    for (const { path, method, operation } of allOperations) {
       for (const [status, declared] of Object.entries(operation.responses)) {
         const response = resolve(declared as Json);
         const headers = new Headers();
         for (const [name, header] of Object.entries((response.headers ?? {}) as Json)) {
           headers.set(name, String(resolve(header).schema.examples?.[0] ?? resolve(header).schema.const));
         }
-        const concretePath = path.replace('{eventId}', '6f1e8a57-5d1c-4b8e-9b35-2f7d8e4c1a90');
+        const concretePath = path === '/' ? '' : path.replace('{eventId}', '6f1e8a57-5d1c-4b8e-9b35-2f7d8e4c1a90');
         if (!response.content) {
           checker.check(method.toUpperCase(), concretePath, { status: Number(status), headers, text: '' });
           checked++;

@@ -4,6 +4,7 @@
 // Some requests turn out valid (e.g. `APPLICATION/JSON`): that is fine, the fuzz only demands
 // that no request breaks the API. Every date a request could get stored with lies in the fuzz's
 // reserved year, so the events the fuzz creates never appear in another test's list.
+import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { LIMITS } from '../../functions/shared/limits.ts';
 import { dayOfYear, RESERVED_YEARS } from './reserved-years.ts';
@@ -21,6 +22,10 @@ export const FUZZ_CATEGORIES = [
   'oversized-body',
   'broken-authorization',
   'odd-headers',
+  'calendar-end',
+  'preconditions',
+  'byte-level-bodies',
+  'invisible-text',
 ] as const;
 export type FuzzCategory = (typeof FUZZ_CATEGORIES)[number];
 
@@ -355,7 +360,8 @@ const wrongMethodOrPath = (context: FuzzContext) =>
     )
     .filter(([method, path]) => {
       // Leave out the documented operations themselves.
-      const documented: Record<string, string[]> = { '/special-events': ['GET', 'POST'], [`/special-events/${context.targetId}`]: ['GET', 'PATCH'] };
+      // (`''` is the base URL itself: GET there is the service index.)
+      const documented: Record<string, string[]> = { '/special-events': ['GET', 'POST'], [`/special-events/${context.targetId}`]: ['GET', 'PATCH'], '': ['GET'] };
       return !(documented[path] ?? []).includes(method) && !(method === 'DELETE' && path === `/special-events/${context.targetId}`);
     })
     .map(([method, path]): FuzzRequest => ({ category: 'wrong-method-or-path', method, path, headers: [] }));
@@ -484,7 +490,7 @@ const brokenAuthorization = (context: FuzzContext) =>
       ...(method === 'POST' ? { body: JSON.stringify(body) } : method === 'PATCH' ? { body: JSON.stringify({ price: body.price }) } : {}),
     }));
 
-const IF_MATCH = ['"0"', '"999999999"', 'W/"1"', 'garbage', '"1", "2"', '""', '"-1"', '"1.0"', '"99999999999999999999"', ',', '"1",', 'W/', '*, "1"'];
+const IF_MATCH = ['"0"', '"999999999"', 'W/"1"', 'garbage', '"999999998", "999999999"', '""', '"-1"', '"1.0"', '"99999999999999999999"', ',', '"0",', 'W/', '*, "1"'];
 
 const oddHeaders = (context: FuzzContext) =>
   fc.oneof(
@@ -539,6 +545,110 @@ const oddHeaders = (context: FuzzContext) =>
       })),
   );
 
+// Start and end dates near the ends of the supported calendar (1900-01-01, 9999-12-31) and just
+// past them, given or left to their defaults. Lists store nothing, so any date may be used.
+const edgeDate = fc.oneof(
+  fc.integer({ min: 0, max: 400 }).map((day) => new Date(Date.UTC(9999, 11, 31 - day)).toISOString().slice(0, 10)),
+  fc.integer({ min: 0, max: 400 }).map((day) => new Date(Date.UTC(1900, 0, 1 + day)).toISOString().slice(0, 10)),
+  fc.constantFrom('10000-01-01', '9999-12-32', '9999-13-01', '+010000-01-01', '1899-12-31', '1900-00-01', '275760-09-13', '0000-01-01'),
+);
+
+const calendarEnd = () =>
+  fc
+    .tuple(fc.option(edgeDate, { nil: undefined }), fc.option(edgeDate, { nil: undefined }), fc.option(fc.constantFrom('1', '2', '100', '1000000'), { nil: undefined }))
+    .map(([startDate, endDate, page]): FuzzRequest => {
+      const query = [startDate && `startDate=${startDate}`, endDate && `endDate=${endDate}`, page && `page=${page}`].filter(Boolean).join('&');
+      return { category: 'calendar-end', method: 'GET', path: `/special-events${query ? `?${query}` : ''}`, headers: [] };
+    });
+
+// If-Match values: lists, commas inside opaque tags, weak tags, empty fields, near misses of the
+// target's version ("01"), several field lines. A DELETE's values never match (the target must live).
+const NEVER_MATCHING_IF_MATCH = ['', ' ', ',', ', ,', 'W/"1"', 'W/"2", W/"3"', '"01"', '"0000001"', '"1.0"', '"x,y"', '"x,y", "z"', '""', '"999999999", "999999998"', '"-1"', '"\u00e9"'];
+const INVALID_IF_MATCH = ['1', 'garbage', '*, "1"', '"1" "2"', 'W/', 'w/"1"', '"1', '1"', '**', '"a"b"', '"1";q=1'];
+
+const preconditions = (context: FuzzContext) =>
+  fc.oneof(
+    fc
+      .tuple(
+        fc.array(fc.oneof(fc.constantFrom(...NEVER_MATCHING_IF_MATCH, ...INVALID_IF_MATCH), fc.nat({ max: 50 }).map((n) => `"${n}"`), fc.constant('*')), { minLength: 1, maxLength: 3 }),
+        fc.boolean(),
+        validBody,
+      )
+      .map(([values, oneLine, body]): FuzzRequest => ({
+        category: 'preconditions',
+        method: 'PATCH',
+        path: `/special-events/${context.targetId}`,
+        headers: [...(oneLine ? [['If-Match', values.join(', ')] as [string, string]] : values.map((value): [string, string] => ['If-Match', value])), JSON_TYPE],
+        body: JSON.stringify({ price: body.price }),
+      })),
+    fc.array(fc.constantFrom(...NEVER_MATCHING_IF_MATCH, ...INVALID_IF_MATCH), { minLength: 1, maxLength: 3 }).map(
+      (values): FuzzRequest => ({
+        category: 'preconditions',
+        method: 'DELETE',
+        path: `/special-events/${context.targetId}`,
+        headers: values.map((value): [string, string] => ['If-Match', value]),
+      }),
+    ),
+  );
+
+/** Byte sequences that are not UTF-8, each one of a kind the fatal decoder refuses. */
+const NOT_UTF8 = [[0xff], [0xfe], [0xc0, 0x80], [0xc1, 0xbf], [0xe0, 0x80, 0xaf], [0xed, 0xa0, 0x80], [0xed, 0xbf, 0xbf], [0xf4, 0x90, 0x80, 0x80], [0xf5, 0x80, 0x80, 0x80], [0x80], [0xe2, 0x82], [0xf0, 0x9f, 0xa6]];
+
+const byteLevelBodies = (context: FuzzContext) =>
+  fc.oneof(
+    withBody(
+      'byte-level-bodies',
+      context,
+      fc.oneof(
+        // Bad bytes inside one text field of a valid body.
+        fc.tuple(validBody, fc.constantFrom('name', 'location', 'eventDescription'), fc.constantFrom(...NOT_UTF8), fc.nat({ max: 8 })).map(([body, field, bytes, at]) => {
+          const text = JSON.stringify({ ...body, [field]: 'x'.repeat(8) });
+          const marker = text.indexOf('x'.repeat(8)) + at;
+          return Buffer.concat([Buffer.from(text.slice(0, marker)), Buffer.from(bytes), Buffer.from(text.slice(marker))]);
+        }),
+        // U+FFFD sent as UTF-8 or escaped; a BOM; UTF-16 and Latin-1 encodings of a valid body.
+        fc.tuple(validBody, fc.constantFrom('a\ufffdb', '\ufffd')).map(([body, name]) => JSON.stringify({ ...body, name })),
+        validBody.map((body) => JSON.stringify({ ...body, name: 'x' }).replace('"x"', '"a\\ufffdb"')),
+        validBody.map((body) => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(body))])),
+        validBody.map((body) => Buffer.from(JSON.stringify({ ...body, name: 'Caf\u00e9' }), 'utf16le')),
+        validBody.map((body) => Buffer.from(JSON.stringify({ ...body, name: 'Caf\u00e9' }), 'latin1')),
+        // Keys given twice, or named "".
+        fc
+          .tuple(validBody, fc.constantFrom('name', 'price', 'dates', 'location', ''))
+          .map(([body, key]) => `{${JSON.stringify(key)}:${JSON.stringify((body as Body)[key] ?? 1)},${JSON.stringify(body).slice(1)}`),
+      ),
+    ),
+    // Content codings: a real gzip body, or a label on plain JSON.
+    fc
+      .tuple(writeRoute(context), validBody, fc.constantFrom('gzip', 'br', 'deflate', 'x-gzip', 'GZIP', 'identity, gzip', 'compress'), fc.boolean())
+      .map(([[method, path], body, coding, compressed]): FuzzRequest => {
+        const text = method === 'PATCH' ? JSON.stringify({ price: body.price }) : JSON.stringify(body);
+        return { category: 'byte-level-bodies', method, path, headers: [JSON_TYPE, ['Content-Encoding', coding]], body: compressed ? gzipSync(text) : text };
+      }),
+  );
+
+// Text that looks empty or hides something: default-ignorable and white-space characters only,
+// bidirectional controls, tag characters, emoji sequences with ZWJ (valid), in every text field.
+const INVISIBLE = ['\u200b', '\u200c', '\u200d', '\u2060', '\u2061', '\u2064', '\ufeff', '\u00ad', '\u034f', '\u115f', '\u1160', '\u17b4', '\u180e', '\u3164', '\uffa0', '\ufe0f', '\ufe00', '\u{e0001}', '\u{e0020}', '\u{e007f}', '\u{1d173}', '\u{1bca0}', '\u{e0100}', ' ', '\u00a0', '\u3000', '\u2007', '\u202f'];
+const BIDI = ['\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069', '\u200e', '\u200f', '\u061c'];
+
+const invisibleText = (context: FuzzContext) =>
+  withBody(
+    'invisible-text',
+    context,
+    fc
+      .tuple(
+        validBody,
+        fc.constantFrom('name', 'location', 'eventDescription'),
+        fc.oneof(
+          fc.string({ unit: fc.constantFrom(...INVISIBLE), minLength: 1, maxLength: 12 }),
+          fc.tuple(fc.string({ unit: fc.constantFrom(...INVISIBLE), maxLength: 3 }), fc.constantFrom(...BIDI), fc.constantFrom('', 'abc', 'evil')).map(([pad, bidi, text]) => `${pad}${text}${bidi}txt`),
+          fc.constantFrom('👨\u200d👩\u200d👧', '\u{1f3f4}\u{e0067}\u{e0062}\u{e0065}\u{e006e}\u{e0067}\u{e007f}', 'a\u200db', '\u200bName\u200b', 'e\u0301', '\u{e0041}\u{e0042}\u{e0043}', '\u2028', 'x\u2029y'),
+        ),
+      )
+      .map(([body, field, text]) => JSON.stringify({ ...body, [field]: text })),
+  );
+
 /** One bad request of any category, for the given run context. */
 export function badRequest(context: FuzzContext): fc.Arbitrary<FuzzRequest> {
   return fc.oneof(
@@ -554,5 +664,9 @@ export function badRequest(context: FuzzContext): fc.Arbitrary<FuzzRequest> {
     oversizedBody(context),
     brokenAuthorization(context),
     oddHeaders(context),
+    calendarEnd(),
+    preconditions(context),
+    byteLevelBodies(context),
+    invisibleText(context),
   );
 }

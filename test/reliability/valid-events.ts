@@ -3,15 +3,13 @@
 // script differences, so that list-order ties and UTF-8 vs UTF-16 ordering both get exercised.
 import fc from 'fast-check';
 import { LIMITS } from '../../functions/shared/limits.ts';
+import { codePointLength, MULTI_LINE_TEXT, obeysTextRule, SINGLE_LINE_TEXT, type TextRule } from '../../functions/shared/text-rules.ts';
 import type { SpecialEventBody } from '../support/api-client.ts';
 import { dayOfYear } from './reserved-years.ts';
 
 export type EventInput = Omit<SpecialEventBody, 'eventId'>;
 
-const CONTROL = /\p{Cc}/u;
-const CONTROL_BUT_LINE_BREAKS_AND_TABS = /[^\P{Cc}\t\n\r]/u;
-
-function text(maxLength: number, forbidden: RegExp, pool: string[]): fc.Arbitrary<string> {
+function text(maxLength: number, rule: TextRule, pool: string[]): fc.Arbitrary<string> {
   return fc
     .oneof(
       { weight: 3, arbitrary: fc.constantFrom(...pool) },
@@ -21,15 +19,15 @@ function text(maxLength: number, forbidden: RegExp, pool: string[]): fc.Arbitrar
       ),
       fc.string({ unit: 'grapheme-ascii', minLength: maxLength, maxLength }),
     )
-    .filter((value) => !forbidden.test(value) && value.trim().length > 0 && value.trim().length <= maxLength);
+    .filter((value) => obeysTextRule(rule, value) && codePointLength(value.trim()) <= maxLength);
 }
 
 // U+FF01 sorts before U+1F3A8 in UTF-8 (DynamoDB's order) but after it in UTF-16 (JavaScript's).
 const NAMES = ['Art', 'Art Deco', 'art', 'Ärt', 'Art\u00a0Deco', '！Fullwidth', '🎨 Palette', '𝄞 Music', 'Zoo', 'zoo', '中文', 'e\u0301clair', 'éclair'];
 
-export const eventName = text(LIMITS.nameLength, CONTROL, NAMES);
-export const eventLocation = text(LIMITS.locationLength, CONTROL, ['Main Hall', 'Hall 2', 'Jardin d’hiver', '東館']);
-export const eventDescription = text(LIMITS.descriptionLength, CONTROL_BUT_LINE_BREAKS_AND_TABS, [
+export const eventName = text(LIMITS.nameLength, SINGLE_LINE_TEXT, NAMES);
+export const eventLocation = text(LIMITS.locationLength, SINGLE_LINE_TEXT, ['Main Hall', 'Hall 2', 'Jardin d’hiver', '東館']);
+export const eventDescription = text(LIMITS.descriptionLength, MULTI_LINE_TEXT, [
   'A tour.',
   'Line one\nLine two\twith a tab',
   'Emoji 🦕 and RTL עברית',

@@ -4,10 +4,10 @@
 // Requests for paths or methods outside the contract must get one of API Gateway's own answers.
 import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import formats from 'ajv-formats';
+import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import { GATEWAY_RESPONSES, gatewayResponse, type GatewayResponseType } from '../../functions/shared/gateway-responses.ts';
 import { PROBLEM_CONTENT_TYPE } from '../../functions/shared/problems.ts';
+import { createValidator } from './json-schema-validator.ts';
 
 export const COMMITTED_OPENAPI_FILE = new URL('../../openapi/openapi.json', import.meta.url);
 
@@ -34,15 +34,15 @@ export class ContractChecker {
 
   constructor(document: Json) {
     this.document = document;
-    this.ajv = new Ajv2020({ strict: true, allErrors: true });
-    formats.default(this.ajv);
+    this.ajv = createValidator();
     // OpenAPI refers to `#/components/schemas/X`; ajv gets those schemas as one resource of $defs.
     const components = (document.components ?? {}) as Json;
     this.ajv.addSchema({ $id: SCHEMAS_ID, $defs: rewriteRefs(components.schemas ?? {}, '#/$defs/') });
     this.operations = Object.entries(document.paths as Record<string, Json>).map(([template, item]) => ({
       template,
       item,
-      pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`),
+      // `/` is the base URL itself (`/v1.1`, no trailing slash: the service index's links are relative to it).
+      pattern: template === '/' ? /^$/ : new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`),
     }));
   }
 
@@ -53,6 +53,12 @@ export class ContractChecker {
     const match = this.operations.find((candidate) => candidate.pattern.test(pathname));
     const operation = match?.item[method.toLowerCase()] as Json | undefined;
     if (!operation) {
+      const methodNotAllowed = match?.item['x-method-not-allowed'] as Json | undefined;
+      if (methodNotAllowed && response.status === 405) {
+        this.checkHeaders(where, methodNotAllowed, response);
+        this.checkBody(where, methodNotAllowed, response);
+        return;
+      }
       this.checkOutsideContract(method, where, response);
       return;
     }

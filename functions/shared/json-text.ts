@@ -1,0 +1,52 @@
+// Checks of a request body's text that JSON.parse cannot make: strict UTF-8 decoding and
+// duplicate object keys.
+
+let strictUtf8: InstanceType<typeof TextDecoder> | undefined; // built on first use, like every module-level value here that bundles could not drop
+
+/**
+ * The body's bytes as text, or undefined when they are not UTF-8 (invalid sequences, overlong
+ * forms, encoded surrogates: the fatal decoder refuses each of them). A BOM is kept, so that
+ * JSON.parse refuses it as RFC 8259 allows.
+ */
+export function decodeUtf8(bytes: Uint8Array): string | undefined {
+  try {
+    strictUtf8 ??= new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+    return strictUtf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The first key that the top-level object of `text` (which JSON.parse has accepted, so the scan
+ * may assume valid JSON) gives twice; undefined when there is none. Only the top level matters:
+ * no field of a request body holds an object. Hand-written: JSON.parse keeps the last value
+ * silently, and a second, duplicate-aware parser from the registry would double the parsing for
+ * this one check. Keys compare after unescaping, so `"a"` and `"\u0061"` are the same key.
+ */
+export function duplicateKey(text: string): string | undefined {
+  const keys = new Set<string>();
+  let depth = 0;
+  let expectingKey = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      let end = i + 1;
+      while (text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
+      if (expectingKey) {
+        const key = JSON.parse(text.slice(i, end + 1)) as string;
+        if (keys.has(key)) return key;
+        keys.add(key);
+        expectingKey = false;
+      }
+      i = end;
+    } else if (c === '{' || c === '[') {
+      expectingKey = ++depth === 1;
+    } else if (c === '}' || c === ']') {
+      depth--;
+    } else if (c === ',') {
+      expectingKey = depth === 1;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,63 @@
+// If-Match by RFC 9110 §13.1.1: `If-Match = "*" / #entity-tag`, compared strongly (§8.8.3.2:
+// both tags strong and their opaque-tags equal character for character). Hand-written because
+// it is a few lines of grammar that no maintained small library covers.
+
+/** etagc = %x21 / %x23-7E / obs-text: any visible ASCII but `"`, and bytes 0x80-0xFF (Latin-1 in a header string). */
+const ETAGC = '[\\u0021\\u0023-\\u007E\\u0080-\\u00FF]';
+const ENTITY_TAG = `(W/)?"${ETAGC}*"`;
+/**
+ * The whole field value, also published as the OpenAPI pattern of the header. A list may hold
+ * empty elements (`"1",,"2"` and `` are valid lists, RFC 9110 §5.6.1.2).
+ */
+export const IF_MATCH_PATTERN = `^(\\*|(${ENTITY_TAG})?([ \\t]*,[ \\t]*(${ENTITY_TAG})?)*)$`;
+// Built on first use: a module-level `new RegExp` would keep this module in bundles that never parse If-Match.
+let grammar: { field: RegExp; tags: RegExp } | undefined;
+
+/** Our ETags are `"<version>"`, the version a positive integer written without leading zeros. */
+const VERSION_TAG = /^[1-9][0-9]{0,14}$/;
+
+export type IfMatch =
+  /** No If-Match: the write is unconditional. */
+  | { kind: 'absent' }
+  /** `*`: the event must exist (which every write requires anyway). */
+  | { kind: 'any' }
+  /** The versions whose strong ETags the list names; empty when no member can match (a list of weak or foreign tags, or an empty list). */
+  | { kind: 'versions'; versions: number[] }
+  | { kind: 'invalid' };
+
+/** Parses the If-Match field value(s); several field lines form one comma-separated list (RFC 9110 §5.3). */
+export function parseIfMatch(fieldLines: readonly string[] | undefined): IfMatch {
+  if (fieldLines === undefined || fieldLines.length === 0) return { kind: 'absent' };
+  const value = fieldLines.map((line) => line.trim()).join(', ');
+  grammar ??= { field: new RegExp(IF_MATCH_PATTERN), tags: new RegExp(`(W/)?"(${ETAGC}*)"`, 'g') };
+  if (!grammar.field.test(value)) return { kind: 'invalid' };
+  if (value === '*') return { kind: 'any' };
+  const versions = new Set<number>();
+  for (const [, weak, opaque = ''] of value.matchAll(grammar.tags)) {
+    // A weak tag never matches in If-Match; an opaque-tag that is not a version we wrote cannot be equal to our ETag.
+    if (!weak && VERSION_TAG.test(opaque)) versions.add(Number(opaque));
+  }
+  return { kind: 'versions', versions: [...versions] };
+}
+
+/** Matches no version we ever write: the store then answers 412 (or 404 when the event is gone, RFC 9110 §13.2.1). */
+const NO_VERSION = -1;
+
+/**
+ * Runs a conditional write: `write(expectedVersion)` with the one version the If-Match list
+ * allows. A list naming several of our versions is resolved against the current version (one
+ * read); should the event change between that read and the write, the write answers 412.
+ */
+export async function withIfMatch<T>(
+  ifMatch: Exclude<IfMatch, { kind: 'invalid' }>,
+  currentVersion: () => Promise<number | undefined>,
+  write: (expectedVersion: number | undefined) => Promise<T>,
+): Promise<T> {
+  if (ifMatch.kind !== 'versions') return write(undefined);
+  const { versions } = ifMatch;
+  if (versions.length > 1) {
+    const current = await currentVersion();
+    return write(current !== undefined && versions.includes(current) ? current : NO_VERSION);
+  }
+  return write(versions[0] ?? NO_VERSION);
+}

@@ -1,0 +1,124 @@
+// The edge classes of issue 14 over real HTTP (local API, real handler bundles, DynamoDB Local):
+// the end of the calendar, If-Match by RFC 9110, bodies that are not UTF-8, invisible text,
+// content codings, duplicate keys and unknown query parameters.
+import fc from 'fast-check';
+import { FIRST_DATE, LAST_DATE } from '../../functions/shared/calendar-dates.ts';
+import { api, createEvent, type SpecialEventBody } from '../support/api-client.ts';
+import { RESERVED_YEARS } from '../reliability/reserved-years.ts';
+
+const scratchDate = `${RESERVED_YEARS.scratch}-03-03`;
+const anyDate = fc
+  .date({ min: new Date(`${FIRST_DATE}T00:00:00Z`), max: new Date(`${LAST_DATE}T23:59:59Z`), noInvalidDate: true })
+  .map((date) => date.toISOString().slice(0, 10));
+const nearTheEnds = fc.oneof(
+  fc.integer({ min: 0, max: 400 }).map((day) => new Date(Date.UTC(9999, 11, 31 - day)).toISOString().slice(0, 10)),
+  fc.integer({ min: 0, max: 400 }).map((day) => new Date(Date.UTC(1900, 0, 1 + day)).toISOString().slice(0, 10)),
+);
+
+describe('the list at the ends of the calendar', () => {
+  test('startDate 9999-12-25 without endDate lists up to 9999-12-31', async () => {
+    for (const startDate of ['9999-12-25', '9999-12-31', '9999-12-24']) {
+      const response = await api('GET', `/special-events?startDate=${startDate}`);
+      expect([startDate, response.status]).toEqual([startDate, 200]);
+    }
+  });
+
+  test('over the whole calendar, with endDate given or defaulted, the list answers 200 or 400, never 5xx', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(anyDate, nearTheEnds), fc.option(fc.oneof(anyDate, nearTheEnds)), fc.option(fc.integer({ min: 1, max: 100 })), async (startDate, endDate, page) => {
+        const query = [`startDate=${startDate}`, ...(endDate === null ? [] : [`endDate=${endDate}`]), ...(page === null ? [] : [`page=${page}`])].join('&');
+        const response = await api('GET', `/special-events?${query}`);
+        expect([query, response.status === 200 || response.status === 400]).toEqual([query, true]);
+      }),
+      { numRuns: 150, seed: 20_261_123 },
+    );
+    // Without startDate, today is the start (the unit property covers every "today" of the calendar).
+    expect((await api('GET', '/special-events')).status).toBe(200);
+    expect((await api('GET', `/special-events?endDate=${LAST_DATE}`)).status).toBe(400);
+  });
+});
+
+describe('If-Match (RFC 9110 §13.1.1)', () => {
+  let event: SpecialEventBody;
+  const patch = (ifMatch: string, price = 7) => api<SpecialEventBody>('PATCH', `/special-events/${event.eventId}`, { json: { price }, headers: { 'If-Match': ifMatch } });
+
+  beforeEach(async () => {
+    event = await createEvent({ dates: [scratchDate] });
+  });
+
+  test.each(['', '"01"', '"0000001"', 'W/"1"', '"x,y"', '"2", "3"', ',', '"1.0"'])('If-Match: %j matches nothing: 412, nothing written', async (value) => {
+    expect((await patch(value)).status).toBe(412);
+    expect((await api<SpecialEventBody>('GET', `/special-events/${event.eventId}`)).headers.get('etag')).toBe('"1"');
+  });
+
+  test.each(['"1"', '"2", "1"', '"x,y", "1"', 'W/"1", "1"', '*', '"1",,'])('If-Match: %j matches version 1', async (value) => {
+    const response = await patch(value);
+    expect([response.status, response.headers.get('etag')]).toEqual([200, '"2"']);
+  });
+
+  test.each(['1', 'garbage', '*, "1"', '"1" "2"', 'W/'])('If-Match: %j is not an If-Match value: 400', async (value) => {
+    expect((await patch(value)).status).toBe(400);
+  });
+
+  test('DELETE follows the same rules: a list naming the current version deletes, an empty field is 412', async () => {
+    expect((await api('DELETE', `/special-events/${event.eventId}`, { headers: { 'If-Match': '' } })).status).toBe(412);
+    expect((await api('DELETE', `/special-events/${event.eventId}`, { headers: { 'If-Match': 'W/"1"' } })).status).toBe(412);
+    expect((await api('DELETE', `/special-events/${event.eventId}`, { headers: { 'If-Match': '"5", "1"' } })).status).toBe(204);
+    expect((await api('DELETE', `/special-events/${event.eventId}`, { headers: { 'If-Match': '*' } })).status).toBe(404);
+  });
+});
+
+describe('request bodies and text', () => {
+  const post = (rawBody: string | Buffer, headers: Record<string, string> = {}) =>
+    api('POST', '/special-events', { rawBody, headers: { 'Content-Type': 'application/json', ...headers } });
+  const valid = { name: 'Edge', location: 'Lab', eventDescription: 'Edges', dates: [scratchDate], price: 1 };
+
+  test.each([
+    ['a\\xff\\xfeb', [0x61, 0xff, 0xfe, 0x62]],
+    ['overlong \\xc0\\x80', [0xc0, 0x80]],
+    ['encoded surrogate \\xed\\xa0\\x80', [0xed, 0xa0, 0x80]],
+  ])('a name with the bytes %s is a 400, not stored with U+FFFD', async (_, bytes) => {
+    const body = Buffer.concat([Buffer.from('{"name":"'), Buffer.from(bytes), Buffer.from(`",${JSON.stringify(valid).slice(JSON.stringify(valid).indexOf('"location"'))}`)]);
+    expect((await post(body)).status).toBe(400);
+  });
+
+  test.each(['\u200b', '\u200d', '\ufeff', '\u200b\u200d\ufeff', '\u2060\u00ad', ' \u3000 '])('a text field of only %j is empty: 400', async (text) => {
+    for (const field of ['name', 'location', 'eventDescription']) {
+      expect([field, (await post(JSON.stringify({ ...valid, [field]: text }))).status]).toEqual([field, 400]);
+    }
+  });
+
+  test.each(['\u202e', '\u2066', '\u200f'])('a text field with the bidirectional control %j is a 400', async (control) => {
+    for (const field of ['name', 'location', 'eventDescription']) {
+      expect([field, (await post(JSON.stringify({ ...valid, [field]: `evil${control}txt` }))).status]).toEqual([field, 400]);
+    }
+  });
+
+  test('Content-Encoding: gzip is a 415 with Accept-Encoding: identity', async () => {
+    const response = await post(JSON.stringify(valid), { 'Content-Encoding': 'gzip' });
+    expect([response.status, response.headers.get('accept-encoding')]).toEqual([415, 'identity']);
+  });
+
+  test('a field given twice is a 400', async () => {
+    const response = await post('{"name":"A","name":"B","location":"Lab","eventDescription":"x","dates":["9980-03-03"],"price":1}');
+    expect(response.status).toBe(400);
+  });
+
+  test('an empty property name is named as one', async () => {
+    const response = await post(JSON.stringify({ ...valid, '': 1 }));
+    expect(response.status).toBe(400);
+    expect(response.text).toContain('the empty name');
+  });
+});
+
+describe('query parameters', () => {
+  test('every operation refuses parameters it does not define, as the list does', async () => {
+    const { eventId } = await createEvent({ dates: [scratchDate] });
+    expect((await api('GET', `/special-events/${eventId}?expand=all`)).status).toBe(400);
+    expect((await api('PATCH', `/special-events/${eventId}?dryRun=1`, { json: { price: 2 } })).status).toBe(400);
+    expect((await api('DELETE', `/special-events/${eventId}?force=1`)).status).toBe(400);
+    expect((await api('POST', '/special-events?x=1', { json: { name: 'Q', location: 'L', eventDescription: 'D', dates: [scratchDate], price: 1 } })).status).toBe(400);
+    expect((await api('GET', '/special-events?page=1000000')).text).toContain('must be at most 100');
+    expect((await api('GET', `/special-events/${eventId}`)).status).toBe(200);
+  });
+});

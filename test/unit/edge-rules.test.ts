@@ -1,0 +1,248 @@
+// The edge rules of issue 14, one class at a time: If-Match (RFC 9110), text that looks empty or
+// hides bidirectional controls, bodies that are not UTF-8, duplicate keys, and the end of the calendar.
+import fc from 'fast-check';
+import { addDays, daysBetween, FIRST_DATE, isCalendarDate, LAST_DATE } from '../../functions/shared/calendar-dates.ts';
+import { CreateEventRequest, ListEventsQuery } from '../../functions/shared/event-schema.ts';
+import { validate } from '../../functions/shared/http.ts';
+import { decodeUtf8, duplicateKey } from '../../functions/shared/json-text.ts';
+import { parseIfMatch, withIfMatch } from '../../functions/shared/preconditions.ts';
+import { HttpProblem } from '../../functions/shared/problems.ts';
+import { codePointLength, MULTI_LINE_TEXT, obeysTextRule, SINGLE_LINE_TEXT } from '../../functions/shared/text-rules.ts';
+import { parseListQuery } from '../../functions/list-special-events.ts';
+import { textRulePattern } from '../../lib/openapi/text-patterns.ts';
+
+const valid = { name: 'Gala', location: 'Hall', eventDescription: 'Line one\nLine two', dates: ['2031-02-01'], price: 0.5 };
+
+function problemOf(run: () => unknown): HttpProblem {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof HttpProblem) return error;
+    throw error;
+  }
+  throw new Error('expected a problem');
+}
+
+describe('If-Match (RFC 9110 §13.1.1)', () => {
+  test.each<[string[] | undefined, ReturnType<typeof parseIfMatch>]>([
+    [undefined, { kind: 'absent' }],
+    [['*'], { kind: 'any' }],
+    [[' * '], { kind: 'any' }],
+    [[''], { kind: 'versions', versions: [] }],
+    [[','], { kind: 'versions', versions: [] }],
+    [['"1"'], { kind: 'versions', versions: [1] }],
+    [['"2", "1"'], { kind: 'versions', versions: [2, 1] }],
+    [['"2",,"1"'], { kind: 'versions', versions: [2, 1] }],
+    [['"2"', '"1"'], { kind: 'versions', versions: [2, 1] }],
+    [['"01"'], { kind: 'versions', versions: [] }],
+    [['"0000001"'], { kind: 'versions', versions: [] }],
+    [['"1.0"'], { kind: 'versions', versions: [] }],
+    [['W/"1"'], { kind: 'versions', versions: [] }],
+    [['W/"1", "x,y"'], { kind: 'versions', versions: [] }],
+    [['"x,y"'], { kind: 'versions', versions: [] }],
+    [['"x,y", "3"'], { kind: 'versions', versions: [3] }],
+    [['""'], { kind: 'versions', versions: [] }],
+    [['"99999999999999999999"'], { kind: 'versions', versions: [] }],
+    [['1'], { kind: 'invalid' }],
+    [['garbage'], { kind: 'invalid' }],
+    [['*, "1"'], { kind: 'invalid' }],
+    [['"1" "2"'], { kind: 'invalid' }],
+    [['"a"b"'], { kind: 'invalid' }],
+    [['W/'], { kind: 'invalid' }],
+    [['w/"1"'], { kind: 'invalid' }],
+    [['"1'], { kind: 'invalid' }],
+  ])('%j is %j', (lines, expected) => {
+    expect(parseIfMatch(lines)).toEqual(expected);
+  });
+
+  test('strong comparison is exact string equality: only our canonical version tags can equal an ETag', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 2 ** 40 }), fc.string({ unit: fc.constantFrom('0', '1', '2', 'a', ',', '#', 'W'), maxLength: 6 }), (version, noise) => {
+        const opaque = `${noise}${version}`;
+        const parsed = parseIfMatch([`"${opaque}"`]);
+        // The ETag of version `version` is `"<version>"`: it matches exactly when the opaque-tags are equal strings.
+        expect(parsed.kind === 'versions' && parsed.versions.includes(version)).toBe(opaque === String(version));
+      }),
+    );
+  });
+
+  test('a list naming several versions writes with the current one when it is listed, and with none otherwise', async () => {
+    const writes: (number | undefined)[] = [];
+    const write = async (expected: number | undefined) => {
+      writes.push(expected);
+      return 'ok';
+    };
+    await withIfMatch({ kind: 'versions', versions: [2, 1] }, async () => 1, write);
+    await withIfMatch({ kind: 'versions', versions: [2, 3] }, async () => 1, write);
+    await withIfMatch({ kind: 'versions', versions: [] }, async () => 1, write);
+    await withIfMatch({ kind: 'any' }, async () => 1, write);
+    expect(writes).toEqual([1, -1, -1, undefined]);
+  });
+});
+
+describe('text fields', () => {
+  const nameOf = (name: string) => validate(CreateEventRequest, { ...valid, name }, 'request body').name;
+  const messageFor = (field: 'name' | 'location' | 'eventDescription', value: string) =>
+    problemOf(() => validate(CreateEventRequest, { ...valid, [field]: value }, 'request body')).problem.errors?.[0]?.message;
+
+  test.each(['\u200b', '\u200d', '\ufeff', '\u200b\u200d\ufeff', ' \u200b ', '\u2060', '\u00ad', '\u034f', '\ufe0f', '\u{e0041}\u{e0042}', '\u3164', '\u180e', '\u{1d173}'])(
+    '%j is empty in every text field',
+    (text) => {
+      for (const field of ['name', 'location', 'eventDescription'] as const) expect(messageFor(field, text)).toBe('must contain at least one visible character');
+    },
+  );
+
+  test.each(['\u202e', '\u202a', '\u202b', '\u202c', '\u202d', '\u2066', '\u2067', '\u2068', '\u2069', '\u200e', '\u200f', '\u061c'])(
+    'bidirectional control %j is refused in every text field',
+    (control) => {
+      for (const field of ['name', 'location', 'eventDescription'] as const) expect(messageFor(field, `Gala ${control}night`)).toMatch(/bidirectional/);
+    },
+  );
+
+  test('U+FFFD, control characters and lone surrogates are refused; line breaks only in descriptions', () => {
+    expect(messageFor('name', 'a\ufffdb')).toMatch(/U\+FFFD/);
+    expect(messageFor('name', 'a\u0007b')).toMatch(/control/);
+    expect(messageFor('name', 'a\nb')).toMatch(/control characters or line breaks/);
+    expect(messageFor('location', 'a\u2028b')).toMatch(/line breaks/);
+    expect(messageFor('name', 'a\ud800')).toMatch(/well-formed/);
+    expect(validate(CreateEventRequest, { ...valid, eventDescription: 'a\r\n\tb\u2028c' }, 'request body').eventDescription).toBe('a\r\n\tb\u2028c');
+  });
+
+  test('invisible characters between visible ones stay (a ZWJ inside an emoji sequence)', () => {
+    expect(nameOf('👨\u200d👩\u200d👧 family day')).toBe('👨\u200d👩\u200d👧 family day');
+    expect(nameOf('\u{1f3f4}\u{e0067}\u{e0062}\u{e0065}\u{e006e}\u{e0067}\u{e007f}')).toHaveLength(14); // the flag of England: tags
+  });
+
+  test('lengths count code points after trimming, as JSON Schema counts them', () => {
+    expect(nameOf(` ${'🦕'.repeat(200)} `)).toBe('🦕'.repeat(200));
+    expect(messageFor('name', '🦕'.repeat(201))).toBe('must be at most 200 characters');
+  });
+
+  test('the published pattern is the rule: the server accepts exactly the text it matches (before trimming and length)', () => {
+    const unit = fc.oneof(
+      fc.constantFrom(' ', '\t', '\n', '\u200b', '\u200d', '\u202e', '\u2066', '\ufffd', '\ud800', '\u0085', '\u2028', '\ufeff', '\u{e0020}', 'a', 'é', '🦕'),
+      fc.string({ unit: 'binary', maxLength: 1 }),
+    );
+    fc.assert(
+      fc.property(fc.array(unit, { maxLength: 8 }).map((units) => units.join('')), (text) => {
+        for (const [rule, field] of [
+          [SINGLE_LINE_TEXT, 'name'],
+          [MULTI_LINE_TEXT, 'eventDescription'],
+        ] as const) {
+          const accepted = v_accepts(field, text);
+          expect([field, text, accepted]).toEqual([field, text, new RegExp(textRulePattern(rule), 'u').test(text)]);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+  function v_accepts(field: string, text: string): boolean {
+    try {
+      validate(CreateEventRequest, { ...valid, [field]: text }, 'request body');
+      return true;
+    } catch (error) {
+      if (!(error instanceof HttpProblem)) throw error;
+      return false;
+    }
+  }
+
+  test('the published pattern agrees with the rule on every single code point, alone and after a visible one', () => {
+    for (const rule of [SINGLE_LINE_TEXT, MULTI_LINE_TEXT]) {
+      const pattern = new RegExp(textRulePattern(rule), 'u');
+      for (let codePoint = 0; codePoint <= 0x10ffff; codePoint += 1) {
+        const character = String.fromCodePoint(codePoint);
+        if (pattern.test(character) !== obeysTextRule(rule, character) || pattern.test(`a${character}`) !== obeysTextRule(rule, `a${character}`)) {
+          throw new Error(`U+${codePoint.toString(16)}: the pattern and the rule disagree`);
+        }
+      }
+    }
+  });
+
+  test('codePointLength counts an astral character once', () => {
+    expect(codePointLength('a🦕b')).toBe(3);
+  });
+});
+
+describe('request body text', () => {
+  test.each([
+    ['a\\xff\\xfeb', [0x61, 0xff, 0xfe, 0x62]],
+    ['overlong NUL', [0xc0, 0x80]],
+    ['overlong slash', [0xe0, 0x80, 0xaf]],
+    ['an encoded surrogate', [0xed, 0xa0, 0x80]],
+    ['a truncated sequence', [0xe2, 0x82]],
+    ['beyond U+10FFFF', [0xf4, 0x90, 0x80, 0x80]],
+    ['a lone continuation byte', [0x80]],
+  ])('%s is not UTF-8', (_, bytes) => {
+    expect(decodeUtf8(Uint8Array.from(bytes))).toBeUndefined();
+  });
+
+  test('valid UTF-8 decodes as it is, a BOM included (JSON.parse then refuses it)', () => {
+    expect(decodeUtf8(Buffer.from('\ufeff{"a":"é🦕"}'))).toBe('\ufeff{"a":"é🦕"}');
+  });
+
+  test.each([
+    ['{"a":1,"a":2}', 'a'],
+    ['{"price":1,"name":"x","price":2}', 'price'],
+    ['{"a":1,"\\u0061":2}', 'a'],
+    ['{"":1,"":2}', ''],
+    ['{"dates":[{"x":1}],"x":2,"dates":3}', 'dates'],
+    ['{"o":{"a":1},"p":{"a":1}}', undefined],
+    ['{"dates":[{"x":1,"x":2}]}', undefined], // nested objects are refused by validation anyway
+    ['{"a":"\\"a\\":1","b":2}', undefined],
+    ['{"a":[1,2,{"b":"}"}],"b":1}', undefined],
+  ])('%s repeats %j at the top level', (text, path) => {
+    JSON.parse(text);
+    expect(duplicateKey(text)).toBe(path);
+  });
+
+  test('a property with an empty name is named as such, not "must be a JSON object"', () => {
+    const problem = problemOf(() => validate(CreateEventRequest, { ...valid, '': 1 }, 'request body'));
+    expect(problem.problem.errors).toEqual([{ field: '', message: 'is not a known field (the empty name "")' }]);
+  });
+});
+
+describe('the end of the calendar', () => {
+  const anyDate = fc.date({ min: new Date(`${FIRST_DATE}T00:00:00Z`), max: new Date(`${LAST_DATE}T23:59:59Z`), noInvalidDate: true }).map((date) => date.toISOString().slice(0, 10));
+
+  test('addDays stays inside 1900-01-01..9999-12-31', () => {
+    expect(addDays('9999-12-25', 7)).toBe('9999-12-31');
+    expect(addDays('9999-12-31', 1)).toBe('9999-12-31');
+    expect(addDays('1900-01-03', -7)).toBe('1900-01-01');
+    fc.assert(
+      fc.property(anyDate, fc.integer({ min: -400, max: 400 }), (date, days) => {
+        expect(isCalendarDate(addDays(date, days))).toBe(true);
+      }),
+    );
+  });
+
+  test('page 1000000 is "at most 100", not "not a whole number"', () => {
+    const problem = problemOf(() => validate(ListEventsQuery, { page: '1000000', limit: '9'.repeat(400) }, 'query string'));
+    expect(problem.problem.errors).toEqual([
+      { field: 'page', message: 'must be at most 100' },
+      { field: 'limit', message: 'must be at most 30' },
+    ]);
+  });
+
+  test('the list query, over the whole calendar with every combination of given and defaulted bounds, is a valid range or a 400', () => {
+    fc.assert(
+      fc.property(anyDate, fc.option(anyDate), fc.option(anyDate), (today, startDate, endDate) => {
+        const query: Record<string, string> = {};
+        if (startDate !== null) query.startDate = startDate;
+        if (endDate !== null) query.endDate = endDate;
+        let range: ReturnType<typeof parseListQuery>;
+        try {
+          range = parseListQuery({ queryStringParameters: query, multiValueQueryStringParameters: null }, new Date(`${today}T12:00:00Z`));
+        } catch (error) {
+          expect(error).toBeInstanceOf(HttpProblem);
+          expect((error as HttpProblem).problem.status).toBe(400);
+          return;
+        }
+        expect(isCalendarDate(range.startDate) && isCalendarDate(range.endDate)).toBe(true);
+        const days = daysBetween(range.startDate, range.endDate);
+        expect(days >= 0 && days <= 366).toBe(true);
+        if (endDate === null) expect(range.endDate).toBe(addDays(range.startDate, 7));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
