@@ -588,8 +588,14 @@ function without(list: IndexKey[], others: IndexKey[]): IndexKey[] {
 /** Runs `task` on every item, PARALLEL_ITEM_WRITES at a time; rejects with the first failure. */
 async function inParallel<T>(items: T[], task: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
+  let failed = false;
   const worker = async () => {
-    while (next < items.length) await task(items[next++] as T);
+    try {
+      while (next < items.length && !failed) await task(items[next++] as T);
+    } catch (error) {
+      failed = true; // the other workers stop taking items: the caller is about to give up
+      throw error;
+    }
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL_ITEM_WRITES, items.length) }, worker));
 }

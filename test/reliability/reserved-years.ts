@@ -10,6 +10,10 @@ export const RESERVED_YEARS = {
   concurrency: 9981,
   /** Events written through the fault proxy. */
   faults: 9982,
+  /** Events of a whole (leap) year of dates, and the years they move to. */
+  largeEvents: 9984,
+  /** Large events written through the fault proxy. */
+  largeFaults: 9988,
   /** Every date a fuzzed request could get stored with. */
   fuzz: 9990,
 } as const;
