@@ -14,6 +14,8 @@ export const RESERVED_YEARS = {
   largeEvents: 9984,
   /** Large events written through the fault proxy. */
   largeFaults: 9988,
+  /** One year per run of the large-event property, 9993-9998. */
+  largeProperty: { first: 9993, count: 6 },
   /** Every date a fuzzed request could get stored with. */
   fuzz: 9990,
 } as const;
