@@ -8,19 +8,21 @@
 // name. Protocol, failure cases and who cleans what: README "Data model".
 import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+// DynamoDB's own commands with marshall/unmarshall rather than the Document client's command
+// wrappers: every handler bundles this whole module, and the wrappers cost ~2 KB of the 250 KB
+// bundle budget (docs/PERFORMANCE.md). QueryCommand's wrapper is bundled anyway (its paginator).
 import {
-  BatchGetCommand,
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-  type BatchGetCommandOutput,
-  type DynamoDBDocumentClient,
-} from '@aws-sdk/lib-dynamodb';
-import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { unmarshall, type NativeAttributeValue } from '@aws-sdk/util-dynamodb';
+  BatchGetItemCommand,
+  DeleteItemCommand,
+  GetItemCommand,
+  TransactWriteItemsCommand,
+  UpdateItemCommand,
+  type AttributeValue,
+  type BatchGetItemCommandOutput,
+  type TransactWriteItem,
+} from '@aws-sdk/client-dynamodb';
+import { QueryCommand, type DynamoDBDocumentClient, type QueryCommandOutput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { monthsBetween } from './calendar-dates.ts';
 import type { NewSpecialEvent, SpecialEvent, SpecialEventChanges } from './event-schema.ts';
 import { LIMITS } from './limits.ts';
@@ -115,11 +117,6 @@ interface IndexKey {
   name: string;
 }
 
-/** Another writer's index item is newer than ours: our commit would lose the race anyway. */
-class IndexItemRaceLostError extends Error {
-  override name = 'IndexItemRaceLostError';
-}
-
 export class EventsStore {
   private readonly client: DynamoDBDocumentClient;
   private readonly tableName: string;
@@ -194,15 +191,12 @@ export class EventsStore {
       if (replay) return replay;
       await sleep(Math.random() * 10 * attempt, undefined, { signal: this.signal });
     }
-    throw new StoreBusyError('Requests with this Idempotency-Key kept colliding');
+    throw new StoreBusyError('Idempotency-Key requests kept colliding');
   }
 
   /** The event an earlier request with the same Idempotency-Key created, if its record is live. */
   private async replayOf(request: { tableName: string; id: string; requestHash: string }, nowSeconds: number): Promise<StoredEvent | undefined> {
-    const { Item } = await this.client.send(
-      new GetCommand({ TableName: request.tableName, Key: { [idempotencyTable.partitionKey.name]: request.id }, ConsistentRead: true }),
-      { abortSignal: this.signal },
-    );
+    const Item = await this.getItem(request.tableName, { [idempotencyTable.partitionKey.name]: request.id });
     if (!Item || Number(Item[idempotencyTable.timeToLiveAttribute]) <= nowSeconds) return undefined;
     if (Item.requestHash !== request.requestHash) throw new IdempotencyKeyReusedError();
     return toStoredEvent({ ...(Item.event as Item), version: 1 });
@@ -222,11 +216,16 @@ export class EventsStore {
   }
 
   async getEvent(eventId: string): Promise<StoredEvent | undefined> {
-    const { Item } = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: keys.event(eventId), ConsistentRead: true }),
-      { abortSignal: this.signal },
-    );
-    return Item ? toStoredEvent(Item) : undefined;
+    const item = await this.getItem(this.tableName, keys.event(eventId));
+    return item && toStoredEvent(item);
+  }
+
+  /** A strongly consistent GetItem. */
+  private async getItem(tableName: string, key: Item): Promise<Item | undefined> {
+    const { Item } = await this.client.send(new GetItemCommand({ TableName: tableName, Key: toAttributes(key), ConsistentRead: true }), {
+      abortSignal: this.signal,
+    });
+    return Item && unmarshall(Item);
   }
 
   /**
@@ -292,29 +291,29 @@ export class EventsStore {
       const token = randomUUID();
       try {
         const { Attributes } = await this.client.send(
-          new UpdateCommand({
+          new UpdateItemCommand({
             TableName: this.tableName,
-            Key: keys.event(eventId),
+            Key: toAttributes(keys.event(eventId)),
             UpdateExpression: `SET ${fields.map((_, i) => `#f${i} = :f${i}, `).join('')}version = version + :one, updatedAt = :now, writeToken = :token`,
             ConditionExpression: `${expectedVersion === undefined ? 'attribute_exists(pk)' : 'version = :expectedVersion'} AND (attribute_not_exists(writeToken) OR writeToken <> :token)`,
             ExpressionAttributeNames: Object.fromEntries(fields.map(([field], i) => [`#f${i}`, field])),
-            ExpressionAttributeValues: {
+            ExpressionAttributeValues: toAttributes({
               ...Object.fromEntries(fields.map(([, value], i) => [`:f${i}`, value])),
               ':one': 1,
               ':now': new Date().toISOString(),
               ':token': token,
-              ...(expectedVersion === undefined ? {} : { ':expectedVersion': expectedVersion }),
-            },
+              ':expectedVersion': expectedVersion,
+            }),
             ReturnValues: 'ALL_NEW',
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
           { abortSignal: this.signal },
         );
-        return toStoredEvent(Attributes as Item);
+        return toStoredEvent(unmarshall(Attributes as Record<string, AttributeValue>));
       } catch (error) {
         if (!isConditionalCheckFailed(error)) throw error;
-        // The item as it is now, in DynamoDB's own format (the Document client leaves errors alone).
-        const current = error.Item && unmarshall(error.Item as Record<string, NativeAttributeValue>);
+        // The item as it is now.
+        const current = error.Item && unmarshall(error.Item as Record<string, AttributeValue>);
         if (!current) throw new EventNotFoundError(eventId);
         if (current.writeToken === token) return toStoredEvent(current);
         throw new EventVersionMismatchError(eventId, Number(current.version));
@@ -360,63 +359,59 @@ export class EventsStore {
     if (commit.length + added.length + stale.length <= MAX_TRANSACTION_ACTIONS) {
       await this.transact([
         ...commit,
-        ...added.map((key) => ({ Put: { TableName: this.tableName, Item: this.indexItem(eventId, key, stamp) } })),
+        ...added.map((key) => ({
+          Put: {
+            TableName: this.tableName,
+            Item: { ...keys.eventDate(eventId, key.date, key.name), ...keys.dateIndex(key.date, key.name, eventId, stamp), writeVersion: stamp.version },
+          },
+        })),
         ...stale.map((key) => ({ Delete: { TableName: this.tableName, Key: keys.eventDate(eventId, key.date, key.name) } })),
       ]);
       return;
     }
     await inParallel(added, async (key) => {
-      try {
-        await this.client.send(
-          new PutCommand({
-            TableName: this.tableName,
-            Item: this.indexItem(eventId, key, stamp),
-            // Tags only ever grow, so a reader that saw a stale tag can delete exactly what it saw.
-            ConditionExpression: 'attribute_not_exists(writeVersion) OR writeVersion <= :version',
-            ExpressionAttributeValues: { ':version': stamp.version },
-          }),
-          { abortSignal: this.signal },
-        );
-      } catch (error) {
-        if (isConditionalCheckFailed(error)) throw new IndexItemRaceLostError('A newer write has put this index item');
-        throw error;
-      }
+      const index = keys.dateIndex(key.date, key.name, eventId, stamp);
+      // An upsert: UpdateItem does what a conditional PutItem would, with a command the store
+      // already uses. Tags only ever grow, so a reader that saw a stale tag can delete exactly
+      // what it saw; a newer tag means a newer write, and this one has lost the race (isLostRace).
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: toAttributes(keys.eventDate(eventId, key.date, key.name)),
+          UpdateExpression: 'SET gsi1pk = :pk, gsi1sk = :sk, writeVersion = :v',
+          ConditionExpression: 'attribute_not_exists(writeVersion) OR writeVersion <= :v',
+          ExpressionAttributeValues: toAttributes({ ':pk': index.gsi1pk, ':sk': index.gsi1sk, ':v': stamp.version }),
+        }),
+        { abortSignal: this.signal },
+      );
     });
     // After this, a reader could think these items abandoned (LEFTOVER_GRACE_MS): never commit then.
-    if (Date.now() - stamp.writtenAt > COMMIT_WINDOW_MS) throw new StoreBusyError('Writing the index items took too long');
+    if (Date.now() - stamp.writtenAt > COMMIT_WINDOW_MS) throw new StoreBusyError('Index items took too long');
     await this.transact(commit);
-    try {
-      await inParallel(stale, (key) =>
-        this.deleteIndexItem(keys.eventDate(eventId, key.date, key.name), {
-          // Not an item a later write has put again (a date removed now and added back since).
-          ConditionExpression: 'NOT writeVersion > :version',
-          ExpressionAttributeValues: { ':version': stamp.version },
-        }),
-      );
-    } catch {
-      // The write is committed; a stale item this left behind (throttling, the deadline) is one no
-      // reader counts, and the next list that meets it deletes it.
-    }
+    // Not an item a later write has put again (a date removed now and added back since). If this
+    // fails (throttling, the deadline), the write is still committed: a stale item left behind is
+    // one no reader counts, and the next list that meets it deletes it.
+    const notNewer = { N: String(stamp.version) };
+    await inParallel(stale, (key) => this.deleteIndexItem(keys.eventDate(eventId, key.date, key.name), 'NOT writeVersion > :v', notNewer)).catch(
+      () => undefined,
+    );
   }
 
-  /** Deletes an index item if `condition` holds; an item that no longer qualifies is left alone. */
-  private async deleteIndexItem(
-    key: { pk: string; sk: string },
-    condition: { ConditionExpression: string; ExpressionAttributeValues: Record<string, unknown> },
-  ): Promise<void> {
+  /** Deletes an index item if `condition` (on `:v`) holds; an item that no longer qualifies is left alone. */
+  private async deleteIndexItem(key: { pk: string; sk: string }, condition: string, value: { N: string } | { S: string }): Promise<void> {
     try {
-      await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: key, ...condition }), { abortSignal: this.signal });
+      await this.client.send(
+        new DeleteItemCommand({
+          TableName: this.tableName,
+          Key: toAttributes({ pk: key.pk, sk: key.sk }),
+          ConditionExpression: condition,
+          ExpressionAttributeValues: { ':v': value },
+        }),
+        { abortSignal: this.signal },
+      );
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw error;
     }
-  }
-
-  private indexItem(eventId: string, key: IndexKey, stamp: IndexStamp) {
-    return {
-      ...keys.eventDate(eventId, key.date, key.name),
-      ...keys.dateIndex(key.date, key.name, eventId, stamp),
-      writeVersion: stamp.version,
-    };
   }
 
   /**
@@ -429,7 +424,23 @@ export class EventsStore {
    * overlap or leave an event out. Leftovers it meets that no write can still commit are deleted.
    */
   async listEvents(query: ListEventsQuery): Promise<ListEventsResult> {
-    const entries = new DateIndexReader(this.client, this.tableName, query.startDate, query.endDate, this.signal);
+    const range = keys.dateIndexRange(query.startDate, query.endDate);
+    const queryMonth: IndexQuery = (month, startKey, limit) =>
+      this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: DATE_INDEX,
+          KeyConditionExpression: 'gsi1pk = :month AND gsi1sk BETWEEN :from AND :to',
+          ExpressionAttributeValues: { ':month': keys.dateIndexPartition(month), ':from': range.from, ':to': range.to },
+          // The keys carry the date, name, id and stamp; the month is known.
+          ProjectionExpression: 'pk, sk, gsi1sk',
+          Limit: limit,
+          ExclusiveStartKey: startKey,
+          ReturnConsumedCapacity: 'TOTAL',
+        }),
+        { abortSignal: this.signal },
+      );
+    const entries = new DateIndexReader(queryMonth, query.startDate, query.endDate);
     const baseItems = new Map<string, CommittedIndex | undefined>();
     const listed = new Set<string>();
     const leftovers: DateIndexEntry[] = [];
@@ -461,25 +472,10 @@ export class EventsStore {
         leftovers.push(entry);
       }
     }
-    await this.deleteLeftovers(leftovers);
+    // Best effort (throttled or out of time: the next list that meets them tries again); each only
+    // if it is still exactly the item this list saw (same stamp).
+    await inParallel(leftovers, (entry) => this.deleteIndexItem(entry, 'gsi1sk = :v', { S: entry.gsi1sk })).catch(() => undefined);
     return { events, consumedReadCapacity: entries.consumedReadCapacity + itemReadCapacity };
-  }
-
-  /**
-   * Deletes index entries that no write can still commit, each only if it is still exactly the
-   * item the list saw (same stamp). Best effort: the list's answer does not depend on it.
-   */
-  private async deleteLeftovers(leftovers: DateIndexEntry[]): Promise<void> {
-    try {
-      await inParallel(leftovers, (entry) =>
-        this.deleteIndexItem(
-          { pk: entry.pk, sk: entry.sk },
-          { ConditionExpression: 'gsi1sk = :seen', ExpressionAttributeValues: { ':seen': entry.gsi1sk } },
-        ),
-      );
-    } catch {
-      // Throttled or out of time: the next list that meets them tries again.
-    }
   }
 
   /** Read-check-write loop shared by update and delete: the transaction's version condition makes it safe. */
@@ -513,7 +509,20 @@ export class EventsStore {
 
   private async transact(items: NonNullable<TransactWriteCommandInput['TransactItems']>): Promise<void> {
     // The token makes the SDK's own retries of this call idempotent (DynamoDB remembers it 10 minutes).
-    await this.client.send(new TransactWriteCommand({ TransactItems: items, ClientRequestToken: randomUUID() }), {
+    const transactItems = items.map((item) =>
+      Object.fromEntries(
+        Object.entries(item).map(([kind, action]: [string, { Item?: Item; Key?: Item; ExpressionAttributeValues?: Item }]) => [
+          kind,
+          {
+            ...action,
+            Item: action.Item && toAttributes(action.Item),
+            Key: action.Key && toAttributes(action.Key),
+            ExpressionAttributeValues: action.ExpressionAttributeValues && toAttributes(action.ExpressionAttributeValues),
+          },
+        ]),
+      ),
+    ) as TransactWriteItem[];
+    await this.client.send(new TransactWriteItemsCommand({ TransactItems: transactItems, ClientRequestToken: randomUUID() }), {
       abortSignal: this.signal,
     });
   }
@@ -521,12 +530,12 @@ export class EventsStore {
   private async batchGetEvents(eventIds: string[]): Promise<{ items: Map<string, Item>; consumedReadCapacity: number }> {
     const items = new Map<string, Item>();
     let consumedReadCapacity = 0;
-    let keysToRead: Record<string, unknown>[] | undefined = eventIds.map((eventId) => keys.event(eventId));
+    let keysToRead: Record<string, AttributeValue>[] | undefined = eventIds.map((eventId) => toAttributes(keys.event(eventId)));
     for (let attempt = 1; keysToRead && keysToRead.length > 0; attempt++) {
       if (attempt > 5) throw new StoreBusyError('DynamoDB left part of a batch read unprocessed');
       if (attempt > 1) await sleep(2 ** attempt * 10 * Math.random(), undefined, { signal: this.signal });
-      const response: BatchGetCommandOutput = await this.client.send(
-        new BatchGetCommand({
+      const response: BatchGetItemCommandOutput = await this.client.send(
+        new BatchGetItemCommand({
           RequestItems: {
             [this.tableName]: {
               Keys: keysToRead,
@@ -539,7 +548,10 @@ export class EventsStore {
         }),
         { abortSignal: this.signal },
       );
-      for (const item of response.Responses?.[this.tableName] ?? []) items.set(String(item.eventId), item);
+      for (const attributes of response.Responses?.[this.tableName] ?? []) {
+        const item = unmarshall(attributes);
+        items.set(String(item.eventId), item);
+      }
       consumedReadCapacity += sumCapacity(response.ConsumedCapacity);
       keysToRead = response.UnprocessedKeys?.[this.tableName]?.Keys;
     }
@@ -567,6 +579,11 @@ function isAbandoned(entry: DateIndexEntry, committed: CommittedIndex | undefine
   return committed ? entry.stamp.version <= committed.version : entry.stamp.version > 1;
 }
 
+/** Items, keys and values as DynamoDB's own commands take them (as the Document client would send them). */
+function toAttributes(value: Item): Record<string, AttributeValue> {
+  return marshall(value, { removeUndefinedValues: true });
+}
+
 function newStamp(version: number): IndexStamp {
   return { version, writtenAt: Date.now(), writeId: randomUUID().slice(0, 8) };
 }
@@ -579,10 +596,8 @@ function indexKeysOf(event: Pick<SpecialEvent, 'name' | 'dates'>): IndexKey[] {
 /** The keys of `keys` not in `others` (each once). */
 function without(list: IndexKey[], others: IndexKey[]): IndexKey[] {
   const id = (key: IndexKey) => `${key.date}\u0000${key.name}`;
-  const excluded = new Set(others.map(id));
-  const result = new Map<string, IndexKey>();
-  for (const key of list) if (!excluded.has(id(key))) result.set(id(key), key);
-  return [...result.values()];
+  const seen = new Set(others.map(id));
+  return list.filter((key) => !seen.has(id(key)) && seen.add(id(key)));
 }
 
 /** Runs `task` on every item, PARALLEL_ITEM_WRITES at a time; rejects with the first failure. */
@@ -600,6 +615,9 @@ async function inParallel<T>(items: T[], task: (item: T) => Promise<void>): Prom
   await Promise.all(Array.from({ length: Math.min(PARALLEL_ITEM_WRITES, items.length) }, worker));
 }
 
+/** One Query of the `byDate` index: a month's entries inside the range, from `startKey` on. */
+type IndexQuery = (month: string, startKey: Record<string, unknown> | undefined, limit: number) => Promise<QueryCommandOutput>;
+
 /**
  * Walks the `byDate` index month by month over a date range and hands out its entries in index
  * order, i.e. by date, then name, then id.
@@ -607,23 +625,13 @@ async function inParallel<T>(items: T[], task: (item: T) => Promise<void>): Prom
 class DateIndexReader {
   consumedReadCapacity = 0;
   private readonly months: string[];
+  private readonly query: IndexQuery;
   private monthIndex = 0;
   private exclusiveStartKey: Record<string, unknown> | undefined;
   private buffered: DateIndexEntry[] = [];
 
-  private readonly client: DynamoDBDocumentClient;
-  private readonly tableName: string;
-  private readonly startDate: string;
-  private readonly endDate: string;
-
-  private readonly signal: AbortSignal | undefined;
-
-  constructor(client: DynamoDBDocumentClient, tableName: string, startDate: string, endDate: string, signal?: AbortSignal) {
-    this.client = client;
-    this.signal = signal;
-    this.tableName = tableName;
-    this.startDate = startDate;
-    this.endDate = endDate;
+  constructor(query: IndexQuery, startDate: string, endDate: string) {
+    this.query = query;
     this.months = monthsBetween(startDate, endDate);
   }
 
@@ -649,23 +657,8 @@ class DateIndexReader {
   }
 
   private async readMore(wanted: number): Promise<void> {
-    const month = this.months[this.monthIndex] as string;
-    const range = keys.dateIndexRange(this.startDate, this.endDate);
-    const response = await this.client.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: DATE_INDEX,
-        KeyConditionExpression: 'gsi1pk = :month AND gsi1sk BETWEEN :from AND :to',
-        ExpressionAttributeValues: { ':month': keys.dateIndexPartition(month), ':from': range.from, ':to': range.to },
-        // The keys carry the date, name, id and stamp; the month is known.
-        ProjectionExpression: 'pk, sk, gsi1sk',
-        // Index items are ~150 bytes: reading a few more than needed costs nothing extra (4 KB units).
-        Limit: Math.min(1000, Math.max(32, wanted)),
-        ExclusiveStartKey: this.exclusiveStartKey,
-        ReturnConsumedCapacity: 'TOTAL',
-      }),
-      { abortSignal: this.signal },
-    );
+    // Index items are ~150 bytes: reading a few more than needed costs nothing extra (4 KB units).
+    const response = await this.query(this.months[this.monthIndex] as string, this.exclusiveStartKey, Math.min(1000, Math.max(32, wanted)));
     this.consumedReadCapacity += sumCapacity(response.ConsumedCapacity);
     for (const item of response.Items ?? []) this.buffered.push(keys.dateIndexEntry(item));
     // Only a missing LastEvaluatedKey means the month is exhausted (pages also stop at 1 MB).
@@ -697,10 +690,13 @@ function isConditionalCheckFailed(error: unknown): error is Error & { Item?: Rec
   return error instanceof Error && error.name === 'ConditionalCheckFailedException';
 }
 
-/** A transaction cancelled only because another writer changed or locked the same items. */
+/**
+ * A transaction cancelled only because another writer changed or locked the same items, or an
+ * index item found newer than ours (the only single conditional write whose failure reaches here).
+ */
 function isLostRace(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
-  if (error.name === 'TransactionConflictException' || error instanceof IndexItemRaceLostError) return true;
+  if (error.name === 'TransactionConflictException' || isConditionalCheckFailed(error)) return true;
   if (error.name !== 'TransactionCanceledException') return false;
   const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
   return reasons.every((reason) => ['None', 'ConditionalCheckFailed', 'TransactionConflict'].includes(reason.Code ?? 'None'));
