@@ -451,7 +451,7 @@ export class EventsStore {
     while (events.length < query.limit) {
       const entry = await entries.next();
       if (!entry) break;
-      if (listed.has(entry.eventId)) continue;
+      // A listed event's base item is known: its other entries are only checked for leftovers.
       if (!baseItems.has(entry.eventId)) {
         // Read this event and the next ones the page may need in one batch.
         const wanted = Math.min(100, toSkip + query.limit - events.length);
@@ -464,12 +464,12 @@ export class EventsStore {
         }
       }
       const committed = baseItems.get(entry.eventId);
-      if (committed && committed.name === entry.name && committed.dates.has(entry.date)) {
+      if (!committed || committed.name !== entry.name || !committed.dates.has(entry.date)) {
+        if (isAbandoned(entry, committed, now)) leftovers.push(entry);
+      } else if (!listed.has(entry.eventId)) {
         listed.add(entry.eventId);
         if (toSkip > 0) toSkip -= 1;
         else events.push(toStoredEvent(committed.item).event);
-      } else if (isAbandoned(entry, committed, now)) {
-        leftovers.push(entry);
       }
     }
     // Best effort (throttled or out of time: the next list that meets them tries again); each only
