@@ -196,10 +196,10 @@ export class EventsStore {
 
   /** The event an earlier request with the same Idempotency-Key created, if its record is live. */
   private async replayOf(request: { tableName: string; id: string; requestHash: string }, nowSeconds: number): Promise<StoredEvent | undefined> {
-    const Item = await this.getItem(request.tableName, { [idempotencyTable.partitionKey.name]: request.id });
-    if (!Item || Number(Item[idempotencyTable.timeToLiveAttribute]) <= nowSeconds) return undefined;
-    if (Item.requestHash !== request.requestHash) throw new IdempotencyKeyReusedError();
-    return toStoredEvent({ ...(Item.event as Item), version: 1 });
+    const record = await this.getItem(request.tableName, { [idempotencyTable.partitionKey.name]: request.id });
+    if (!record || Number(record[idempotencyTable.timeToLiveAttribute]) <= nowSeconds) return undefined;
+    if (record.requestHash !== request.requestHash) throw new IdempotencyKeyReusedError();
+    return toStoredEvent({ ...(record.event as Item), version: 1 });
   }
 
   private idempotencyRequest(scope: IdempotencyScope, input: NewSpecialEvent) {
