@@ -356,35 +356,30 @@ export class EventsStore {
     added: IndexKey[],
     stale: IndexKey[],
   ): Promise<void> {
+    // Stamps only ever grow, so a reader that saw an old stamp can delete exactly what it saw; an
+    // item stamped newer belongs to a newer write, and this one has lost the race (isLostRace).
+    const puts = added.map((key) => ({
+      Put: {
+        TableName: this.tableName,
+        Item: { ...keys.eventDate(eventId, key.date, key.name), ...keys.dateIndex(key.date, key.name, eventId, stamp), writeVersion: stamp.version },
+        ConditionExpression: 'attribute_not_exists(writeVersion) OR writeVersion <= :v',
+        ExpressionAttributeValues: { ':v': stamp.version },
+      },
+    }));
     if (commit.length + added.length + stale.length <= MAX_TRANSACTION_ACTIONS) {
       await this.transact([
         ...commit,
-        ...added.map((key) => ({
-          Put: {
-            TableName: this.tableName,
-            Item: { ...keys.eventDate(eventId, key.date, key.name), ...keys.dateIndex(key.date, key.name, eventId, stamp), writeVersion: stamp.version },
-          },
-        })),
+        ...puts,
         ...stale.map((key) => ({ Delete: { TableName: this.tableName, Key: keys.eventDate(eventId, key.date, key.name) } })),
       ]);
       return;
     }
-    await inParallel(added, async (key) => {
-      const index = keys.dateIndex(key.date, key.name, eventId, stamp);
-      // An upsert: UpdateItem does what a conditional PutItem would, with a command the store
-      // already uses. Tags only ever grow, so a reader that saw a stale tag can delete exactly
-      // what it saw; a newer tag means a newer write, and this one has lost the race (isLostRace).
-      await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.tableName,
-          Key: toAttributes(keys.eventDate(eventId, key.date, key.name)),
-          UpdateExpression: 'SET gsi1pk = :pk, gsi1sk = :sk, writeVersion = :v',
-          ConditionExpression: 'attribute_not_exists(writeVersion) OR writeVersion <= :v',
-          ExpressionAttributeValues: toAttributes({ ':pk': index.gsi1pk, ':sk': index.gsi1sk, ':v': stamp.version }),
-        }),
-        { abortSignal: this.signal },
-      );
-    });
+    // Transactions of up to 100 puts, all at once: PutItem is all a create may call, and a
+    // transaction's ClientRequestToken makes the SDK's retries idempotent.
+    const batches = Array.from({ length: Math.ceil(puts.length / MAX_TRANSACTION_ACTIONS) }, (_, i) =>
+      puts.slice(i * MAX_TRANSACTION_ACTIONS, (i + 1) * MAX_TRANSACTION_ACTIONS),
+    );
+    await inParallel(batches, (batch) => this.transact(batch));
     // After this, a reader could think these items abandoned (LEFTOVER_GRACE_MS): never commit then.
     if (Date.now() - stamp.writtenAt > COMMIT_WINDOW_MS) throw new StoreBusyError('Index items took too long');
     await this.transact(commit);
@@ -691,12 +686,12 @@ function isConditionalCheckFailed(error: unknown): error is Error & { Item?: Rec
 }
 
 /**
- * A transaction cancelled only because another writer changed or locked the same items, or an
- * index item found newer than ours (the only single conditional write whose failure reaches here).
+ * A transaction cancelled only because another writer changed or locked the same items (or, for
+ * index items, put them with a newer stamp).
  */
 function isLostRace(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
-  if (error.name === 'TransactionConflictException' || isConditionalCheckFailed(error)) return true;
+  if (error.name === 'TransactionConflictException') return true;
   if (error.name !== 'TransactionCanceledException') return false;
   const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
   return reasons.every((reason) => ['None', 'ConditionalCheckFailed', 'TransactionConflict'].includes(reason.Code ?? 'None'));

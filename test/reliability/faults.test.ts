@@ -317,7 +317,8 @@ describe('a write of 365 dates (more than one transaction holds) through the fau
     const created = await call<SpecialEventBody>('POST', '/special-events', { json: { ...newEventBody('Large fault'), dates: wholeYear(LARGE_YEAR) } });
     expect(created.status).toBe(201);
     const event = created.body;
-    inject({ fault: 'internal-server-error', operation: 'UpdateItem', after: 100 });
+    // 200 new index items (a new name) go in 2 transactions: the second fails.
+    inject({ fault: 'internal-server-error', operation: 'TransactWriteItems', after: 1 });
     const patched = await call('PATCH', `/special-events/${event.eventId}`, { json: { name: 'Large fault, renamed', dates: wholeYear(LARGE_YEAR).slice(0, 200) } });
     expectServiceUnavailable(patched);
     proxy.clear();

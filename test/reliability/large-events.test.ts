@@ -166,9 +166,10 @@ describe('a large write interrupted part-way (fault proxy in front of DynamoDB L
   const asBody = (event: SpecialEvent): SpecialEventBody => event as SpecialEventBody;
 
   test.each([
-    ['while writing the new index items', { fault: 'internal-server-error', operation: 'UpdateItem', after: 120 }],
-    ['at the commit', { fault: 'internal-server-error', operation: 'TransactWriteItems' }],
-    ['with the commit stuck (connection reset)', { fault: 'connection-reset', operation: 'TransactWriteItems' }],
+    // 300 new index items are written as 3 transactions of 100, then the commit is the 4th.
+    ['while writing the new index items', { fault: 'internal-server-error', operation: 'TransactWriteItems', after: 1 }],
+    ['at the commit', { fault: 'internal-server-error', operation: 'TransactWriteItems', after: 3 }],
+    ['with the commit stuck (connection reset)', { fault: 'connection-reset', operation: 'TransactWriteItems', after: 3 }],
   ] as const)('a replacement that fails %s leaves the event as it was; lists delete its items once another write commits', async (_point, rule) => {
     const { event, windows } = await largeEvent();
     proxy.inject(rule);
@@ -188,7 +189,8 @@ describe('a large write interrupted part-way (fault proxy in front of DynamoDB L
 
   test('a commit whose response is lost is retried by the SDK into one version', async () => {
     const { event, windows } = await largeEvent();
-    proxy.inject({ fault: 'lost-response', operation: 'TransactWriteItems', times: 1 });
+    // 250 new index items: 3 transactions, then the commit.
+    proxy.inject({ fault: 'lost-response', operation: 'TransactWriteItems', after: 3, times: 1 });
     const updated = await store.updateEvent(event.eventId, { dates: days(FAULT_YEAR + 1, 250) });
     expect(updated.version).toBe(2);
     expect(await store.getEvent(event.eventId)).toEqual(updated);
@@ -210,7 +212,8 @@ describe('a large write interrupted part-way (fault proxy in front of DynamoDB L
 
   test('a rename interrupted at its commit never shows the new name; the finished rename never shows the old one', async () => {
     const { event, windows } = await largeEvent();
-    proxy.inject({ fault: 'internal-server-error', operation: 'TransactWriteItems' });
+    // 200 new-name index items: 2 transactions, then the commit.
+    proxy.inject({ fault: 'internal-server-error', operation: 'TransactWriteItems', after: 2 });
     await expect(store.updateEvent(event.eventId, { name: 'A new name' })).rejects.toThrow();
     proxy.clear();
     await expectListed(event.eventId, asBody(event), windows);
@@ -246,7 +249,7 @@ describe('a large write interrupted part-way (fault proxy in front of DynamoDB L
 
   test('a create interrupted while writing its index items leaves nothing a reader sees', async () => {
     const before = await listedIn({ startDate: `${FAULT_YEAR + 1}-06-01`, endDate: `${FAULT_YEAR + 1}-06-30` });
-    proxy.inject({ fault: 'internal-server-error', operation: 'UpdateItem', after: 100 });
+    proxy.inject({ fault: 'internal-server-error', operation: 'TransactWriteItems', after: 1 });
     await expect(
       store.createEvent({ name: 'Never created', location: 'Wing', eventDescription: 'Dies', dates: days(FAULT_YEAR + 1, 365), price: 1 }),
     ).rejects.toThrow();
