@@ -2,6 +2,7 @@
 // `npm run bench` prints and docs/PERFORMANCE.md quotes.
 import type { AuthorizerResult } from './authorizer/measure.ts';
 import { sameRequestsName, type ColdStartResult } from './cold-start/measure.ts';
+import type { LargeEventResult } from './large-events/measure.ts';
 import type { ListScalingResult } from './list-scaling/measure.ts';
 import type { BundleSize } from './support/bench-build.ts';
 import { AUTHORIZER_FLOOR_NAME, FLOOR_NAME } from './support/bench-build.ts';
@@ -11,7 +12,10 @@ import type { InProcessResult } from './warm/in-process.ts';
 export const LIMITS = {
   /** 250 KB read as 250,000 bytes, the stricter of the two readings of "KB". */
   bundleBytes: 250_000,
+  /** A first invocation that makes one DynamoDB call, over the floor (one GetItem from a bare bundle). */
   initRatio: 1.25,
+  /** Every first invocation, over its own DynamoDB requests sent raw from a bare bundle. */
+  initRatioToSameRequests: 1.15,
   handlerOverheadMs: 1,
   listScalingRatio: 1.2,
   pageReadCostRatio: 2,
@@ -26,6 +30,7 @@ export interface Measurements {
   coldStarts: ColdStartResult[];
   inProcess: InProcessResult[];
   http: HttpResult[];
+  largeEvents: LargeEventResult[];
   authorizer: AuthorizerResult;
   listScaling: { window: { startDate: string; endDate: string }; results: ListScalingResult[] };
 }
@@ -48,14 +53,25 @@ export function verdicts(m: Measurements): Verdict[] {
     out.push({ target: `Bundle size: ${size.name}`, measured: kb(size.bytes), limit: `<= ${kb(LIMITS.bundleBytes)}`, pass: size.bytes <= LIMITS.bundleBytes });
   }
   const initOf = (name: string) => m.coldStarts.find((result) => result.name === name)?.initMs ?? Number.NaN;
+  // The two cold-start targets (docs/PERFORMANCE.md, "The cold-start target"): the floor is one
+  // GetItem, so only a first invocation of one DynamoDB call is held to it; every first invocation
+  // is held to its own DynamoDB requests sent raw, which isolates what its code adds.
   for (const cold of m.coldStarts.filter((result) => result.role === 'function')) {
     const floorName = cold.name === 'authorizer' ? AUTHORIZER_FLOOR_NAME : FLOOR_NAME;
-    const value = cold.ratioToFloor;
+    if (cold.dynamoDbCalls === 1) {
+      out.push({
+        target: `Cold start / ${floorName} (one DynamoDB call): ${cold.name}`,
+        measured: `${cold.ratioToFloor.toFixed(3)}x ± ${cold.ratioStandardError.toFixed(3)} (medians ${ms(cold.initMs)} / ${ms(initOf(floorName))})`,
+        limit: `<= ${ratio(LIMITS.initRatio)}`,
+        pass: cold.ratioToFloor <= LIMITS.initRatio,
+      });
+    }
+    const toSameRequests = cold.ratioToSameRequests ?? Number.NaN;
     out.push({
-      target: `Cold start / ${floorName}: ${cold.name}`,
-      measured: `${value.toFixed(3)}x ± ${cold.ratioStandardError.toFixed(3)} (medians ${ms(cold.initMs)} / ${ms(initOf(floorName))})`,
-      limit: `<= ${ratio(LIMITS.initRatio)}`,
-      pass: value <= LIMITS.initRatio,
+      target: `Cold start / same requests raw (${cold.dynamoDbCalls ?? '?'} DynamoDB call${cold.dynamoDbCalls === 1 ? '' : 's'}): ${cold.name}`,
+      measured: `${toSameRequests.toFixed(3)}x (to the floor ${cold.ratioToFloor.toFixed(3)}x)`,
+      limit: `<= ${ratio(LIMITS.initRatioToSameRequests)}`,
+      pass: toSameRequests <= LIMITS.initRatioToSameRequests,
     });
   }
   for (const operation of m.inProcess) {
@@ -166,6 +182,14 @@ export function renderReport(m: Measurements, results: Verdict[]): string {
             operation.rawCpuMsPerCall.toFixed(2),
           ];
         }),
+      ),
+  );
+
+  sections.push(
+    '### Large events (warm, in-process; write capacity of the same changes by DynamoDB\'s rules, see docs/PERFORMANCE.md)\n\n' +
+      table(
+        ['Operation', 'Index items put + deleted', 'p50', 'p99', 'Write capacity'],
+        m.largeEvents.map((result) => [result.name, result.indexItemsWritten, ms(result.latency.p50), ms(result.latency.p99), `${result.writeCapacity} WCU`]),
       ),
   );
 

@@ -9,8 +9,10 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { AuthorizerResult } from './authorizer/measure.ts';
 import { todayIn } from '../functions/shared/calendar-dates.ts';
+import { LIMITS } from '../functions/shared/limits.ts';
 import { startDynamoDbLocal } from '../lib/local/dynamodb-local.ts';
 import { measureColdStarts } from './cold-start/measure.ts';
+import type { LargeEventResult } from './large-events/measure.ts';
 import type { ListScalingResult } from './list-scaling/measure.ts';
 import { buildCalendar, defaultWindow } from './list-scaling/dataset.ts';
 import { renderReport, verdicts, type Measurements } from './report.ts';
@@ -37,6 +39,9 @@ const SETTINGS = {
   listInsideWindow: 30,
   listRounds: 10,
   listCallsPerRound: 30,
+  largeIterations: 40,
+  largeWarmUp: 5,
+  largeCapacitySamples: 4,
   scryptVerifications: 10,
   authorizerCachedCalls: 2000,
 };
@@ -105,6 +110,23 @@ try {
     await server.stop();
   }
 
+  step(`Large events: create and PATCH of ${LIMITS.maxDates}-date events, ${SETTINGS.largeIterations} calls each`);
+  const largeEvents = await runChild<LargeEventResult[]>(['--import', 'tsx', 'bench/large-events/measure.ts'], {
+    env: {
+      ...environment('large-events'),
+      BENCH_LARGE: JSON.stringify({
+        endpoint: dynamodb.endpoint,
+        tables,
+        bundles: build.bundles,
+        iterations: SETTINGS.largeIterations,
+        warmUp: SETTINGS.largeWarmUp,
+        capacitySamples: SETTINGS.largeCapacitySamples,
+      }),
+    },
+    logFile: join(LOG_DIRECTORY, 'large-events.log'),
+    forwardStderr: true,
+  });
+
   step('Authorizer: scrypt verification and cached verification');
   const authorizer = await runChild<AuthorizerResult>(['--import', 'tsx', 'bench/authorizer/measure.ts'], {
     env: {
@@ -139,7 +161,7 @@ try {
     },
   );
 
-  measurements = { sizes: build.sizes, coldStarts, inProcess, http, authorizer, listScaling };
+  measurements = { sizes: build.sizes, coldStarts, inProcess, http, largeEvents, authorizer, listScaling };
 } finally {
   await dynamodb.stop();
 }

@@ -22,8 +22,12 @@ export const DATA_ACCESS: Record<string, DataAccess> = {
     events: { actions: ['dynamodb:PutItem'], partitions: 'events' },
     idempotency: ['dynamodb:GetItem', 'dynamodb:PutItem'],
   },
-  // Query of the byDate index, then BatchGetItem of the page's base items.
-  'list-special-events': { events: { actions: ['dynamodb:BatchGetItem'], partitions: 'events' }, dateIndex: ['dynamodb:Query'] },
+  // Query of the byDate index, then BatchGetItem of the page's base items; a conditional DeleteItem
+  // of each index item it meets that an unfinished large write left behind (events-store.ts).
+  'list-special-events': {
+    events: { actions: ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem'], partitions: 'events' },
+    dateIndex: ['dynamodb:Query'],
+  },
   'get-special-event': { events: { actions: ['dynamodb:GetItem'], partitions: 'events' } },
   // A change of location, description or price: one UpdateItem. A change of name or dates: GetItem
   // of the current version, then TransactWriteItems of Update, Deletes and Puts.

@@ -21,8 +21,10 @@ const EVENT_ATTRIBUTES = ['eventId', 'name', 'location', 'eventDescription', 'da
 let client: DynamoDBDocumentClient | undefined;
 const documentClient = () => (client ??= createDocumentClient());
 
-function dateItemPut(table: string, event: SpecialEvent, date: string) {
-  return { Put: { TableName: table, Item: { ...keys.eventDate(event.eventId, date), ...keys.dateIndex(date, event.name, event.eventId) } } };
+function dateItemPut(table: string, event: SpecialEvent, date: string, version: number) {
+  const stamp = { version, writtenAt: Date.now(), writeId: randomUUID().slice(0, 8) };
+  const item = { ...keys.eventDate(event.eventId, date, event.name), ...keys.dateIndex(date, event.name, event.eventId, stamp), writeVersion: version };
+  return { Put: { TableName: table, Item: item } };
 }
 
 /** GET: one strongly consistent GetItem. */
@@ -44,7 +46,7 @@ export async function listPage(table: string, startDate: string, endDate: string
           IndexName: DATE_INDEX,
           KeyConditionExpression: 'gsi1pk = :month AND gsi1sk BETWEEN :from AND :to',
           ExpressionAttributeValues: { ':month': keys.dateIndexPartition(month), ':from': range.from, ':to': range.to },
-          ProjectionExpression: 'pk',
+          ProjectionExpression: 'pk, sk, gsi1sk',
           Limit: Math.max(32, 2 * (limit - ids.size)),
           ExclusiveStartKey: exclusiveStartKey,
           ReturnConsumedCapacity: 'TOTAL',
@@ -86,7 +88,7 @@ export async function createEvent(table: string, event: SpecialEvent, idempotenc
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },
-        ...event.dates.map((date) => dateItemPut(table, event, date)),
+        ...event.dates.map((date) => dateItemPut(table, event, date, 1)),
         ...(idempotency
           ? [
               {
@@ -160,8 +162,8 @@ export async function updateDates(table: string, eventId: string, dates: string[
             },
           },
         },
-        ...currentDates.filter((date) => !dates.includes(date)).map((date) => ({ Delete: { TableName: table, Key: keys.eventDate(eventId, date) } })),
-        ...dates.filter((date) => !currentDates.includes(date)).map((date) => dateItemPut(table, next, date)),
+        ...currentDates.filter((date) => !dates.includes(date)).map((date) => ({ Delete: { TableName: table, Key: keys.eventDate(eventId, date, next.name) } })),
+        ...dates.filter((date) => !currentDates.includes(date)).map((date) => dateItemPut(table, next, date, Number(current.version) + 1)),
       ],
     }),
   );
@@ -183,7 +185,7 @@ export async function deleteEvent(table: string, eventId: string): Promise<void>
             ExpressionAttributeValues: { ':currentVersion': Number(current.version) },
           },
         },
-        ...(current.dates as string[]).map((date) => ({ Delete: { TableName: table, Key: keys.eventDate(eventId, date) } })),
+        ...(current.dates as string[]).map((date) => ({ Delete: { TableName: table, Key: keys.eventDate(eventId, date, String(current.name)) } })),
       ],
     }),
   );

@@ -43,7 +43,11 @@ export function eventItems(event: SpecialEvent): Record<string, unknown>[] {
   const now = new Date().toISOString();
   return [
     { ...keys.event(event.eventId), ...event, version: 1, createdAt: now, updatedAt: now },
-    ...event.dates.map((date) => ({ ...keys.eventDate(event.eventId, date), ...keys.dateIndex(date, event.name, event.eventId) })),
+    ...event.dates.map((date) => ({
+      ...keys.eventDate(event.eventId, date, event.name),
+      ...keys.dateIndex(date, event.name, event.eventId, { version: 1, writtenAt: Date.parse(now), writeId: event.eventId.slice(0, 8) }),
+      writeVersion: 1,
+    })),
   ];
 }
 

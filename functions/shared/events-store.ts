@@ -1,27 +1,32 @@
 // The special-events store: the only module that knows the DynamoDB key design.
 //
-// An event is one base item (EVENT#<id> / EVENT) plus one index item per date
-// (EVENT#<id> / DATE#<date>) whose GSI keys (MONTH#<yyyy-mm> / <date> NUL <name> NUL <id>) put it
-// in the `byDate` index. Every write of an event and its date items is one TransactWriteItems
-// call, conditioned on the base item's version, so no reader of the base table ever sees a half
-// write and concurrent writers never leave orphan date items.
+// An event is one base item (EVENT#<id> / EVENT), the only record of what is committed, plus one
+// index item per date (EVENT#<id> / DATE#<date>#<name>) whose GSI keys (MONTH#<yyyy-mm> /
+// <date> NUL <name> NUL <id> NUL <stamp>) put it in the `byDate` index. The index may hold more
+// entries than the committed dates (written before a commit, or not yet removed after one): a
+// reader counts an entry only when the base item, read strongly consistently, has its date and
+// name. Protocol, failure cases and who cleans what: README "Data model".
 import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+// DynamoDB's own commands with marshall/unmarshall rather than the Document client's command
+// wrappers: every handler bundles this whole module, and the wrappers cost ~2 KB of the 250 KB
+// bundle budget (docs/PERFORMANCE.md). QueryCommand's wrapper is bundled anyway (its paginator).
 import {
-  BatchGetCommand,
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-  type BatchGetCommandOutput,
-  type DynamoDBDocumentClient,
-} from '@aws-sdk/lib-dynamodb';
-import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { unmarshall, type NativeAttributeValue } from '@aws-sdk/util-dynamodb';
+  BatchGetItemCommand,
+  DeleteItemCommand,
+  GetItemCommand,
+  TransactWriteItemsCommand,
+  UpdateItemCommand,
+  type AttributeValue,
+  type BatchGetItemCommandOutput,
+  type TransactWriteItem,
+} from '@aws-sdk/client-dynamodb';
+import { QueryCommand, type DynamoDBDocumentClient, type QueryCommandOutput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { monthsBetween } from './calendar-dates.ts';
 import type { NewSpecialEvent, SpecialEvent, SpecialEventChanges } from './event-schema.ts';
 import { LIMITS } from './limits.ts';
-import { DATE_INDEX, idempotencyTable, keys } from './table-definition.ts';
+import { DATE_INDEX, idempotencyTable, keys, type DateIndexEntry, type IndexStamp } from './table-definition.ts';
 
 export interface StoredEvent {
   event: SpecialEvent;
@@ -95,6 +100,22 @@ type Item = Record<string, unknown>;
 
 const EVENT_ATTRIBUTES = ['eventId', 'name', 'location', 'eventDescription', 'dates', 'price', 'version'];
 const MAX_WRITE_ATTEMPTS = 10;
+/** TransactWriteItems' cap: a write whose base item and index changes fit is one transaction. */
+const MAX_TRANSACTION_ACTIONS = 100;
+/** Index items written or deleted at once by a large write (the SDK's HTTP agent keeps 50 sockets). */
+const PARALLEL_ITEM_WRITES = 25;
+/**
+ * A write commits only this soon after it began writing index items, so an index item older than
+ * LEFTOVER_GRACE_MS that no commit made valid can no longer become valid: readers may delete it.
+ */
+const COMMIT_WINDOW_MS = 60_000;
+const LEFTOVER_GRACE_MS = 5 * 60_000;
+
+/** One index item: an event date under the name the event has (or is about to have). */
+interface IndexKey {
+  date: string;
+  name: string;
+}
 
 export class EventsStore {
   private readonly client: DynamoDBDocumentClient;
@@ -128,56 +149,57 @@ export class EventsStore {
       const event: SpecialEvent = { eventId: randomUUID(), ...input };
       const now = new Date();
       const nowSeconds = Math.floor(now.getTime() / 1000);
-      const eventItems = [
-        {
-          Put: {
-            TableName: this.tableName,
-            Item: { ...keys.event(event.eventId), ...event, version: 1, createdAt: now.toISOString(), updatedAt: now.toISOString() },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
+      const basePut = {
+        Put: {
+          TableName: this.tableName,
+          Item: { ...keys.event(event.eventId), ...event, version: 1, createdAt: now.toISOString(), updatedAt: now.toISOString() },
+          ConditionExpression: 'attribute_not_exists(pk)',
         },
-        ...event.dates.map((date) => this.putDateItem(event, date)),
-      ];
-      if (!request) {
-        await this.transact(eventItems);
-        return { event, version: 1 };
+      };
+      const recordPut = request && {
+        Put: {
+          TableName: request.tableName,
+          Item: {
+            [idempotencyTable.partitionKey.name]: request.id,
+            [idempotencyTable.timeToLiveAttribute]: nowSeconds + LIMITS.idempotencyWindowHours * 3600,
+            requestHash: request.requestHash,
+            event,
+            createdAt: now.toISOString(),
+          },
+          // TTL deletes expired records only eventually: an expired record counts as absent.
+          ConditionExpression: `attribute_not_exists(#id) OR #expiration <= :now`,
+          ExpressionAttributeNames: { '#id': idempotencyTable.partitionKey.name, '#expiration': idempotencyTable.timeToLiveAttribute },
+          ExpressionAttributeValues: { ':now': nowSeconds },
+        },
+      };
+      const commit = recordPut ? [basePut, recordPut] : [basePut];
+      const added = indexKeysOf(event);
+      if (request && commit.length + added.length > MAX_TRANSACTION_ACTIONS) {
+        // A large create writes index items before its commit: a retried request would leave a
+        // second set behind, so look for the first request's event before writing any.
+        const replay = await this.replayOf(request, nowSeconds);
+        if (replay) return replay;
       }
       try {
-        await this.transact([
-          ...eventItems,
-          {
-            Put: {
-              TableName: request.tableName,
-              Item: {
-                [idempotencyTable.partitionKey.name]: request.id,
-                [idempotencyTable.timeToLiveAttribute]: nowSeconds + LIMITS.idempotencyWindowHours * 3600,
-                requestHash: request.requestHash,
-                event,
-                createdAt: now.toISOString(),
-              },
-              // TTL deletes expired records only eventually: an expired record counts as absent.
-              ConditionExpression: `attribute_not_exists(#id) OR #expiration <= :now`,
-              ExpressionAttributeNames: { '#id': idempotencyTable.partitionKey.name, '#expiration': idempotencyTable.timeToLiveAttribute },
-              ExpressionAttributeValues: { ':now': nowSeconds },
-            },
-          },
-        ]);
+        await this.commitWithIndex(event.eventId, newStamp(1), commit, added, []);
         return { event, version: 1 };
       } catch (error) {
-        if (!isLostRace(error)) throw error;
+        if (!request || !isLostRace(error)) throw error;
       }
       // The key is taken (or a request with it is committing right now): answer as the first did.
-      const { Item } = await this.client.send(
-        new GetCommand({ TableName: request.tableName, Key: { [idempotencyTable.partitionKey.name]: request.id }, ConsistentRead: true }),
-        { abortSignal: this.signal },
-      );
-      if (Item && Number(Item[idempotencyTable.timeToLiveAttribute]) > nowSeconds) {
-        if (Item.requestHash !== request.requestHash) throw new IdempotencyKeyReusedError();
-        return toStoredEvent({ ...(Item.event as Item), version: 1 });
-      }
+      const replay = await this.replayOf(request, nowSeconds);
+      if (replay) return replay;
       await sleep(Math.random() * 10 * attempt, undefined, { signal: this.signal });
     }
-    throw new StoreBusyError('Requests with this Idempotency-Key kept colliding');
+    throw new StoreBusyError('Idempotency-Key requests kept colliding');
+  }
+
+  /** The event an earlier request with the same Idempotency-Key created, if its record is live. */
+  private async replayOf(request: { tableName: string; id: string; requestHash: string }, nowSeconds: number): Promise<StoredEvent | undefined> {
+    const record = await this.getItem(request.tableName, { [idempotencyTable.partitionKey.name]: request.id });
+    if (!record || Number(record[idempotencyTable.timeToLiveAttribute]) <= nowSeconds) return undefined;
+    if (record.requestHash !== request.requestHash) throw new IdempotencyKeyReusedError();
+    return toStoredEvent({ ...(record.event as Item), version: 1 });
   }
 
   private idempotencyRequest(scope: IdempotencyScope, input: NewSpecialEvent) {
@@ -194,11 +216,16 @@ export class EventsStore {
   }
 
   async getEvent(eventId: string): Promise<StoredEvent | undefined> {
-    const { Item } = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: keys.event(eventId), ConsistentRead: true }),
-      { abortSignal: this.signal },
-    );
-    return Item ? toStoredEvent(Item) : undefined;
+    const item = await this.getItem(this.tableName, keys.event(eventId));
+    return item && toStoredEvent(item);
+  }
+
+  /** A strongly consistent GetItem. */
+  private async getItem(tableName: string, key: Item): Promise<Item | undefined> {
+    const { Item } = await this.client.send(new GetItemCommand({ TableName: tableName, Key: toAttributes(key), ConsistentRead: true }), {
+      abortSignal: this.signal,
+    });
+    return Item && unmarshall(Item);
   }
 
   /**
@@ -210,38 +237,38 @@ export class EventsStore {
     const { name, dates, ...details } = changes;
     // The index items carry the name and the dates; the other fields live in the base item only.
     if (name === undefined && dates === undefined) return this.updateDetails(eventId, details, expectedVersion);
+    // Index items an earlier attempt of this request wrote for a commit that lost the race.
+    let writtenByLostAttempts: IndexKey[] = [];
     return this.writeWithRetry(eventId, expectedVersion, async (current) => {
       const next: SpecialEvent = { ...current.event, ...changes };
       const version = current.version + 1;
-      const renamed = next.name !== current.event.name;
-      const removedDates = current.event.dates.filter((date) => !next.dates.includes(date));
-      // A rename moves every date item in the index (the name is part of its sort key).
-      const writtenDates = renamed ? next.dates : next.dates.filter((date) => !current.event.dates.includes(date));
-      await this.transact([
-        {
-          Update: {
-            TableName: this.tableName,
-            Key: keys.event(eventId),
-            UpdateExpression:
-              'SET #name = :name, #location = :location, eventDescription = :description, dates = :dates, ' +
-              'price = :price, version = :version, updatedAt = :now',
-            ConditionExpression: 'version = :currentVersion',
-            ExpressionAttributeNames: { '#name': 'name', '#location': 'location' },
-            ExpressionAttributeValues: {
-              ':name': next.name,
-              ':location': next.location,
-              ':description': next.eventDescription,
-              ':dates': next.dates,
-              ':price': next.price,
-              ':version': version,
-              ':currentVersion': current.version,
-              ':now': new Date().toISOString(),
-            },
+      const before = indexKeysOf(current.event);
+      const after = indexKeysOf(next);
+      const added = without(after, before);
+      const stale = without([...before, ...writtenByLostAttempts], after);
+      writtenByLostAttempts = [...writtenByLostAttempts, ...added];
+      const commit = {
+        Update: {
+          TableName: this.tableName,
+          Key: keys.event(eventId),
+          UpdateExpression:
+            'SET #name = :name, #location = :location, eventDescription = :description, dates = :dates, ' +
+            'price = :price, version = :version, updatedAt = :now',
+          ConditionExpression: 'version = :currentVersion',
+          ExpressionAttributeNames: { '#name': 'name', '#location': 'location' },
+          ExpressionAttributeValues: {
+            ':name': next.name,
+            ':location': next.location,
+            ':description': next.eventDescription,
+            ':dates': next.dates,
+            ':price': next.price,
+            ':version': version,
+            ':currentVersion': current.version,
+            ':now': new Date().toISOString(),
           },
         },
-        ...removedDates.map((date) => ({ Delete: { TableName: this.tableName, Key: keys.eventDate(eventId, date) } })),
-        ...writtenDates.map((date) => this.putDateItem(next, date)),
-      ]);
+      };
+      await this.commitWithIndex(eventId, newStamp(version), [commit], added, stale);
       return { event: next, version };
     });
   }
@@ -264,29 +291,29 @@ export class EventsStore {
       const token = randomUUID();
       try {
         const { Attributes } = await this.client.send(
-          new UpdateCommand({
+          new UpdateItemCommand({
             TableName: this.tableName,
-            Key: keys.event(eventId),
+            Key: toAttributes(keys.event(eventId)),
             UpdateExpression: `SET ${fields.map((_, i) => `#f${i} = :f${i}, `).join('')}version = version + :one, updatedAt = :now, writeToken = :token`,
             ConditionExpression: `${expectedVersion === undefined ? 'attribute_exists(pk)' : 'version = :expectedVersion'} AND (attribute_not_exists(writeToken) OR writeToken <> :token)`,
             ExpressionAttributeNames: Object.fromEntries(fields.map(([field], i) => [`#f${i}`, field])),
-            ExpressionAttributeValues: {
+            ExpressionAttributeValues: toAttributes({
               ...Object.fromEntries(fields.map(([, value], i) => [`:f${i}`, value])),
               ':one': 1,
               ':now': new Date().toISOString(),
               ':token': token,
-              ...(expectedVersion === undefined ? {} : { ':expectedVersion': expectedVersion }),
-            },
+              ':expectedVersion': expectedVersion,
+            }),
             ReturnValues: 'ALL_NEW',
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
           { abortSignal: this.signal },
         );
-        return toStoredEvent(Attributes as Item);
+        return toStoredEvent(unmarshall(Attributes as Record<string, AttributeValue>));
       } catch (error) {
         if (!isConditionalCheckFailed(error)) throw error;
-        // The item as it is now, in DynamoDB's own format (the Document client leaves errors alone).
-        const current = error.Item && unmarshall(error.Item as Record<string, NativeAttributeValue>);
+        // The item as it is now.
+        const current = error.Item && unmarshall(error.Item as Record<string, AttributeValue>);
         if (!current) throw new EventNotFoundError(eventId);
         if (current.writeToken === token) return toStoredEvent(current);
         throw new EventVersionMismatchError(eventId, Number(current.version));
@@ -296,57 +323,154 @@ export class EventsStore {
 
   async deleteEvent(eventId: string, expectedVersion?: number): Promise<void> {
     await this.writeWithRetry(eventId, expectedVersion, async (current) => {
-      await this.transact([
-        {
-          Delete: {
-            TableName: this.tableName,
-            Key: keys.event(eventId),
-            ConditionExpression: 'version = :currentVersion',
-            ExpressionAttributeValues: { ':currentVersion': current.version },
-          },
+      const commit = {
+        Delete: {
+          TableName: this.tableName,
+          Key: keys.event(eventId),
+          ConditionExpression: 'version = :currentVersion',
+          ExpressionAttributeValues: { ':currentVersion': current.version },
         },
-        ...current.event.dates.map((date) => ({
-          Delete: { TableName: this.tableName, Key: keys.eventDate(eventId, date) },
-        })),
-      ]);
+      };
+      await this.commitWithIndex(eventId, newStamp(current.version + 1), [commit], [], indexKeysOf(current.event));
       return current;
     });
   }
 
   /**
-   * One page of the events with at least one date in [startDate, endDate], ordered by their first
-   * date in the range, then name, then id. Reads only index entries inside the range (never the
-   * rest of the table), then the page's base items with strongly consistent reads: the index is
-   * eventually consistent, so an entry whose event is gone or no longer has a date in the range
-   * is dropped and the next candidate takes its place.
+   * Commits `commit` (the base item's version-conditioned write, with the idempotency record of a
+   * create) together with the index changes: `added` index items must exist before the commit is
+   * visible, `stale` ones are removed once it is.
+   *
+   * When everything fits in one transaction it is one TransactWriteItems, as atomic as can be.
+   * Otherwise (a large event): the added items are put first, stamped with the committing
+   * version, each only over an item of the same or an older version; then the commit, the one
+   * point where readers switch to the new state; then the stale items are deleted, each only if no
+   * later write has put it again. A write that stops before its commit leaves index items no
+   * reader counts; one that stops after leaves stale items no reader counts: the next list that
+   * meets them deletes them (listEvents).
    */
-  async listEvents(query: ListEventsQuery): Promise<ListEventsResult> {
-    const candidates = new DateIndexReader(this.client, this.tableName, query.startDate, query.endDate, this.signal);
-    await candidates.take((query.page - 1) * query.limit);
-    const events: SpecialEvent[] = [];
-    let itemReadCapacity = 0;
-    while (events.length < query.limit) {
-      const eventIds = await candidates.take(query.limit - events.length);
-      if (eventIds.length === 0) break;
-      const { items, consumedReadCapacity } = await this.batchGetEvents(eventIds);
-      itemReadCapacity += consumedReadCapacity;
-      for (const eventId of eventIds) {
-        const item = items.get(eventId);
-        if (item && toStoredEvent(item).event.dates.some((d) => d >= query.startDate && d <= query.endDate)) {
-          events.push(toStoredEvent(item).event);
-        }
-      }
-    }
-    return { events, consumedReadCapacity: candidates.consumedReadCapacity + itemReadCapacity };
-  }
-
-  private putDateItem(event: SpecialEvent, date: string) {
-    return {
+  private async commitWithIndex(
+    eventId: string,
+    stamp: IndexStamp,
+    commit: NonNullable<TransactWriteCommandInput['TransactItems']>,
+    added: IndexKey[],
+    stale: IndexKey[],
+  ): Promise<void> {
+    // Stamps only ever grow, so a reader that saw an old stamp can delete exactly what it saw; an
+    // item stamped newer belongs to a newer write, and this one has lost the race (isLostRace).
+    const puts = added.map((key) => ({
       Put: {
         TableName: this.tableName,
-        Item: { ...keys.eventDate(event.eventId, date), ...keys.dateIndex(date, event.name, event.eventId) },
+        Item: { ...keys.eventDate(eventId, key.date, key.name), ...keys.dateIndex(key.date, key.name, eventId, stamp), writeVersion: stamp.version },
+        ConditionExpression: 'attribute_not_exists(writeVersion) OR writeVersion <= :v',
+        ExpressionAttributeValues: { ':v': stamp.version },
       },
-    };
+    }));
+    if (commit.length + added.length + stale.length <= MAX_TRANSACTION_ACTIONS) {
+      await this.transact([
+        ...commit,
+        ...puts,
+        ...stale.map((key) => ({ Delete: { TableName: this.tableName, Key: keys.eventDate(eventId, key.date, key.name) } })),
+      ]);
+      return;
+    }
+    // Transactions of up to 100 puts, all at once: PutItem is all a create may call, and a
+    // transaction's ClientRequestToken makes the SDK's retries idempotent.
+    const batches = Array.from({ length: Math.ceil(puts.length / MAX_TRANSACTION_ACTIONS) }, (_, i) =>
+      puts.slice(i * MAX_TRANSACTION_ACTIONS, (i + 1) * MAX_TRANSACTION_ACTIONS),
+    );
+    await inParallel(batches, (batch) => this.transact(batch));
+    // After this, a reader could think these items abandoned (LEFTOVER_GRACE_MS): never commit then.
+    if (Date.now() - stamp.writtenAt > COMMIT_WINDOW_MS) throw new StoreBusyError('Index items took too long');
+    await this.transact(commit);
+    // Not an item a later write has put again (a date removed now and added back since). If this
+    // fails (throttling, the deadline), the write is still committed: a stale item left behind is
+    // one no reader counts, and the next list that meets it deletes it.
+    const notNewer = { N: String(stamp.version) };
+    await inParallel(stale, (key) => this.deleteIndexItem(keys.eventDate(eventId, key.date, key.name), 'NOT writeVersion > :v', notNewer)).catch(
+      () => undefined,
+    );
+  }
+
+  /** Deletes an index item if `condition` (on `:v`) holds; an item that no longer qualifies is left alone. */
+  private async deleteIndexItem(key: { pk: string; sk: string }, condition: string, value: { N: string } | { S: string }): Promise<void> {
+    try {
+      await this.client.send(
+        new DeleteItemCommand({
+          TableName: this.tableName,
+          Key: toAttributes({ pk: key.pk, sk: key.sk }),
+          ConditionExpression: condition,
+          ExpressionAttributeValues: { ':v': value },
+        }),
+        { abortSignal: this.signal },
+      );
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+    }
+  }
+
+  /**
+   * One page of the events with at least one date in [startDate, endDate], ordered by their first
+   * date in the range, then name, then id. Reads only index entries inside the range (never the
+   * rest of the table), then the base items of their events with strongly consistent reads. An
+   * entry counts only if its event's committed state has its date and its name, so leftovers of
+   * unfinished writes and the index's propagation delay never show: the event takes the place of
+   * its first entry that counts. Skipped pages are validated the same way, so pages never
+   * overlap or leave an event out. Leftovers it meets that no write can still commit are deleted.
+   */
+  async listEvents(query: ListEventsQuery): Promise<ListEventsResult> {
+    const range = keys.dateIndexRange(query.startDate, query.endDate);
+    const queryMonth: IndexQuery = (month, startKey, limit) =>
+      this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: DATE_INDEX,
+          KeyConditionExpression: 'gsi1pk = :month AND gsi1sk BETWEEN :from AND :to',
+          ExpressionAttributeValues: { ':month': keys.dateIndexPartition(month), ':from': range.from, ':to': range.to },
+          // The keys carry the date, name, id and stamp; the month is known.
+          ProjectionExpression: 'pk, sk, gsi1sk',
+          Limit: limit,
+          ExclusiveStartKey: startKey,
+          ReturnConsumedCapacity: 'TOTAL',
+        }),
+        { abortSignal: this.signal },
+      );
+    const entries = new DateIndexReader(queryMonth, query.startDate, query.endDate);
+    const baseItems = new Map<string, CommittedIndex | undefined>();
+    const listed = new Set<string>();
+    const leftovers: DateIndexEntry[] = [];
+    const events: SpecialEvent[] = [];
+    let toSkip = (query.page - 1) * query.limit;
+    let itemReadCapacity = 0;
+    const now = Date.now();
+    while (events.length < query.limit) {
+      const entry = await entries.next();
+      if (!entry) break;
+      // A listed event's base item is known: its other entries are only checked for leftovers.
+      if (!baseItems.has(entry.eventId)) {
+        // Read this event and the next ones the page may need in one batch.
+        const wanted = Math.min(100, toSkip + query.limit - events.length);
+        const upcoming = await entries.upcomingEventIds(wanted - 1, (id) => id !== entry.eventId && !baseItems.has(id) && !listed.has(id));
+        const { items, consumedReadCapacity } = await this.batchGetEvents([entry.eventId, ...upcoming]);
+        itemReadCapacity += consumedReadCapacity;
+        for (const eventId of [entry.eventId, ...upcoming]) {
+          const item = items.get(eventId);
+          baseItems.set(eventId, item && { item, name: String(item.name), dates: new Set(item.dates as string[]), version: Number(item.version) });
+        }
+      }
+      const committed = baseItems.get(entry.eventId);
+      if (!committed || committed.name !== entry.name || !committed.dates.has(entry.date)) {
+        if (isAbandoned(entry, committed, now)) leftovers.push(entry);
+      } else if (!listed.has(entry.eventId)) {
+        listed.add(entry.eventId);
+        if (toSkip > 0) toSkip -= 1;
+        else events.push(toStoredEvent(committed.item).event);
+      }
+    }
+    // Best effort (throttled or out of time: the next list that meets them tries again); each only
+    // if it is still exactly the item this list saw (same stamp).
+    await inParallel(leftovers, (entry) => this.deleteIndexItem(entry, 'gsi1sk = :v', { S: entry.gsi1sk })).catch(() => undefined);
+    return { events, consumedReadCapacity: entries.consumedReadCapacity + itemReadCapacity };
   }
 
   /** Read-check-write loop shared by update and delete: the transaction's version condition makes it safe. */
@@ -380,7 +504,20 @@ export class EventsStore {
 
   private async transact(items: NonNullable<TransactWriteCommandInput['TransactItems']>): Promise<void> {
     // The token makes the SDK's own retries of this call idempotent (DynamoDB remembers it 10 minutes).
-    await this.client.send(new TransactWriteCommand({ TransactItems: items, ClientRequestToken: randomUUID() }), {
+    const transactItems = items.map((item) =>
+      Object.fromEntries(
+        Object.entries(item).map(([kind, action]: [string, { Item?: Item; Key?: Item; ExpressionAttributeValues?: Item }]) => [
+          kind,
+          {
+            ...action,
+            Item: action.Item && toAttributes(action.Item),
+            Key: action.Key && toAttributes(action.Key),
+            ExpressionAttributeValues: action.ExpressionAttributeValues && toAttributes(action.ExpressionAttributeValues),
+          },
+        ]),
+      ),
+    ) as TransactWriteItem[];
+    await this.client.send(new TransactWriteItemsCommand({ TransactItems: transactItems, ClientRequestToken: randomUUID() }), {
       abortSignal: this.signal,
     });
   }
@@ -388,12 +525,12 @@ export class EventsStore {
   private async batchGetEvents(eventIds: string[]): Promise<{ items: Map<string, Item>; consumedReadCapacity: number }> {
     const items = new Map<string, Item>();
     let consumedReadCapacity = 0;
-    let keysToRead: Record<string, unknown>[] | undefined = eventIds.map((eventId) => keys.event(eventId));
+    let keysToRead: Record<string, AttributeValue>[] | undefined = eventIds.map((eventId) => toAttributes(keys.event(eventId)));
     for (let attempt = 1; keysToRead && keysToRead.length > 0; attempt++) {
       if (attempt > 5) throw new StoreBusyError('DynamoDB left part of a batch read unprocessed');
       if (attempt > 1) await sleep(2 ** attempt * 10 * Math.random(), undefined, { signal: this.signal });
-      const response: BatchGetCommandOutput = await this.client.send(
-        new BatchGetCommand({
+      const response: BatchGetItemCommandOutput = await this.client.send(
+        new BatchGetItemCommand({
           RequestItems: {
             [this.tableName]: {
               Keys: keysToRead,
@@ -406,7 +543,10 @@ export class EventsStore {
         }),
         { abortSignal: this.signal },
       );
-      for (const item of response.Responses?.[this.tableName] ?? []) items.set(String(item.eventId), item);
+      for (const attributes of response.Responses?.[this.tableName] ?? []) {
+        const item = unmarshall(attributes);
+        items.set(String(item.eventId), item);
+      }
       consumedReadCapacity += sumCapacity(response.ConsumedCapacity);
       keysToRead = response.UnprocessedKeys?.[this.tableName]?.Keys;
     }
@@ -414,67 +554,108 @@ export class EventsStore {
   }
 }
 
+/** What a list needs of a base item to decide whether an index entry counts. */
+interface CommittedIndex {
+  item: Item;
+  name: string;
+  dates: Set<string>;
+  version: number;
+}
+
 /**
- * Walks the `byDate` index month by month over a date range and hands out distinct event ids in
- * index order, i.e. by first date in the range, then name, then id.
+ * An index entry that is not committed and that no write can still commit: older than the
+ * event's committed version (its write lost, or a later one removed it), of a deleted event
+ * (only a create writes version 1, and ids are never reused), or older than any write may take.
+ * Items written before stamps existed count as version 0.
+ */
+function isAbandoned(entry: DateIndexEntry, committed: CommittedIndex | undefined, now: number): boolean {
+  if (!entry.stamp) return true;
+  if (now - entry.stamp.writtenAt > LEFTOVER_GRACE_MS) return true;
+  return committed ? entry.stamp.version <= committed.version : entry.stamp.version > 1;
+}
+
+/** Items, keys and values as DynamoDB's own commands take them (as the Document client would send them). */
+function toAttributes(value: Item): Record<string, AttributeValue> {
+  return marshall(value, { removeUndefinedValues: true });
+}
+
+function newStamp(version: number): IndexStamp {
+  return { version, writtenAt: Date.now(), writeId: randomUUID().slice(0, 8) };
+}
+
+/** The index items of an event: one per date, under its name. */
+function indexKeysOf(event: Pick<SpecialEvent, 'name' | 'dates'>): IndexKey[] {
+  return event.dates.map((date) => ({ date, name: event.name }));
+}
+
+/** The keys of `keys` not in `others` (each once). */
+function without(list: IndexKey[], others: IndexKey[]): IndexKey[] {
+  const id = (key: IndexKey) => `${key.date}\u0000${key.name}`;
+  const seen = new Set(others.map(id));
+  return list.filter((key) => !seen.has(id(key)) && seen.add(id(key)));
+}
+
+/** Runs `task` on every item, PARALLEL_ITEM_WRITES at a time; rejects with the first failure. */
+async function inParallel<T>(items: T[], task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    try {
+      while (next < items.length && !failed) await task(items[next++] as T);
+    } catch (error) {
+      failed = true; // the other workers stop taking items: the caller is about to give up
+      throw error;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLEL_ITEM_WRITES, items.length) }, worker));
+}
+
+/** One Query of the `byDate` index: a month's entries inside the range, from `startKey` on. */
+type IndexQuery = (month: string, startKey: Record<string, unknown> | undefined, limit: number) => Promise<QueryCommandOutput>;
+
+/**
+ * Walks the `byDate` index month by month over a date range and hands out its entries in index
+ * order, i.e. by date, then name, then id.
  */
 class DateIndexReader {
   consumedReadCapacity = 0;
   private readonly months: string[];
+  private readonly query: IndexQuery;
   private monthIndex = 0;
   private exclusiveStartKey: Record<string, unknown> | undefined;
-  private readonly seen = new Set<string>();
-  private readonly buffered: string[] = [];
+  private buffered: DateIndexEntry[] = [];
 
-  private readonly client: DynamoDBDocumentClient;
-  private readonly tableName: string;
-  private readonly startDate: string;
-  private readonly endDate: string;
-
-  private readonly signal: AbortSignal | undefined;
-
-  constructor(client: DynamoDBDocumentClient, tableName: string, startDate: string, endDate: string, signal?: AbortSignal) {
-    this.client = client;
-    this.signal = signal;
-    this.tableName = tableName;
-    this.startDate = startDate;
-    this.endDate = endDate;
+  constructor(query: IndexQuery, startDate: string, endDate: string) {
+    this.query = query;
     this.months = monthsBetween(startDate, endDate);
   }
 
-  async take(count: number): Promise<string[]> {
-    while (this.buffered.length < count && this.monthIndex < this.months.length) {
-      await this.readMore(count - this.buffered.length);
+  async next(): Promise<DateIndexEntry | undefined> {
+    while (this.buffered.length === 0 && this.monthIndex < this.months.length) await this.readMore(32);
+    return this.buffered.shift();
+  }
+
+  /** Up to `count` distinct event ids of the entries after the current one that pass `wanted`, without consuming them. */
+  async upcomingEventIds(count: number, wanted: (eventId: string) => boolean): Promise<string[]> {
+    const found = new Set<string>();
+    let scanned = 0;
+    while (found.size < count) {
+      if (scanned === this.buffered.length) {
+        if (this.monthIndex >= this.months.length) break;
+        await this.readMore(2 * (count - found.size));
+        continue;
+      }
+      const eventId = (this.buffered[scanned++] as DateIndexEntry).eventId;
+      if (wanted(eventId)) found.add(eventId);
     }
-    return this.buffered.splice(0, count);
+    return [...found];
   }
 
   private async readMore(wanted: number): Promise<void> {
-    const month = this.months[this.monthIndex] as string;
-    const range = keys.dateIndexRange(this.startDate, this.endDate);
-    const response = await this.client.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: DATE_INDEX,
-        KeyConditionExpression: 'gsi1pk = :month AND gsi1sk BETWEEN :from AND :to',
-        ExpressionAttributeValues: { ':month': keys.dateIndexPartition(month), ':from': range.from, ':to': range.to },
-        // The event id is all this needs: a quarter of the attributes to send and decode (capacity is the same).
-        ProjectionExpression: 'pk',
-        // Index items are ~100 bytes: reading a few more than needed costs nothing extra (4 KB units).
-        Limit: Math.min(1000, Math.max(32, 2 * wanted)),
-        ExclusiveStartKey: this.exclusiveStartKey,
-        ReturnConsumedCapacity: 'TOTAL',
-      }),
-      { abortSignal: this.signal },
-    );
+    // Index items are ~150 bytes: reading a few more than needed costs nothing extra (4 KB units).
+    const response = await this.query(this.months[this.monthIndex] as string, this.exclusiveStartKey, Math.min(1000, Math.max(32, wanted)));
     this.consumedReadCapacity += sumCapacity(response.ConsumedCapacity);
-    for (const item of response.Items ?? []) {
-      const eventId = keys.eventIdFromPk(String(item.pk));
-      if (!this.seen.has(eventId)) {
-        this.seen.add(eventId);
-        this.buffered.push(eventId);
-      }
-    }
+    for (const item of response.Items ?? []) this.buffered.push(keys.dateIndexEntry(item));
     // Only a missing LastEvaluatedKey means the month is exhausted (pages also stop at 1 MB).
     this.exclusiveStartKey = response.LastEvaluatedKey;
     if (!this.exclusiveStartKey) this.monthIndex += 1;
@@ -504,7 +685,10 @@ function isConditionalCheckFailed(error: unknown): error is Error & { Item?: Rec
   return error instanceof Error && error.name === 'ConditionalCheckFailedException';
 }
 
-/** A transaction cancelled only because another writer changed or locked the same items. */
+/**
+ * A transaction cancelled only because another writer changed or locked the same items (or, for
+ * index items, put them with a newer stamp).
+ */
 function isLostRace(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   if (error.name === 'TransactionConflictException') return true;

@@ -2,16 +2,16 @@
 // store, the OpenAPI document and the tests read them from here.
 
 /**
- * The spec sets no bounds. maxDates follows from DynamoDB: every write of an event and its
- * per-date index items is one TransactWriteItems call (at most 100 actions), and a PATCH that
- * replaces all dates deletes the old entries and writes the new ones: 1 + 49 + 49 <= 100 (with an
- * Idempotency-Key, a create writes 1 + 49 + 1).
+ * The spec sets no bounds. maxDates is every day of a leap year, the longest range a list may
+ * ask for (maxRangeDays): an event that runs for a season or a year. The data layer has no bound
+ * of its own below it (README "Data model"); a full replacement of 366 dates writes 732 index
+ * items, well within the function timeout.
  */
 export const LIMITS = {
   nameLength: 200,
   locationLength: 200,
   descriptionLength: 5000,
-  maxDates: 49,
+  maxDates: 366,
   maxPrice: 1_000_000,
   maxBodyBytes: 64 * 1024,
   maxListLimit: 30,

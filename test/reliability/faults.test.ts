@@ -294,6 +294,62 @@ describe('a short DynamoDB fault', () => {
   });
 });
 
+describe('a write of 365 dates (more than one transaction holds) through the faulty API', () => {
+  const LARGE_YEAR = RESERVED_YEARS.largeFaultsApi;
+  const wholeYear = (first: number) => Array.from({ length: 365 }, (_, i) => dayOfYear(first, i));
+  const months = Array.from({ length: 12 }, (_, month) => ({
+    first: new Date(Date.UTC(LARGE_YEAR, month, 1)).toISOString().slice(0, 10),
+    last: new Date(Date.UTC(LARGE_YEAR, month + 1, 0)).toISOString().slice(0, 10),
+  }));
+
+  /** Every event listed in `month` of LARGE_YEAR, all pages. */
+  async function listedInMonth(month: { first: string; last: string }): Promise<SpecialEventBody[]> {
+    const listed: SpecialEventBody[] = [];
+    for (let page = 1; ; page++) {
+      const response = await call<SpecialEventBody[]>('GET', `/special-events?startDate=${month.first}&endDate=${month.last}&page=${page}&limit=30`);
+      expect(response.status).toBe(200);
+      listed.push(...response.body);
+      if (response.body.length < 30) return listed;
+    }
+  }
+
+  test('a PATCH whose index writes keep failing is a 503; readers see the old event; lists delete what it left once another write commits', async () => {
+    const created = await call<SpecialEventBody>('POST', '/special-events', { json: { ...newEventBody('Large fault'), dates: wholeYear(LARGE_YEAR) } });
+    expect(created.status).toBe(201);
+    const event = created.body;
+    // 200 new index items (a new name) go in 2 transactions: the second fails.
+    inject({ fault: 'internal-server-error', operation: 'TransactWriteItems', after: 1 });
+    const patched = await call('PATCH', `/special-events/${event.eventId}`, { json: { name: 'Large fault, renamed', dates: wholeYear(LARGE_YEAR).slice(0, 200) } });
+    expectServiceUnavailable(patched);
+    proxy.clear();
+    survived.push({ scenario: 'PATCH of 365 dates, internal-server-error on its index writes', status: patched.status, ms: patched.ms });
+    const read = await call<SpecialEventBody>('GET', `/special-events/${event.eventId}`);
+    expect(read.body).toEqual(event);
+    expect(read.headers.get('etag')).toBe('"1"');
+    // The new name's items it wrote are there, but no reader counts them.
+    expect((await storageProblems(event.eventId, event)).filter((problem) => !problem.startsWith('orphan'))).toEqual([]);
+    for (const month of months) expect((await listedInMonth(month)).filter((listed) => listed.eventId === event.eventId)).toEqual([event]);
+    // A price change commits version 2: the failed write's items (stamped 2) are now older than
+    // the event, and the lists that meet them delete them.
+    const repriced = await call<SpecialEventBody>('PATCH', `/special-events/${event.eventId}`, { json: { price: 11 } });
+    expect(repriced.status).toBe(200);
+    for (const month of months) expect((await listedInMonth(month)).filter((listed) => listed.eventId === event.eventId)).toEqual([repriced.body]);
+    expect(await storageProblems(event.eventId, repriced.body)).toEqual([]);
+  });
+
+  test('a DELETE whose clean-up fails after its commit is a 204; nothing of the event is listed', async () => {
+    const created = await call<SpecialEventBody>('POST', '/special-events', { json: { ...newEventBody('Large delete'), dates: wholeYear(LARGE_YEAR) } });
+    expect(created.status).toBe(201);
+    inject({ fault: 'internal-server-error', operation: 'DeleteItem', after: 50 });
+    const deleted = await call('DELETE', `/special-events/${created.body.eventId}`);
+    expect(deleted.status).toBe(204);
+    proxy.clear();
+    survived.push({ scenario: 'DELETE of 365 dates, internal-server-error on its clean-up', status: deleted.status, ms: deleted.ms });
+    expect((await call('GET', `/special-events/${created.body.eventId}`)).status).toBe(404);
+    for (const month of months) expect((await listedInMonth(month)).filter((listed) => listed.eventId === created.body.eventId)).toEqual([]);
+  });
+});
+
 describe('idempotent creation under faults', () => {
   test('a POST that got a 503 can be retried with its Idempotency-Key: exactly one event', async () => {
     const body = newEventBody();

@@ -10,6 +10,13 @@ export const RESERVED_YEARS = {
   concurrency: 9981,
   /** Events written through the fault proxy. */
   faults: 9982,
+  /** Events of a whole (leap) year of dates, and the years they move to. */
+  largeEvents: 9984,
+  /** Large events written through the fault proxy: the store directly (9988-9989), the API (9987). */
+  largeFaults: 9988,
+  largeFaultsApi: 9987,
+  /** One year per run of the large-event property, 9993-9998. */
+  largeProperty: { first: 9993, count: 6 },
   /** Every date a fuzzed request could get stored with. */
   fuzz: 9990,
 } as const;

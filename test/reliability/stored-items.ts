@@ -57,11 +57,13 @@ export async function storageProblems(eventId: string, expected: SpecialEventBod
     if (base[field] !== expected[field]) problems.push(`base ${field} is ${JSON.stringify(base[field])}, expected ${JSON.stringify(expected[field])}`);
   }
   if (JSON.stringify(base.dates) !== JSON.stringify(expected.dates)) problems.push(`base dates are ${JSON.stringify(base.dates)}`);
-  const wanted = new Map(expected.dates.map((date) => [keys.eventDate(eventId, date).sk, keys.dateIndex(date, expected.name, eventId)]));
+  const wanted = new Set(expected.dates.map((date) => keys.eventDate(eventId, date, expected.name).sk));
   for (const item of dateItems) {
-    const index = wanted.get(String(item.sk));
-    if (!index) problems.push(`orphan index item ${String(item.sk)}`);
-    else if (item.gsi1pk !== index.gsi1pk || item.gsi1sk !== index.gsi1sk) problems.push(`index item ${String(item.sk)} has stale index keys`);
+    const entry = keys.dateIndexEntry(item);
+    if (!wanted.has(String(item.sk))) problems.push(`orphan index item ${String(item.sk)}`);
+    else if (item.gsi1pk !== `MONTH#${entry.date.slice(0, 7)}` || entry.name !== expected.name || entry.eventId !== eventId || `DATE#${entry.date}#${entry.name}` !== item.sk) {
+      problems.push(`index item ${String(item.sk)} has stale index keys`);
+    }
   }
   for (const sk of wanted.keys()) {
     if (!dateItems.some((item) => item.sk === sk)) problems.push(`index item ${sk} is missing`);

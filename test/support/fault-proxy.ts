@@ -34,6 +34,8 @@ export interface FaultRule {
   table?: string;
   /** How many matching requests to fault; every one when absent. */
   times?: number;
+  /** How many matching requests to let through before faulting (to stop a long write part-way). */
+  after?: number;
   delayMs?: number;
 }
 
@@ -87,7 +89,7 @@ const ERRORS: Record<Exclude<FaultKind, 'hang' | 'connection-reset' | 'lost-resp
 export async function startFaultProxy(target: string): Promise<FaultProxy> {
   const targetUrl = new URL(target);
   const agent = new Agent({ keepAlive: true });
-  let rules: (FaultRule & { remaining: number })[] = [];
+  let rules: (FaultRule & { remaining: number; passing: number })[] = [];
   const held = new Set<ServerResponse>();
   const sockets = new Set<Socket>();
   const stats: FaultProxyStats = { forwarded: 0, injected: {}, operations: {} };
@@ -99,6 +101,10 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
         (!candidate.operation || candidate.operation === operation) &&
         (!candidate.table || body.includes(`"TableName":"${candidate.table}"`) || body.includes(`"${candidate.table}":`)),
     );
+    if (rule && rule.passing > 0) {
+      rule.passing -= 1;
+      return undefined;
+    }
     if (rule) rule.remaining -= 1;
     return rule;
   }
@@ -183,7 +189,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
 
   return {
     endpoint: `http://127.0.0.1:${port}`,
-    inject: (rule) => rules.push({ ...rule, remaining: rule.times ?? Number.POSITIVE_INFINITY }),
+    inject: (rule) => rules.push({ ...rule, remaining: rule.times ?? Number.POSITIVE_INFINITY, passing: rule.after ?? 0 }),
     clear: () => {
       rules = [];
       for (const response of held) response.destroy();
