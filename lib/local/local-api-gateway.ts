@@ -15,7 +15,6 @@ import type {
   Context,
 } from 'aws-lambda';
 import { GATEWAY_RESPONSE_HEADERS, gatewayResponse, methodNotAllowedResponse, type GatewayResponseType } from '../../functions/shared/gateway-responses.ts';
-import { problemBody } from '../../functions/shared/problems.ts';
 import { AUTHORIZER_HANDLER, BASE_PATH, CORS_REQUEST_HEADERS, FUNCTION_SETTINGS, matchRoute, type Route } from '../../functions/shared/routes.ts';
 import { PUBLIC_DOCUMENT_PATHS, publicDocuments } from '../openapi/public-documents.ts';
 import { serviceIndex, serviceIndexHeaders } from '../openapi/service-index.ts';
@@ -249,8 +248,7 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
     // The service index, the OpenAPI document and the docs page need no credentials (as on the
     // deployed API). With a trailing slash they redirect (relative Location: it holds behind any
     // prefix); `/v1.1/` must, since the index's links are relative to `/v1.1`.
-    if (path === '' || PUBLIC_DOCUMENT_PATHS.includes(path as (typeof PUBLIC_DOCUMENT_PATHS)[number])) {
-      if (!readOnly) throw new GatewayAnswer(methodNotAllowed(['GET', 'HEAD']));
+    if (readOnly && (path === '' || PUBLIC_DOCUMENT_PATHS.includes(path as (typeof PUBLIC_DOCUMENT_PATHS)[number]))) {
       const document = path === '' ? { statusCode: 200, headers: serviceIndexHeaders(), body: `${JSON.stringify(serviceIndex(), null, 2)}\n` } : await publicDocument(path);
       if (document) return send(response, document.statusCode, document.headers, method === 'HEAD' ? undefined : document.body);
     }
@@ -390,11 +388,6 @@ function send(response: ServerResponse, statusCode: number, headers: Record<stri
   response.writeHead(statusCode, headers);
   response.end(body);
   return statusCode;
-}
-
-function methodNotAllowed(allow: string[]) {
-  const body = problemBody('method-not-allowed', `This resource allows only ${allow.join(', ')}`);
-  return { statusCode: body.status, headers: { ...GATEWAY_RESPONSE_HEADERS, Allow: allow.join(', ') }, body };
 }
 
 /** The path of a target for the access log: no query string (it may carry anything), bounded length. */

@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import formats from 'ajv-formats';
-import { GATEWAY_RESPONSES, gatewayResponse, type GatewayResponseType } from '../../functions/shared/gateway-responses.ts';
+import { GATEWAY_RESPONSES, gatewayResponse, methodNotAllowedResponse, type GatewayResponseType } from '../../functions/shared/gateway-responses.ts';
+import { matchRoute } from '../../functions/shared/routes.ts';
 import { PROBLEM_CONTENT_TYPE } from '../../functions/shared/problems.ts';
 
 export const COMMITTED_OPENAPI_FILE = new URL('../../openapi/openapi.json', import.meta.url);
@@ -53,7 +54,7 @@ export class ContractChecker {
     const match = this.operations.find((candidate) => candidate.pattern.test(pathname));
     const operation = match?.item[method.toLowerCase()] as Json | undefined;
     if (!operation) {
-      this.checkOutsideContract(method, where, response);
+      this.checkOutsideContract(method, pathname, where, response);
       return;
     }
     const responses = operation.responses as Record<string, Json>;
@@ -68,10 +69,13 @@ export class ContractChecker {
     this.checkBody(where, declared, response);
   }
 
-  private checkOutsideContract(method: string, where: string, response: ObservedResponse): void {
+  private checkOutsideContract(method: string, pathname: string, where: string, response: ObservedResponse): void {
     // CORS preflights are answered by API Gateway without a body.
     if (method === 'OPTIONS' && response.status === 204 && response.text === '') return;
-    const answers = (Object.keys(GATEWAY_RESPONSES) as GatewayResponseType[]).map(gatewayResponse);
+    const answers: { statusCode: number; body: unknown }[] = (Object.keys(GATEWAY_RESPONSES) as GatewayResponseType[]).map(gatewayResponse);
+    // A method the path's resource does not have: 405 with the methods it has.
+    const route = matchRoute(method, pathname || '/');
+    if (!route.route && route.allowedMethods.length > 0) answers.push(methodNotAllowedResponse(route.allowedMethods));
     const contentType = response.headers.get('content-type') ?? '';
     if (!mediaType(contentType).startsWith(PROBLEM_CONTENT_TYPE)) {
       throw new ContractViolation(`${where}: outside the contract, expected a gateway ${PROBLEM_CONTENT_TYPE} response, got "${contentType}"`);
