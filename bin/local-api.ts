@@ -137,7 +137,7 @@ try {
   if (dynamodb.started) await lock?.update({ dynamodbEndpoint: dynamodb.endpoint, javaPid: dynamodb.started.javaPid, javaStart: processStart(dynamodb.started.javaPid) });
   Object.assign(process.env, handlerEnvironment(dynamodb.endpoint));
   await step('tables', () => ensureLocalTables(dynamodb.endpoint, localTableNames));
-  const created = await step('users', ensureAdminUser, (user) => (user ? 'created admin (editor), password below' : ''));
+  const created = await step('users', ensureAdminUser, (user) => (user ? `created admin (editor)${user.generated ? ', password below' : ''}` : ''));
 
   const gateway = await step('listening', () =>
     startLocalApiGateway({
