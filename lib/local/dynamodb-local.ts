@@ -7,7 +7,7 @@
 // random key id kept with the data (file mode 0600) only ever sees an empty database of its own.
 // The key id is the secret (DynamoDB Local checks no signatures). `-inMemory` would require
 // `-sharedDb`, so "in memory" is a temporary directory (in /dev/shm where there is one) instead.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
@@ -121,6 +121,7 @@ function jarDirectory(): string {
 // directory). Java's pid goes back on fd 3. (umask 077: the database files are the owner's only.)
 const WATCHDOG = [
   'umask 077',
+  'command -v "$1" >/dev/null || { echo "$1 was not found on PATH" >&2; exit 127; }',
   '"$@" </dev/null 3>&- &',
   'java=$!',
   'echo "$java" >&3',
@@ -130,6 +131,15 @@ const WATCHDOG = [
   'wait "$java"',
   'if [ -n "$REMOVE_DIRECTORY" ]; then rm -rf -- "$REMOVE_DIRECTORY"; fi',
 ].join('\n');
+
+/** False once the process has exited (a zombie the watchdog has not reaped yet counts as exited). */
+function isAlive(pid: number): boolean {
+  try {
+    return !execFileSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim().startsWith('Z');
+  } catch {
+    return false;
+  }
+}
 
 /** A temporary directory for an "in memory" instance: RAM-backed /dev/shm where it exists. */
 async function temporaryDirectory(): Promise<string> {
@@ -162,7 +172,9 @@ export async function startDynamoDbLocal(options: { dataDirectory?: string } = {
   const javaPid = await new Promise<number>((resolve, reject) => {
     let text = '';
     (shell.stdio[3] as Readable).on('data', (chunk: Buffer) => (text += chunk.toString()));
-    (shell.stdio[3] as Readable).once('end', () => (Number(text) > 0 ? resolve(Number(text)) : reject(new Error(`DynamoDB Local did not start:\n${output}`))));
+    (shell.stdio[3] as Readable).once('end', () =>
+      Number(text) > 0 ? resolve(Number(text)) : setTimeout(() => reject(new Error(`DynamoDB Local did not start (Java 17+ must be on PATH): ${output.trim()}`)), 50),
+    );
     shell.once('error', reject);
   });
 
@@ -189,7 +201,7 @@ export async function startDynamoDbLocal(options: { dataDirectory?: string } = {
   const client = localClient(endpoint);
   try {
     for (let attempt = 0; ; attempt++) {
-      if (shell.exitCode !== null) throw new Error(`DynamoDB Local exited during start-up:\n${output}`);
+      if (shell.exitCode !== null || (attempt % 10 === 9 && !isAlive(javaPid))) throw new Error(`DynamoDB Local exited during start-up (Java 17+ must be on PATH):\n${output.trim()}`);
       try {
         await client.send(new ListTablesCommand({}));
         break;
