@@ -3,7 +3,7 @@
 // process it starts is killed afterwards whatever happens (killAllRuns).
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -134,8 +134,12 @@ describe('the local data', () => {
 });
 
 describe('starting and stopping', () => {
-  test('two starts at once on one data directory: exactly one runs, the other exits non-zero saying why', async () => {
+  test('two starts at once on one data directory with a stale lock: exactly one runs, the other exits non-zero saying why', async () => {
     const data = await dataDirectory();
+    // A lock left by a start that was killed: its process is gone, so both starts will try to break it.
+    const gone = await run(process.execPath, ['-p', 'process.pid']);
+    await mkdir(data, { recursive: true });
+    await writeFile(join(data, 'local-api.lock'), JSON.stringify({ holder: 'npm start', pid: Number(gone.stdout), processStart: 'Thu Jan  1 00:00:00 2026' }));
     const runs = await Promise.all([startLocalRun({ MUSEUM_DATA_DIR: data }), startLocalRun({ MUSEUM_DATA_DIR: data })]);
     const outcomes = await Promise.all(runs.map((one) => untilListening(one).then(() => 'running', () => 'exited')));
     expect(outcomes.sort()).toEqual(['exited', 'running']);
