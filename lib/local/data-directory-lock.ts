@@ -6,7 +6,7 @@
 // under a short-lived takeover file, so two starts that both find it stale cannot both proceed.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync, unlinkSync } from 'node:fs';
+import { existsSync, readFileSync, unlinkSync } from 'node:fs';
 import { link, mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -141,7 +141,10 @@ export async function lockDataDirectory(
     const found = readLock(dataDirectory);
     if (found && isSameProcess(found.pid, found.processStart)) return { heldBy: found };
     await underTakeover(dataDirectory, async () => {
-      // Checked again under the takeover: another start may have taken the lock meanwhile.
+      // Checked again under the takeover: another start may have broken it and taken the lock
+      // meanwhile (a new lock can only appear once the stale one is gone, and only this holder
+      // of the takeover removes locks). A lock that cannot be read is stale too.
+      if (!existsSync(path)) return;
       const current = readLock(dataDirectory);
       if (current && isSameProcess(current.pid, current.processStart)) return;
       if (current) await stopLeftoverJava(current, dataDirectory, log);
