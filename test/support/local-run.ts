@@ -45,7 +45,7 @@ export async function startLocalRun(env: Record<string, string>, options: { npm?
 
 /** Waits until the run prints its URL, or fails with what it printed if it exits or takes over 60 s. */
 export async function untilListening(run: LocalRun): Promise<string> {
-  for (let waited = 0; waited < 60_000; waited += 100) {
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
     const url = /listening on (\S+)/.exec(run.output())?.[1];
     if (url) return url;
     if (run.child.exitCode !== null || run.child.signalCode !== null) throw new Error(`The local API exited:\n${run.output()}`);
@@ -102,7 +102,7 @@ export function listeningPorts(pids: number[]): number[] {
 
 /** Polls until `condition` holds, for at most `timeoutMs`; returns whether it did. */
 export async function eventually(condition: () => boolean, timeoutMs: number): Promise<boolean> {
-  for (let waited = 0; waited <= timeoutMs; waited += 100) {
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
     if (condition()) return true;
     await sleep(100);
   }
