@@ -1,70 +1,193 @@
-// `npm start`: the API on http://127.0.0.1:$PORT/v1.1, backed by DynamoDB Local.
+// `npm start`: the API on http://127.0.0.1:$PORT/v1.1, backed by DynamoDB Local. One Node process
+// (npm's signals reach it: no shell chain) that builds the bundles (--build), takes the data
+// directory's lock and the port, starts DynamoDB Local, and stops all of it on SIGINT, SIGTERM,
+// SIGHUP, or when the process that started it (npm) is gone.
 import { randomBytes } from 'node:crypto';
-import { ensureLocalTables } from '../lib/local/dynamodb-local.ts';
-import { startLocalApiGateway } from '../lib/local/local-api-gateway.ts';
-import {
-  forgetRunningLocalApi,
-  handlerEnvironment,
-  localDynamoDb,
-  localTableNames,
-  recordRunningLocalApi,
-  runningLocalApi,
-} from '../lib/local/local-environment.ts';
+import type { Server } from 'node:http';
+import { relative } from 'node:path';
+import { parseArgs } from 'node:util';
 import { createDocumentClient } from '../functions/shared/dynamodb-client.ts';
 import { hashPassword, MIN_PASSWORD_LENGTH } from '../functions/shared/passwords.ts';
 import { UsersStore } from '../functions/shared/users-store.ts';
+import { lockDataDirectory, processStart, type DataDirectoryLock } from '../lib/local/data-directory-lock.ts';
+import { ensureLocalTables, KEY_FILE, localClient } from '../lib/local/dynamodb-local.ts';
+import { listenOnLoopback, startLocalApiGateway, type AccessLogEntry } from '../lib/local/local-api-gateway.ts';
+import {
+  DATA_DIRECTORY,
+  DYNAMODB_DIRECTORY,
+  handlerEnvironment,
+  localDynamoDb,
+  localTableNames,
+  removeOldRuntimeFile,
+  usesDataDirectory,
+} from '../lib/local/local-environment.ts';
 
-const inMemory = process.env.MUSEUM_IN_MEMORY === '1';
-if (!inMemory && !process.env.DYNAMODB_ENDPOINT) {
-  const running = await runningLocalApi();
-  if (running) {
-    console.error(`The local API is already running (pid ${running.pid}) at ${running.url} on this data directory.`);
-    process.exit(1);
-  }
+const { values: flags } = parseArgs({ options: { build: { type: 'boolean', default: false } }, allowNegative: true });
+
+// Request logs: one short human line per request on a terminal; JSON lines otherwise (a file, a
+// pipe, a process manager) or with MUSEUM_LOG_FORMAT=json.
+const jsonLogs = process.env.MUSEUM_LOG_FORMAT ? process.env.MUSEUM_LOG_FORMAT === 'json' : !process.stdout.isTTY;
+// On a terminal the handlers' own Powertools JSON lines (one per login, ~450 characters) would
+// drown the request lines: warnings and errors only, unless POWERTOOLS_LOG_LEVEL says otherwise.
+if (!jsonLogs) process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+
+const say = (line: string) => console.log(line);
+/** What to undo on stop, last started first. */
+const cleanups: (() => Promise<void>)[] = [];
+let stopping: Promise<void> | undefined;
+/** The start-up step under way: a stop waits for it, so that what it starts is stopped too. */
+let currentStep: Promise<unknown> | undefined;
+
+/** A one-line error and exit code 1, after stopping whatever has started. */
+async function fail(message: string): Promise<never> {
+  console.error(message);
+  await stopEverything();
+  process.exit(1);
 }
 
 // Checked before anything starts. The users CLI's rule, so that no shorter password ever exists.
 const adminPassword = process.env.MUSEUM_ADMIN_PASSWORD || undefined;
 if (adminPassword !== undefined && [...adminPassword].length < MIN_PASSWORD_LENGTH) {
-  console.error(`MUSEUM_ADMIN_PASSWORD must be at least ${MIN_PASSWORD_LENGTH} characters`);
-  process.exit(1);
+  await fail(`MUSEUM_ADMIN_PASSWORD must be at least ${MIN_PASSWORD_LENGTH} characters`);
+}
+const port = Number(process.env.PORT ?? 3000);
+if (!Number.isInteger(port) || port < 0 || port > 65_535) await fail(`PORT must be a port number (0-65535), not ${process.env.PORT}`);
+
+function stopEverything(): Promise<void> {
+  return (stopping ??= (async () => {
+    await currentStep?.catch(() => undefined);
+    for (const cleanup of cleanups.reverse()) await cleanup().catch((error: unknown) => console.error(error instanceof Error ? error.message : error));
+  })());
 }
 
-const dynamodb = await localDynamoDb();
-Object.assign(process.env, handlerEnvironment(dynamodb.endpoint));
-await ensureLocalTables(dynamodb.endpoint, localTableNames);
-await ensureAdminUser();
-
-const gateway = await startLocalApiGateway({
-  port: Number(process.env.PORT ?? 3000),
-  authorizerCacheTtlSeconds: Number(process.env.AUTHORIZER_CACHE_TTL_SECONDS ?? 300),
-  corsAllowedOrigins: (process.env.CORS_ALLOWED_ORIGINS ?? '').split(',').filter(Boolean),
-});
-if (!inMemory) await recordRunningLocalApi({ pid: process.pid, url: gateway.url, dynamodbEndpoint: dynamodb.endpoint });
-console.log(`Museum Special Events API listening on ${gateway.url}`);
-
-let stopping = false;
-async function stop(signal: string) {
+async function stop(reason: string) {
   if (stopping) return;
-  stopping = true;
-  console.log(`${signal}: stopping`);
-  await gateway.close();
-  await dynamodb.started?.stop();
-  if (!inMemory) await forgetRunningLocalApi();
+  say(`${reason}: stopping`);
+  await stopEverything();
   process.exit(0);
 }
-process.on('SIGINT', () => void stop('SIGINT'));
-process.on('SIGTERM', () => void stop('SIGTERM'));
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop(signal));
+// npm forwards only SIGINT and SIGTERM; when npm itself dies (SIGHUP, kill -9) this process is
+// re-parented. Nothing of a local run should outlive what started it.
+const parentPid = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parentPid) void stop('the process that started this one has exited');
+}, 500).unref();
+
+/** Runs one start-up step and prints it with its duration; stops here if a stop came meanwhile. */
+async function step<T>(name: string, action: () => Promise<T>, note: (result: T) => string = () => ''): Promise<T> {
+  const started = performance.now();
+  currentStep = action();
+  const result = (await currentStep) as T;
+  currentStep = undefined;
+  if (stopping) await new Promise<never>(() => undefined); // the stop exits the process
+  const extra = note(result);
+  say(`  ${name.padEnd(15)} ${((performance.now() - started) / 1000).toFixed(1).padStart(5)} s${extra ? `   ${extra}` : ''}`);
+  return result;
+}
+
+try {
+  let lock: DataDirectoryLock | undefined;
+  if (usesDataDirectory()) {
+    const taken = await lockDataDirectory(DATA_DIRECTORY, 'npm start');
+    if ('heldBy' in taken) {
+      const { holder, pid, url } = taken.heldBy;
+      await fail(
+        holder === 'npm start'
+          ? `The local API is already running on ${DATA_DIRECTORY} (pid ${pid}${url ? `, ${url}` : ''}); stop it first, or use another MUSEUM_DATA_DIR.`
+          : `The users CLI (pid ${pid}) is using ${DATA_DIRECTORY}; start again when it has finished.`,
+      );
+    }
+    lock = (taken as { lock: DataDirectoryLock }).lock;
+    cleanups.push(() => lock?.release() ?? Promise.resolve());
+    await removeOldRuntimeFile();
+  }
+
+  // The port before anything slow starts: a busy port is one line and exit code 1, nothing left running.
+  let server: Server;
+  try {
+    server = await listenOnLoopback(port);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    await fail(
+      code === 'EADDRINUSE'
+        ? `Port ${port} on 127.0.0.1 is already in use; stop what uses it or choose another: PORT=${port + 1} npm start`
+        : `Cannot listen on 127.0.0.1:${port} (${code ?? (error as Error).message})`,
+    );
+    throw error;
+  }
+  cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  say('Starting the Museum Special Events API');
+  if (flags.build) {
+    await step('build', async () => {
+      const { buildFunctions } = await import('../scripts/build.ts');
+      await buildFunctions();
+    });
+  }
+  const dynamodb = await step(
+    'DynamoDB Local',
+    async () => {
+      const started = await localDynamoDb();
+      if (started.started) cleanups.push(started.started.stop);
+      return started;
+    },
+    (started) => (started.started ? `port ${new URL(started.endpoint).port}` : `at ${started.endpoint}`),
+  );
+  if (dynamodb.started) await lock?.update({ dynamodbEndpoint: dynamodb.endpoint, javaPid: dynamodb.started.javaPid, javaStart: processStart(dynamodb.started.javaPid) });
+  Object.assign(process.env, handlerEnvironment(dynamodb.endpoint));
+  await step('tables', () => ensureLocalTables(dynamodb.endpoint, localTableNames));
+  const created = await step('users', ensureAdminUser, (user) => (user ? `created admin (editor)${user.generated ? ', password below' : ''}` : ''));
+
+  const gateway = await step('listening', () =>
+    startLocalApiGateway({
+      server,
+      authorizerCacheTtlSeconds: Number(process.env.AUTHORIZER_CACHE_TTL_SECONDS ?? 300),
+      corsAllowedOrigins: (process.env.CORS_ALLOWED_ORIGINS ?? '').split(',').filter(Boolean),
+      accessLog: jsonLogs ? (entry) => say(JSON.stringify({ time: new Date().toISOString(), ...entry })) : (entry) => say(requestLine(entry)),
+    }),
+  );
+  cleanups.push(() => gateway.close());
+  await lock?.update({ url: gateway.url });
+
+  if (created) {
+    say(
+      created.generated
+        ? `Created user admin (editor) with password: ${created.password}\n(shown only this once; change it with: npm run users -- passwd admin)`
+        : 'Created user admin (editor) with the password in MUSEUM_ADMIN_PASSWORD.',
+    );
+  }
+  say(`Museum Special Events API listening on ${gateway.url}`);
+  say(`  docs  ${gateway.url}/docs`);
+  say(`  data  ${dataDescription(dynamodb.endpoint, Boolean(dynamodb.started))}`);
+  say(process.stdout.isTTY ? 'Ctrl-C stops it.' : 'SIGINT or SIGTERM stops it.');
+} catch (error) {
+  await fail(`The local API could not start: ${error instanceof Error ? error.message : String(error)}`);
+}
+
+function dataDescription(endpoint: string, started: boolean): string {
+  if (!started) return `DynamoDB at ${endpoint} (DYNAMODB_ENDPOINT)`;
+  if (!usesDataDirectory()) return 'in memory (MUSEUM_IN_MEMORY=1): gone when this stops';
+  const shown = relative(process.cwd(), DATA_DIRECTORY) || '.';
+  return `${shown.startsWith('..') ? DATA_DIRECTORY : shown}/ (DynamoDB Local answers only its key: ${relative(DATA_DIRECTORY, DYNAMODB_DIRECTORY)}/${KEY_FILE})`;
+}
+
+/** `12:00:01 GET /v1.1/special-events 200 14 ms admin`: what a person watching wants. */
+function requestLine(entry: AccessLogEntry): string {
+  const time = new Date().toTimeString().slice(0, 8);
+  return `${time} ${entry.method} ${entry.path} ${entry.status} ${entry.durationMs} ms${entry.user ? ` ${entry.user}` : ''}`;
+}
 
 /** On first start, user `admin` (editor) with MUSEUM_ADMIN_PASSWORD or a generated password printed once. */
-async function ensureAdminUser(): Promise<void> {
-  const users = new UsersStore(createDocumentClient(), localTableNames.events);
-  if (await users.getUser('admin')) return;
-  const password = adminPassword ?? randomBytes(18).toString('base64url');
-  await users.putUser({ username: 'admin', role: 'editor', passwordHash: await hashPassword(password) }, 'create');
-  console.log(
-    adminPassword
-      ? 'Created user admin (editor) with the password in MUSEUM_ADMIN_PASSWORD.'
-      : `Created user admin (editor) with password: ${password}\n(shown only this once; change it with: npm run users -- passwd admin)`,
-  );
+async function ensureAdminUser(): Promise<{ password: string; generated: boolean } | undefined> {
+  const client = localClient(process.env.AWS_ENDPOINT_URL_DYNAMODB ?? '');
+  try {
+    const users = new UsersStore(createDocumentClient(client), localTableNames.events);
+    if (await users.getUser('admin')) return undefined;
+    const password = adminPassword ?? randomBytes(18).toString('base64url');
+    await users.putUser({ username: 'admin', role: 'editor', passwordHash: await hashPassword(password) }, 'create');
+    return { password, generated: !adminPassword };
+  } finally {
+    client.destroy();
+  }
 }

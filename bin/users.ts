@@ -2,16 +2,18 @@
 //   add <name> --role editor|viewer    passwd <name>    remove <name>    list
 // Passwords are read from stdin (piped) or a hidden prompt, never from arguments (they would
 // land in shell history and process listings).
-// Target: the local store (the running `npm start`'s DynamoDB Local, or .data/ directly), or a
-// deployed table with `--table <name>` (AWS credentials and region from the usual AWS_* settings).
+// Arguments and the password are checked before anything starts.
+// Target: the local store (the running `npm start`'s DynamoDB Local, or .data/ directly under its
+// lock), or a deployed table with `--table <name>` (AWS credentials and region from the usual AWS_* settings).
 import { parseArgs } from 'node:util';
 import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDocumentClient } from '../functions/shared/dynamodb-client.ts';
 import { hashPassword, MIN_PASSWORD_LENGTH } from '../functions/shared/passwords.ts';
 import { ROLES, type Role } from '../functions/shared/routes.ts';
 import { USERNAME_PATTERN, UsersStore } from '../functions/shared/users-store.ts';
-import { ensureLocalTables, localClient } from '../lib/local/dynamodb-local.ts';
-import { localDynamoDb, localTableNames, runningLocalApi } from '../lib/local/local-environment.ts';
+import { lockDataDirectory, processStart, type DataDirectoryLock } from '../lib/local/data-directory-lock.ts';
+import { ensureLocalTables, localClient, startDynamoDbLocal, type DynamoDbLocal } from '../lib/local/dynamodb-local.ts';
+import { DATA_DIRECTORY, DYNAMODB_DIRECTORY, localTableNames, useDataDirectoryKey, usesDataDirectory } from '../lib/local/local-environment.ts';
 
 const USAGE = `Usage: npm run users -- <command> [options]
   add <name> --role editor|viewer   create a user (password from stdin or prompt)
@@ -61,49 +63,148 @@ async function newPassword(): Promise<string> {
   return password;
 }
 
-async function main(): Promise<number> {
-  const { values, positionals } = parseArgs({
-    allowPositionals: true,
-    options: { role: { type: 'string' }, table: { type: 'string' }, region: { type: 'string' }, help: { type: 'boolean' } },
-  });
-  const [command, username] = positionals;
-  if (values.help || !command) {
-    console.log(USAGE);
-    return command ? 0 : 2;
-  }
-  if (command !== 'list' && (!username || !USERNAME_PATTERN.test(username))) {
-    console.error(`A username (letters, digits and . _ @ -, at most 64) is required.\n${USAGE}`);
+const COMMANDS = ['add', 'passwd', 'remove', 'list'] as const;
+type Command = (typeof COMMANDS)[number];
+
+/** How long a removed user or an old password keeps working for a client that already used it. */
+const CACHE_NOTE =
+  'Clients that already authenticated with the old credentials keep access for up to 6 minutes: the gateway caches the ' +
+  "authorizer's answer for 300 s, the authorizer caches verified credentials for 60 s.";
+
+/** Everything about the arguments, checked before anything starts (no Java for a typo). */
+function parseArguments(): { command: Command; username?: string; role?: Role; table?: string; region?: string } | number {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      allowPositionals: true,
+      options: { role: { type: 'string' }, table: { type: 'string' }, region: { type: 'string' }, help: { type: 'boolean' } },
+    });
+  } catch (error) {
+    console.error(`${(error as Error).message}\n${USAGE}`);
     return 2;
   }
-
-  let stopLocal: (() => Promise<void>) | undefined;
-  let tableName: string;
-  let client: DynamoDBClient;
-  if (values.table) {
-    tableName = values.table;
-    client = new DynamoDBClient(values.region ? { region: values.region } : {});
-  } else {
-    const running = await runningLocalApi();
-    const dynamodb = running ? { endpoint: running.dynamodbEndpoint, started: undefined } : await localDynamoDb();
-    stopLocal = dynamodb.started?.stop;
-    await ensureLocalTables(dynamodb.endpoint, localTableNames);
-    tableName = localTableNames.events;
-    client = localClient(dynamodb.endpoint);
+  const { values, positionals } = parsed;
+  const [command, username, ...extra] = positionals;
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
   }
-  const users = new UsersStore(createDocumentClient(client), tableName);
+  if (!command || !COMMANDS.includes(command as Command)) {
+    console.error(`${command ? `Unknown command ${command}.` : 'A command is required.'}\n${USAGE}`);
+    return 2;
+  }
+  if (command === 'list' ? username !== undefined : !username || !USERNAME_PATTERN.test(username)) {
+    console.error(command === 'list' ? `list takes no name.\n${USAGE}` : `A username (letters, digits and . _ @ -, at most 64) is required.\n${USAGE}`);
+    return 2;
+  }
+  if (extra.length > 0) {
+    console.error(`Unexpected arguments: ${extra.join(' ')}\n${USAGE}`);
+    return 2;
+  }
+  if (command === 'add' && !ROLES.includes(values.role as Role)) {
+    console.error(`add needs --role ${ROLES.join('|')}.\n${USAGE}`);
+    return 2;
+  }
+  if (command !== 'add' && values.role !== undefined) {
+    console.error(`--role applies to add only.\n${USAGE}`);
+    return 2;
+  }
+  if (values.region !== undefined && values.table === undefined) {
+    console.error(`--region applies with --table only.\n${USAGE}`);
+    return 2;
+  }
+  return { command: command as Command, username, role: values.role as Role | undefined, table: values.table, region: values.region };
+}
+
+interface Store {
+  client: DynamoDBClient;
+  tableName: string;
+  /** Where the change lands, for the note on cached credentials. */
+  target: 'deployed' | 'running local API' | 'stored data';
+  close(): Promise<void>;
+}
+
+/** The deployed table, the running `npm start`'s DynamoDB Local, or the data directory's own (started here, under its lock). */
+async function openStore(table: string | undefined, region: string | undefined): Promise<Store | string> {
+  if (table) {
+    const client = new DynamoDBClient(region ? { region } : {});
+    return { client, tableName: table, target: 'deployed', close: async () => client.destroy() };
+  }
+  if (process.env.DYNAMODB_ENDPOINT) {
+    const client = localClient(process.env.DYNAMODB_ENDPOINT);
+    await ensureLocalTables(process.env.DYNAMODB_ENDPOINT, localTableNames);
+    return { client, tableName: localTableNames.events, target: 'stored data', close: async () => client.destroy() };
+  }
+  if (!usesDataDirectory()) return 'With MUSEUM_IN_MEMORY=1 the users live inside the running npm start only; set MUSEUM_ADMIN_PASSWORD before it starts instead.';
+  const taken = await lockDataDirectory(DATA_DIRECTORY, 'users CLI', (line) => console.error(line));
+  if ('heldBy' in taken) {
+    const { holder, pid, dynamodbEndpoint } = taken.heldBy;
+    if (holder !== 'npm start') return `Another users command (pid ${pid}) is using ${DATA_DIRECTORY}; try again when it has finished.`;
+    if (!dynamodbEndpoint) return `The local API (pid ${pid}) is still starting on ${DATA_DIRECTORY}; try again in a moment.`;
+    await useDataDirectoryKey(dynamodbEndpoint);
+    const client = localClient(dynamodbEndpoint);
+    return { client, tableName: localTableNames.events, target: 'running local API', close: async () => client.destroy() };
+  }
+  const { lock } = taken as { lock: DataDirectoryLock };
+  let dynamodb: DynamoDbLocal | undefined;
+  try {
+    dynamodb = await startDynamoDbLocal({ dataDirectory: DYNAMODB_DIRECTORY });
+    await lock.update({ dynamodbEndpoint: dynamodb.endpoint, javaPid: dynamodb.javaPid, javaStart: processStart(dynamodb.javaPid) });
+    await ensureLocalTables(dynamodb.endpoint, localTableNames);
+  } catch (error) {
+    await dynamodb?.stop();
+    await lock.release();
+    throw error;
+  }
+  const client = localClient(dynamodb.endpoint);
+  const started = dynamodb;
+  return {
+    client,
+    tableName: localTableNames.events,
+    target: 'stored data',
+    close: async () => {
+      client.destroy();
+      await started.stop();
+      await lock.release();
+    },
+  };
+}
+
+async function main(): Promise<number> {
+  const parsed = parseArguments();
+  if (typeof parsed === 'number') return parsed;
+  const { command, username, role, table, region } = parsed;
+  // Also before anything starts: a prompt should not wait for Java, nor Java for a short password.
+  let passwordHash: string | undefined;
+  try {
+    if (command === 'add' || command === 'passwd') passwordHash = await hashPassword(await newPassword());
+  } catch (error) {
+    console.error((error as Error).message);
+    return 1;
+  }
+
+  let store: Store | string;
+  try {
+    store = await openStore(table, region);
+  } catch (error) {
+    console.error((error as Error).message);
+    return 1;
+  }
+  if (typeof store === 'string') {
+    console.error(store);
+    return 1;
+  }
+  const users = new UsersStore(createDocumentClient(store.client), store.tableName);
   try {
     switch (command) {
-      case 'add': {
-        const role = values.role as Role;
-        if (!ROLES.includes(role)) throw new Error(`--role must be one of: ${ROLES.join(', ')}`);
-        await users.putUser({ username: username as string, role, passwordHash: await hashPassword(await newPassword()) }, 'create');
+      case 'add':
+        await users.putUser({ username: username as string, role: role as Role, passwordHash: passwordHash as string }, 'create');
         console.log(`Added ${username} (${role}).`);
         break;
-      }
       case 'passwd': {
         const existing = await users.getUser(username as string);
         if (!existing) throw new ConditionalCheckFailedException({ message: 'missing', $metadata: {} });
-        await users.putUser({ ...existing, passwordHash: await hashPassword(await newPassword()) }, 'replace');
+        await users.putUser({ ...existing, passwordHash: passwordHash as string }, 'replace');
         console.log(`Changed the password of ${username}.`);
         break;
       }
@@ -114,9 +215,12 @@ async function main(): Promise<number> {
       case 'list':
         for (const user of await users.listUsers()) console.log(`${user.username}\t${user.role}`);
         break;
-      default:
-        console.error(`Unknown command ${command}.\n${USAGE}`);
-        return 2;
+    }
+    if (command === 'passwd' || command === 'remove') {
+      if (store.target === 'running local API') console.log(`${CACHE_NOTE}\nTo make it immediate locally, restart npm start (its caches live in memory).`);
+      if (store.target === 'deployed') {
+        console.log(`${CACHE_NOTE}\nTo shorten it, flush the gateway's cache (aws apigateway flush-stage-authorizers-cache); the authorizer's follows within 60 s.`);
+      }
     }
     return 0;
   } catch (error) {
@@ -127,8 +231,7 @@ async function main(): Promise<number> {
     }
     return 1;
   } finally {
-    client.destroy();
-    await stopLocal?.();
+    await store.close();
   }
 }
 

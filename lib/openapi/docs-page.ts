@@ -36,6 +36,20 @@ export function redocCdnUrl(version: string = redocVersion()): string {
   return `https://cdn.redocly.com/redoc/v${version}/bundles/redoc.standalone.js`;
 }
 
+/** Where Redoc's bundle loads its footer logo from (`https://cdn.redoc.ly/redoc/logo-mini*.svg`). */
+export const REDOC_LOGO_ORIGIN = 'https://cdn.redoc.ly';
+
+/** A small "Redocly" wordmark for the footer of the local page, which contacts no other host. */
+const LOCAL_REDOC_LOGO =
+  "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='60' height='16'%3E%3Ctext x='0' y='12' " +
+  "font-family='sans-serif' font-size='12' fill='%23888'%3ERedocly%3C/text%3E%3C/svg%3E";
+
+/** The bundle as the local API serves it: its logo URLs point at the local wordmark (so the CSP blocks nothing). */
+export function localRedocBundle(bundle: Buffer): Buffer {
+  const text = bundle.toString('utf8').replace(/https:\/\/cdn\.redoc\.ly\/redoc\/logo-mini(?:-full)?\.svg/g, LOCAL_REDOC_LOGO);
+  return Buffer.from(text, 'utf8');
+}
+
 /** Subresource Integrity of the local bundle: pins the CDN copy to the reviewed bytes. */
 export function redocBundleIntegrity(bundle: Buffer = readFileSync(redocBundlePath())): string {
   return `sha384-${createHash('sha384').update(bundle).digest('base64')}`;
@@ -55,11 +69,23 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.char
 /** A JSON literal that cannot end the inline script early. */
 const scriptLiteral = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028|\u2029/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
 
-/** The inline module, byte for byte as it appears between the script tags (its hash is in the CSP). */
+/**
+ * The inline module, byte for byte as it appears between the script tags (its hash is in the CSP).
+ * It loads the document itself to put the server the page came from first in Redoc's Servers box
+ * (the base URL is the page's directory: right on any port, stage prefix or domain), in place of
+ * the document's loopback entry, which names the default port only.
+ */
 function inlineScript({ scriptUrl, specUrl }: DocsPageOptions): string {
   return (
     `\nimport { init } from ${scriptLiteral(scriptUrl)};\n` +
-    `init(${scriptLiteral(specUrl)}, { disableTelemetry: true, hideLoading: false }, document.getElementById('redoc'));\n`
+    `const specUrl = ${scriptLiteral(specUrl)};\n` +
+    `const spec = await fetch(specUrl).then((response) => response.json()).catch(() => undefined);\n` +
+    `if (spec) {\n` +
+    `  const here = new URL('.', location.href).href.replace(/\\/$/, '');\n` +
+    `  const others = (spec.servers ?? []).filter((server) => server.url !== here && !/^https?:\\/\\/(127\\.0\\.0\\.1|localhost)[:/]/.test(server.url));\n` +
+    `  spec.servers = [{ url: here, description: 'This server' }, ...others];\n` +
+    `}\n` +
+    `init(spec ?? specUrl, { disableTelemetry: true, hideLoading: false }, document.getElementById('redoc'));\n`
   );
 }
 
@@ -75,6 +101,7 @@ export function docsPageHtml(options: DocsPageOptions): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title}</title>
+<link rel="icon" href="data:,">
 ${preload}<style>body { margin: 0; }</style>
 </head>
 <body>
@@ -87,17 +114,19 @@ ${preload}<style>body { margin: 0; }</style>
 
 /**
  * Response headers for the page. The Content-Security-Policy allows the one inline script (by
- * hash), Redoc's script, the document and Redoc's inline styles, and nothing else: no other
- * origin is contacted (Redoc's telemetry is off and would be blocked).
+ * hash), Redoc's script, the document and Redoc's inline styles, and nothing else (Redoc's
+ * telemetry is off and would be blocked). Where Redoc's script comes from Redocly's CDN, its
+ * footer logo may too (REDOC_LOGO_ORIGIN); the local copy of the script shows a local logo.
  */
 export function docsPageHeaders(options: DocsPageOptions): Record<string, string> {
   const inlineHash = `'sha256-${createHash('sha256').update(inlineScript(options)).digest('base64')}'`;
-  const scriptSource = /^https?:\/\//.test(options.scriptUrl) ? new URL(options.scriptUrl).origin : "'self'";
+  const fromCdn = /^https?:\/\//.test(options.scriptUrl);
+  const scriptSource = fromCdn ? new URL(options.scriptUrl).origin : "'self'";
   const policy = [
     "default-src 'none'",
     `script-src ${scriptSource} ${inlineHash}`,
     "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data:",
+    `img-src 'self' data:${fromCdn ? ` ${REDOC_LOGO_ORIGIN}` : ''}`,
     "font-src 'self' data:",
     "connect-src 'self'",
     "worker-src 'self' blob:",

@@ -1,8 +1,9 @@
 // What the local API serves without authentication next to the operations: the OpenAPI document
-// (generated from the code on first request), the Redoc docs page and Redoc's bundle. The
+// (generated from the code on first request), the Redoc docs page and Redoc's bundle. (The
+// service index at `/v1.1` itself is lib/openapi/service-index.ts.) The
 // deployed API serves the same document and page from API Gateway (see the CDK stack).
 import { readFile } from 'node:fs/promises';
-import { DOCS_SPEC_URL, docsPageHeaders, docsPageHtml, LOCAL_REDOC_SCRIPT_PATH, LOCAL_REDOC_SCRIPT_URL, redocBundlePath } from './docs-page.ts';
+import { DOCS_SPEC_URL, docsPageHeaders, docsPageHtml, LOCAL_REDOC_SCRIPT_PATH, LOCAL_REDOC_SCRIPT_URL, localRedocBundle, redocBundlePath } from './docs-page.ts';
 
 export interface PublicDocument {
   statusCode: 200;
@@ -32,7 +33,7 @@ export function publicDocuments(): (path: string) => Promise<PublicDocument | un
     [LOCAL_REDOC_SCRIPT_PATH]: async () => ({
       statusCode: 200,
       headers: { 'Content-Type': 'text/javascript; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'public, max-age=3600' },
-      body: await readFile(redocBundlePath()),
+      body: localRedocBundle(await readFile(redocBundlePath())),
     }),
   };
   return (path) => {

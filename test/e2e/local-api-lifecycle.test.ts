@@ -1,6 +1,6 @@
 // `npm start` as a user runs it: persistent data under the data directory, the generated admin
 // password, a clean stop on SIGTERM (DynamoDB Local's Java process too), and the users CLI.
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,13 +8,11 @@ import { promisify } from 'node:util';
 import { basicAuthorization } from '../support/api-client.ts';
 import { startLocalApiProcess } from '../support/local-api-process.ts';
 import { fetchChecked } from '../support/contract.ts';
+import { javaProcessesUsing } from '../support/local-run.ts';
 
 const run = promisify(execFile);
 
-function javaProcessesUsing(directory: string): number {
-  const lines = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n');
-  return lines.filter((line) => line.includes('DynamoDBLocal') && line.includes(directory)).length;
-}
+const javaCount = (directory: string) => javaProcessesUsing(directory).length;
 
 async function usersCli(dataDirectory: string, args: string[], password?: string) {
   const child = run(process.execPath, ['--import', 'tsx', 'bin/users.ts', ...args], {
@@ -47,9 +45,9 @@ describe('the local API started with npm start', () => {
     });
     expect(created.status).toBe(201);
     const { eventId } = created.json() as { eventId: string };
-    expect(javaProcessesUsing(dataDirectory)).toBe(1);
+    expect(javaCount(dataDirectory)).toBe(1);
     await first.stop();
-    expect(javaProcessesUsing(dataDirectory)).toBe(0);
+    expect(javaCount(dataDirectory)).toBe(0);
 
     const second = await startLocalApiProcess({ MUSEUM_DATA_DIR: dataDirectory }, join(dataDirectory, 'second.log'));
     try {
@@ -66,18 +64,23 @@ describe('the local API started with npm start', () => {
         headers: { Authorization: basicAuthorization('curator', 'curator-password-1') },
       });
       expect(asCurator.status).toBe(200);
-      expect((await usersCli(dataDirectory, ['passwd', 'curator'], 'curator-password-2\n')).code).toBe(0);
-      expect((await usersCli(dataDirectory, ['remove', 'curator'])).code).toBe(0);
+      // Both say how long clients that already logged in keep access, and how to cut it short.
+      const passwd = await usersCli(dataDirectory, ['passwd', 'curator'], 'curator-password-2\n');
+      expect(passwd.code).toBe(0);
+      expect(passwd.output).toMatch(/up to 6 minutes[\s\S]*restart npm start/);
+      const remove = await usersCli(dataDirectory, ['remove', 'curator']);
+      expect(remove.code).toBe(0);
+      expect(remove.output).toMatch(/up to 6 minutes/);
       expect((await usersCli(dataDirectory, ['list'])).output).not.toMatch(/curator/);
     } finally {
       await second.stop();
     }
-    expect(javaProcessesUsing(dataDirectory)).toBe(0);
+    expect(javaCount(dataDirectory)).toBe(0);
   });
 
   test('the users CLI works on the stored data when the API is not running, and leaves no Java behind', async () => {
     expect((await usersCli(dataDirectory, ['add', 'offline', '--role', 'editor'], 'offline-password-1\n')).code).toBe(0);
     expect((await usersCli(dataDirectory, ['list'])).output).toMatch(/offline\teditor/);
-    expect(javaProcessesUsing(dataDirectory)).toBe(0);
+    expect(javaCount(dataDirectory)).toBe(0);
   });
 });

@@ -164,8 +164,10 @@ describe('DELETE /special-events/{eventId}', () => {
 });
 
 describe('the gateway', () => {
-  test('an unknown path or method is a 404 problem', async () => {
+  test('an unknown path is a 404 problem, a method the path lacks a 405 problem with Allow', async () => {
     expect((await api('GET', '/tickets')).status).toBe(404);
-    expect((await api('PUT', '/special-events')).status).toBe(404);
+    const put = await api('PUT', '/special-events');
+    expect(put.status).toBe(405);
+    expect(put.headers.get('allow')).toBe('POST, GET, OPTIONS');
   });
 });

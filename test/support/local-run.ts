@@ -1,0 +1,110 @@
+// Real `npm start` runs for the lifecycle tests: spawned as a user would (the server script, or
+// npm itself), observed from outside (ps, lsof, the lock file), and always cleaned up: every
+// process a test starts is in its own process group, which afterEach kills whatever happened.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { LockRecord } from '../../lib/local/data-directory-lock.ts';
+import { freePort } from '../../lib/local/dynamodb-local.ts';
+
+export interface LocalRun {
+  child: ChildProcess;
+  /** Everything it printed so far, stdout and stderr interleaved. */
+  output(): string;
+  stderr(): string;
+  /** Resolves with the exit code (or the signal's name). */
+  exited: Promise<number | string>;
+  port: number;
+}
+
+const started: ChildProcess[] = [];
+
+/** Starts the server script directly (`npm` false) or `npm start -- --no-build` (the bundles are built by npm test). */
+export async function startLocalRun(env: Record<string, string>, options: { npm?: boolean; port?: number } = {}): Promise<LocalRun> {
+  const port = options.port ?? (await freePort());
+  const [command, args] = options.npm
+    ? ['npm', ['start', '--silent', '--', '--no-build']]
+    : [process.execPath, ['--import', 'tsx', 'bin/local-api.ts']];
+  const child = spawn(command as string, args as string[], {
+    env: { ...process.env, PORT: String(port), MUSEUM_LOG_FORMAT: 'json', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  started.push(child);
+  let output = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+    stderr += chunk.toString();
+  });
+  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  return { child, output: () => output, stderr: () => stderr, exited, port };
+}
+
+/** Waits until the run prints its URL, or fails with what it printed if it exits or takes over 60 s. */
+export async function untilListening(run: LocalRun): Promise<string> {
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
+    const url = /listening on (\S+)/.exec(run.output())?.[1];
+    if (url) return url;
+    if (run.child.exitCode !== null || run.child.signalCode !== null) throw new Error(`The local API exited:\n${run.output()}`);
+    await sleep(100);
+  }
+  throw new Error(`The local API did not start in 60 s:\n${run.output()}`);
+}
+
+/** Kills every process group started by startLocalRun (SIGKILL: the watchdogs then stop their Java). */
+export function killAllRuns(): void {
+  for (const child of started.splice(0)) {
+    try {
+      if (child.pid) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}
+
+export function lockRecord(dataDirectory: string): LockRecord | undefined {
+  try {
+    return JSON.parse(readFileSync(join(dataDirectory, 'local-api.lock'), 'utf8')) as LockRecord;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The pids of DynamoDB Local processes whose command line names `directory`. */
+export function javaProcessesUsing(directory: string): number[] {
+  const lines = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' }).split('\n');
+  return lines.filter((line) => /^\s*\d+ \S*java /.test(line) && line.includes('DynamoDBLocal') && line.includes(directory)).map((line) => Number(line.trim().split(/\s+/)[0]));
+}
+
+export function isRunning(pid: number | undefined): boolean {
+  if (!pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The TCP ports the processes listen on, as the system reports them. */
+export function listeningPorts(pids: number[]): number[] {
+  let text = '';
+  try {
+    text = execFileSync('lsof', ['-nP', '-a', '-iTCP', '-sTCP:LISTEN', '-p', pids.join(',')], { encoding: 'utf8' });
+  } catch (error) {
+    text = (error as { stdout?: string }).stdout ?? '';
+  }
+  return [...new Set([...text.matchAll(/:(\d+) \(LISTEN\)/g)].map((match) => Number(match[1])))];
+}
+
+/** Polls until `condition` holds, for at most `timeoutMs`; returns whether it did. */
+export async function eventually(condition: () => boolean, timeoutMs: number): Promise<boolean> {
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
+    if (condition()) return true;
+    await sleep(100);
+  }
+  return condition();
+}
