@@ -23,7 +23,32 @@ const LAMBDA_SHIMS: Record<string, string> = {
 /** The same for a file inside a package: the importing file, the import, its stand-in. */
 const LAMBDA_FILE_SHIMS = [
   { importer: /[\\/]@smithy[\\/]core[\\/].*[\\/]sha256[\\/]Sha256Node\.js$/, path: './Sha256Js', shim: shim('no-sha256-js-fallback.ts') },
+  { importer: /[\\/]@smithy[\\/]core[\\/].*[\\/]regionConfig[\\/]config\.js$/, path: './getInstanceMetadataRegion', shim: shim('no-imds-region.ts') },
+  {
+    importer: /[\\/]@smithy[\\/]core[\\/].*[\\/]defaults-mode[\\/]resolveDefaultsModeConfig\.js$/,
+    path: '../config-resolver/regionConfig/getInstanceMetadataRegion',
+    shim: shim('no-imds-region.ts'),
+  },
+  {
+    importer: /[\\/]@smithy[\\/]core[\\/].*[\\/]middleware-retry[\\/]configurations\.js$/,
+    path: '../util-retry/AdaptiveRetryStrategy',
+    shim: shim('no-adaptive-retry.ts'),
+  },
+  {
+    importer: /[\\/]@smithy[\\/]core[\\/].*[\\/]middleware-endpoint[\\/]adaptors[\\/]getEndpointFromInstructions\.js$/,
+    path: '../service-customizations',
+    shim: shim('no-s3-endpoint-params.ts'),
+  },
+  { importer: /[\\/]@smithy[\\/]signature-v4[\\/].*[\\/]SignatureV4\.js$/, path: './HeaderFormatter', shim: shim('no-event-header-formatter.ts') },
 ];
+
+/**
+ * Packages whose modules only declare what they export, but whose package.json does not say so
+ * (no "sideEffects": false): esbuild keeps every module they import, used or not. The Document
+ * client's index loads its paginators (top-level createPaginator calls), which bring in ScanCommand
+ * and its schemas, about 1.6 KB that no function uses.
+ */
+const SIDE_EFFECT_FREE_PACKAGES = /[\\/]node_modules[\\/]@aws-sdk[\\/]lib-dynamodb[\\/]/;
 
 /** SDK clients import their whole package.json only to put its version in the User-Agent. */
 const SDK_CLIENT_PACKAGE_JSON = /[\\/]@aws-sdk[\\/]client-[^\\/]+[\\/]package\.json$/;
@@ -40,6 +65,17 @@ const lambdaShims: Plugin = {
       const filter = new RegExp(`^${fileShim.path.replace(/[/.]/g, '\\$&')}$`);
       pluginBuild.onResolve({ filter }, (args) => (fileShim.importer.test(args.importer) ? { path: fileShim.shim } : undefined));
     }
+    pluginBuild.onResolve({ filter: /^(@aws-sdk\/lib-dynamodb$|\.)/ }, async (args) => {
+      if (args.pluginData === SIDE_EFFECT_FREE_PACKAGES) return undefined;
+      if (args.path.startsWith('.') && !SIDE_EFFECT_FREE_PACKAGES.test(args.importer)) return undefined;
+      const { path, errors } = await pluginBuild.resolve(args.path, {
+        kind: args.kind,
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+        pluginData: SIDE_EFFECT_FREE_PACKAGES,
+      });
+      return errors.length === 0 && SIDE_EFFECT_FREE_PACKAGES.test(path) ? { path, sideEffects: false } : undefined;
+    });
     pluginBuild.onLoad({ filter: SDK_CLIENT_PACKAGE_JSON }, async (args) => {
       const { name, version } = JSON.parse(await readFile(args.path, 'utf8')) as { name: string; version: string };
       return { contents: JSON.stringify({ name, version }), loader: 'json' };

@@ -26,6 +26,8 @@ export function getDocumentClient(): DynamoDBDocumentClient {
 export function dynamoDbClientConfig(): DynamoDBClientConfig {
   return {
     maxAttempts: DYNAMODB_CLIENT_SETTINGS.maxAttempts,
+    // Stated, not left to AWS_RETRY_MODE or a config file: the bundles leave adaptive retry out.
+    retryMode: 'standard',
     requestHandler: {
       connectionTimeout: DYNAMODB_CLIENT_SETTINGS.connectionTimeoutMs,
       requestTimeout: DYNAMODB_CLIENT_SETTINGS.requestTimeoutMs,

@@ -8,21 +8,20 @@
 // name. Protocol, failure cases and who cleans what: README "Data model".
 import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-// DynamoDB's own commands with marshall/unmarshall rather than the Document client's command
-// wrappers: every handler bundles this whole module, and the wrappers cost ~2 KB of the 250 KB
-// bundle budget (docs/PERFORMANCE.md). QueryCommand's wrapper is bundled anyway (its paginator).
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import {
-  BatchGetItemCommand,
-  DeleteItemCommand,
-  GetItemCommand,
-  TransactWriteItemsCommand,
-  UpdateItemCommand,
-  type AttributeValue,
-  type BatchGetItemCommandOutput,
-  type TransactWriteItem,
-} from '@aws-sdk/client-dynamodb';
-import { QueryCommand, type DynamoDBDocumentClient, type QueryCommandOutput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+  BatchGetCommand,
+  DeleteCommand,
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type BatchGetCommandOutput,
+  type DynamoDBDocumentClient,
+  type QueryCommandOutput,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { monthsBetween } from './calendar-dates.ts';
 import type { NewSpecialEvent, SpecialEvent, SpecialEventChanges } from './event-schema.ts';
 import { LIMITS } from './limits.ts';
@@ -222,10 +221,8 @@ export class EventsStore {
 
   /** A strongly consistent GetItem. */
   private async getItem(tableName: string, key: Item): Promise<Item | undefined> {
-    const { Item } = await this.client.send(new GetItemCommand({ TableName: tableName, Key: toAttributes(key), ConsistentRead: true }), {
-      abortSignal: this.signal,
-    });
-    return Item && unmarshall(Item);
+    const { Item } = await this.client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }), { abortSignal: this.signal });
+    return Item;
   }
 
   /**
@@ -291,28 +288,28 @@ export class EventsStore {
       const token = randomUUID();
       try {
         const { Attributes } = await this.client.send(
-          new UpdateItemCommand({
+          new UpdateCommand({
             TableName: this.tableName,
-            Key: toAttributes(keys.event(eventId)),
+            Key: keys.event(eventId),
             UpdateExpression: `SET ${fields.map((_, i) => `#f${i} = :f${i}, `).join('')}version = version + :one, updatedAt = :now, writeToken = :token`,
             ConditionExpression: `${expectedVersion === undefined ? 'attribute_exists(pk)' : 'version = :expectedVersion'} AND (attribute_not_exists(writeToken) OR writeToken <> :token)`,
             ExpressionAttributeNames: Object.fromEntries(fields.map(([field], i) => [`#f${i}`, field])),
-            ExpressionAttributeValues: toAttributes({
+            ExpressionAttributeValues: {
               ...Object.fromEntries(fields.map(([, value], i) => [`:f${i}`, value])),
               ':one': 1,
               ':now': new Date().toISOString(),
               ':token': token,
-              ':expectedVersion': expectedVersion,
-            }),
+              ...(expectedVersion === undefined ? {} : { ':expectedVersion': expectedVersion }),
+            },
             ReturnValues: 'ALL_NEW',
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
           { abortSignal: this.signal },
         );
-        return toStoredEvent(unmarshall(Attributes as Record<string, AttributeValue>));
+        return toStoredEvent(Attributes as Item);
       } catch (error) {
         if (!isConditionalCheckFailed(error)) throw error;
-        // The item as it is now.
+        // The item as it is now, in DynamoDB's own format (the Document client leaves errors alone).
         const current = error.Item && unmarshall(error.Item as Record<string, AttributeValue>);
         if (!current) throw new EventNotFoundError(eventId);
         if (current.writeToken === token) return toStoredEvent(current);
@@ -386,19 +383,18 @@ export class EventsStore {
     // Not an item a later write has put again (a date removed now and added back since). If this
     // fails (throttling, the deadline), the write is still committed: a stale item left behind is
     // one no reader counts, and the next list that meets it deletes it.
-    const notNewer = { N: String(stamp.version) };
-    await inParallel(stale, (key) => this.deleteIndexItem(keys.eventDate(eventId, key.date, key.name), 'NOT writeVersion > :v', notNewer)).catch(
+    await inParallel(stale, (key) => this.deleteIndexItem(keys.eventDate(eventId, key.date, key.name), 'NOT writeVersion > :v', stamp.version)).catch(
       () => undefined,
     );
   }
 
   /** Deletes an index item if `condition` (on `:v`) holds; an item that no longer qualifies is left alone. */
-  private async deleteIndexItem(key: { pk: string; sk: string }, condition: string, value: { N: string } | { S: string }): Promise<void> {
+  private async deleteIndexItem(key: { pk: string; sk: string }, condition: string, value: number | string): Promise<void> {
     try {
       await this.client.send(
-        new DeleteItemCommand({
+        new DeleteCommand({
           TableName: this.tableName,
-          Key: toAttributes({ pk: key.pk, sk: key.sk }),
+          Key: { pk: key.pk, sk: key.sk },
           ConditionExpression: condition,
           ExpressionAttributeValues: { ':v': value },
         }),
@@ -469,7 +465,7 @@ export class EventsStore {
     }
     // Best effort (throttled or out of time: the next list that meets them tries again); each only
     // if it is still exactly the item this list saw (same stamp).
-    await inParallel(leftovers, (entry) => this.deleteIndexItem(entry, 'gsi1sk = :v', { S: entry.gsi1sk })).catch(() => undefined);
+    await inParallel(leftovers, (entry) => this.deleteIndexItem(entry, 'gsi1sk = :v', entry.gsi1sk)).catch(() => undefined);
     return { events, consumedReadCapacity: entries.consumedReadCapacity + itemReadCapacity };
   }
 
@@ -504,20 +500,7 @@ export class EventsStore {
 
   private async transact(items: NonNullable<TransactWriteCommandInput['TransactItems']>): Promise<void> {
     // The token makes the SDK's own retries of this call idempotent (DynamoDB remembers it 10 minutes).
-    const transactItems = items.map((item) =>
-      Object.fromEntries(
-        Object.entries(item).map(([kind, action]: [string, { Item?: Item; Key?: Item; ExpressionAttributeValues?: Item }]) => [
-          kind,
-          {
-            ...action,
-            Item: action.Item && toAttributes(action.Item),
-            Key: action.Key && toAttributes(action.Key),
-            ExpressionAttributeValues: action.ExpressionAttributeValues && toAttributes(action.ExpressionAttributeValues),
-          },
-        ]),
-      ),
-    ) as TransactWriteItem[];
-    await this.client.send(new TransactWriteItemsCommand({ TransactItems: transactItems, ClientRequestToken: randomUUID() }), {
+    await this.client.send(new TransactWriteCommand({ TransactItems: items, ClientRequestToken: randomUUID() }), {
       abortSignal: this.signal,
     });
   }
@@ -525,12 +508,12 @@ export class EventsStore {
   private async batchGetEvents(eventIds: string[]): Promise<{ items: Map<string, Item>; consumedReadCapacity: number }> {
     const items = new Map<string, Item>();
     let consumedReadCapacity = 0;
-    let keysToRead: Record<string, AttributeValue>[] | undefined = eventIds.map((eventId) => toAttributes(keys.event(eventId)));
+    let keysToRead: Item[] | undefined = eventIds.map((eventId) => keys.event(eventId));
     for (let attempt = 1; keysToRead && keysToRead.length > 0; attempt++) {
       if (attempt > 5) throw new StoreBusyError('DynamoDB left part of a batch read unprocessed');
       if (attempt > 1) await sleep(2 ** attempt * 10 * Math.random(), undefined, { signal: this.signal });
-      const response: BatchGetItemCommandOutput = await this.client.send(
-        new BatchGetItemCommand({
+      const response: BatchGetCommandOutput = await this.client.send(
+        new BatchGetCommand({
           RequestItems: {
             [this.tableName]: {
               Keys: keysToRead,
@@ -543,10 +526,7 @@ export class EventsStore {
         }),
         { abortSignal: this.signal },
       );
-      for (const attributes of response.Responses?.[this.tableName] ?? []) {
-        const item = unmarshall(attributes);
-        items.set(String(item.eventId), item);
-      }
+      for (const item of response.Responses?.[this.tableName] ?? []) items.set(String(item.eventId), item);
       consumedReadCapacity += sumCapacity(response.ConsumedCapacity);
       keysToRead = response.UnprocessedKeys?.[this.tableName]?.Keys;
     }
@@ -572,11 +552,6 @@ function isAbandoned(entry: DateIndexEntry, committed: CommittedIndex | undefine
   if (!entry.stamp) return true;
   if (now - entry.stamp.writtenAt > LEFTOVER_GRACE_MS) return true;
   return committed ? entry.stamp.version <= committed.version : entry.stamp.version > 1;
-}
-
-/** Items, keys and values as DynamoDB's own commands take them (as the Document client would send them). */
-function toAttributes(value: Item): Record<string, AttributeValue> {
-  return marshall(value, { removeUndefinedValues: true });
 }
 
 function newStamp(version: number): IndexStamp {

@@ -5,6 +5,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import httpCors from '@middy/http-cors';
+import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import * as v from 'valibot';
 import { LIMITS } from './limits.ts';
@@ -135,25 +136,6 @@ export function jsonRequestBody(): MiddlewareObj<APIGatewayProxyEvent> {
   };
 }
 
-/**
- * Lower-cases header names, as @middy/http-header-normalizer does by default. Hand-written: that
- * package's 1.5 KB (mostly a table for canonical casing, unused here) was needed to keep every
- * bundle under 250 KB once the edge checks of issue 14 were added.
- */
-function lowerCaseHeaderNames(): MiddlewareObj<APIGatewayProxyEvent> {
-  const lowerCased = <T>(headers: Record<string, T>) => {
-    const result: Record<string, T> = Object.create(null);
-    for (const name in headers) result[name.toLowerCase()] = headers[name] as T;
-    return result;
-  };
-  return {
-    before: ({ event }) => {
-      if (event.headers) event.headers = lowerCased(event.headers);
-      if (event.multiValueHeaders) event.multiValueHeaders = lowerCased(event.multiValueHeaders);
-    },
-  };
-}
-
 /** Turns every error into a problem response, logging the unexpected ones (never the request headers). */
 function problemResponses(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
   return {
@@ -184,7 +166,7 @@ export function httpHandler(operation: HttpHandler, ...requestMiddlewares: Middl
   const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>({ timeoutEarlyInMillis: EARLY_TIMEOUT_MS })
     .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
     .use(logMetrics(metrics))
-    .use(lowerCaseHeaderNames())
+    .use(httpHeaderNormalizer())
     .use(problemResponses());
   // Passed in by the operations with a body (jsonRequestBody), so the others' bundles leave it out.
   for (const middleware of requestMiddlewares) handler.use(middleware);
