@@ -6,12 +6,15 @@
 const ETAGC = '[\\u0021\\u0023-\\u007E\\u0080-\\u00FF]';
 const ENTITY_TAG = `(W/)?"${ETAGC}*"`;
 /**
- * The whole field value, also published as the OpenAPI pattern of the header. A list may hold
- * empty elements (`"1",,"2"` and `` are valid lists, RFC 9110 §5.6.1.2).
+ * The whole field value, as published in the OpenAPI document (the server parses with
+ * `parseIfMatch`, which accepts exactly the same language: a unit property checks both). A list
+ * may hold empty elements (`"1",,"2"` and `` are valid lists, RFC 9110 §5.6.1.2). Written so that
+ * every character has one way to match (spaces before a comma, then commas and spaces, then a
+ * tag): the obvious `(E)?(OWS , OWS (E)?)*` backtracks exponentially on a run of `, , ,`.
  */
-export const IF_MATCH_PATTERN = `^(\\*|(${ENTITY_TAG})?([ \\t]*,[ \\t]*(${ENTITY_TAG})?)*)$`;
+export const IF_MATCH_PATTERN = `^(\\*|[ \\t,]*(${ENTITY_TAG}([ \\t]*,[ \\t,]*${ENTITY_TAG})*)?[ \\t,]*)$`;
 // Built on first use: a module-level `new RegExp` would keep this module in bundles that never parse If-Match.
-let grammar: { field: RegExp; tags: RegExp } | undefined;
+let entityTag: RegExp | undefined;
 
 /** Our ETags are `"<version>"`, the version a positive integer written without leading zeros. */
 const VERSION_TAG = /^[1-9][0-9]{0,14}$/;
@@ -25,19 +28,47 @@ export type IfMatch =
   | { kind: 'versions'; versions: number[] }
   | { kind: 'invalid' };
 
-/** Parses the If-Match field value(s); several field lines form one comma-separated list (RFC 9110 §5.3). */
+/**
+ * Parses the If-Match field value(s); several field lines form one comma-separated list (RFC 9110
+ * §5.3). A linear scan, not one regular expression over the whole value, so no value can make it
+ * backtrack: split at the commas outside quotes (an opaque-tag may hold a comma), then match each
+ * element on its own.
+ */
 export function parseIfMatch(fieldLines: readonly string[] | undefined): IfMatch {
   if (fieldLines === undefined || fieldLines.length === 0) return { kind: 'absent' };
-  const value = fieldLines.map((line) => line.trim()).join(', ');
-  grammar ??= { field: new RegExp(IF_MATCH_PATTERN), tags: new RegExp(`(W/)?"(${ETAGC}*)"`, 'g') };
-  if (!grammar.field.test(value)) return { kind: 'invalid' };
+  const value = fieldLines.map(trimOws).join(', ');
   if (value === '*') return { kind: 'any' };
+  entityTag ??= new RegExp(`^${ENTITY_TAG}$`);
   const versions = new Set<number>();
-  for (const [, weak, opaque = ''] of value.matchAll(grammar.tags)) {
+  for (const element of listElements(value)) {
+    if (element === '') continue; // empty list elements are allowed and ignored
+    if (!entityTag.test(element)) return { kind: 'invalid' };
     // A weak tag never matches in If-Match; an opaque-tag that is not a version we wrote cannot be equal to our ETag.
-    if (!weak && VERSION_TAG.test(opaque)) versions.add(Number(opaque));
+    const opaque = element.slice(1, -1);
+    if (!element.startsWith('W/') && VERSION_TAG.test(opaque)) versions.add(Number(opaque));
   }
   return { kind: 'versions', versions: [...versions] };
+}
+
+/** OWS is space and tab only (RFC 9110 §5.6.3), not everything String.prototype.trim removes. */
+function trimOws(text: string): string {
+  return text.replace(/^[ \t]+|[ \t]+$/g, '');
+}
+
+/** The comma-separated elements of a list, commas inside double quotes kept; each trimmed of OWS. */
+function listElements(value: string): string[] {
+  const elements: string[] = [];
+  let start = 0;
+  let quoted = false;
+  for (let i = 0; i < value.length; i++) {
+    if (value[i] === '"') quoted = !quoted;
+    else if (value[i] === ',' && !quoted) {
+      elements.push(trimOws(value.slice(start, i)));
+      start = i + 1;
+    }
+  }
+  elements.push(trimOws(value.slice(start)));
+  return elements;
 }
 
 /** Matches no version we ever write: the store then answers 412 (or 404 when the event is gone, RFC 9110 §13.2.1). */
