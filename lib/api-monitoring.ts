@@ -26,9 +26,13 @@ export const FAILED_LOGIN_THRESHOLD = 100;
 /** Authorizer p99 duration (ms): a verification takes ~350 ms; this is CPU starvation or a slow table. */
 export const AUTHORIZER_P99_DURATION_MS = 3000;
 
-/** The DynamoDB operations the functions call, whose throttling and system errors the alarms watch. */
+/**
+ * The DynamoDB operations the functions call (lib/function-permissions.ts grants them; PutItem
+ * there authorises the Puts inside TransactWriteItems), whose throttling and system errors the
+ * alarms watch. DeleteItem: a large write's clean-up after its commit, and the list's of leftovers.
+ */
 const DYNAMODB_OPERATIONS = {
-  events: ['GetItem', 'BatchGetItem', 'Query', 'UpdateItem', 'TransactWriteItems'],
+  events: ['GetItem', 'BatchGetItem', 'Query', 'UpdateItem', 'DeleteItem', 'TransactWriteItems'],
   idempotency: ['GetItem', 'TransactWriteItems'],
 };
 

@@ -109,6 +109,12 @@ const PARALLEL_ITEM_WRITES = 25;
  */
 const COMMIT_WINDOW_MS = 60_000;
 const LEFTOVER_GRACE_MS = 5 * 60_000;
+/**
+ * Leftovers one list deletes at most: what one failed write of a whole year can leave in a window
+ * (16 rounds of PARALLEL_ITEM_WRITES deletes), so a list is never delayed by more; the rest is
+ * left to the next lists. Uncounted leftovers cost reads, not correctness.
+ */
+const MAX_LEFTOVER_DELETES_PER_LIST = 400;
 
 /** One index item: an event date under the name the event has (or is about to have). */
 interface IndexKey {
@@ -465,7 +471,9 @@ export class EventsStore {
     }
     // Best effort (throttled or out of time: the next list that meets them tries again); each only
     // if it is still exactly the item this list saw (same stamp).
-    await inParallel(leftovers, (entry) => this.deleteIndexItem(entry, 'gsi1sk = :v', entry.gsi1sk)).catch(() => undefined);
+    await inParallel(leftovers.slice(0, MAX_LEFTOVER_DELETES_PER_LIST), (entry) => this.deleteIndexItem(entry, 'gsi1sk = :v', entry.gsi1sk)).catch(
+      () => undefined,
+    );
     return { events, consumedReadCapacity: entries.consumedReadCapacity + itemReadCapacity };
   }
 
