@@ -11,7 +11,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { AUTHORIZER_HANDLER, FUNCTION_SETTINGS, routes } from '../functions/shared/routes.ts';
+import { AUTHORIZER_HANDLER, FUNCTION_SETTINGS, LAMBDA_NODE_OPTIONS, routes } from '../functions/shared/routes.ts';
 import { dataAccessStatements } from './function-permissions.ts';
 import type { MuseumTables } from './museum-tables.ts';
 import type { StageConfig } from './stage-config.ts';
@@ -43,8 +43,7 @@ export class MuseumFunctions extends Construct {
       POWERTOOLS_SERVICE_NAME: config.isProduction ? POWERTOOLS_SERVICE_NAME : `${POWERTOOLS_SERVICE_NAME}-${config.stage}`,
       POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
       POWERTOOLS_LOG_LEVEL: 'INFO',
-      // The bundles ship their source maps: stack traces in the logs point at the TypeScript.
-      NODE_OPTIONS: '--enable-source-maps',
+      NODE_OPTIONS: LAMBDA_NODE_OPTIONS,
     };
     const handlerEnvironment = {
       ...common,

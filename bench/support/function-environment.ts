@@ -1,6 +1,7 @@
 // The environment a function process gets in the benchmark: what the deployed stack sets (as the
 // local API does), pointed at the benchmark's DynamoDB Local, with metrics on as on Lambda so
 // that each invocation pays for its metrics flush. Nothing else from the shell leaks in.
+import { LAMBDA_NODE_OPTIONS } from '../../functions/shared/routes.ts';
 import { handlerEnvironment } from '../../lib/local/local-environment.ts';
 
 export interface BenchTables {
@@ -20,5 +21,7 @@ export function functionEnvironment(endpoint: string, tables: BenchTables, funct
     CORS_ALLOWED_ORIGINS: '',
     AWS_LAMBDA_FUNCTION_NAME: functionName,
     AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
+    // As deployed: part of every cold start (and of the floor's, whose bundle has its map too).
+    NODE_OPTIONS: LAMBDA_NODE_OPTIONS,
   };
 }

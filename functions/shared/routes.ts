@@ -88,6 +88,13 @@ export const FUNCTION_SETTINGS = {
   authorizer: { memorySize: 1769, timeoutSeconds: 10, reservedConcurrency: 10 },
 } as const;
 
+/**
+ * NODE_OPTIONS of every deployed function: the bundles ship their source maps, so stack traces in
+ * the logs point at the TypeScript. The benchmark starts its cold starts with it too, since it is
+ * part of what a cold start costs (Node reads each bundle's map when it loads it).
+ */
+export const LAMBDA_NODE_OPTIONS = '--enable-source-maps';
+
 export function roleAllows(userRole: Role, routeRole: Role): boolean {
   return ROLES.indexOf(userRole) >= ROLES.indexOf(routeRole);
 }
