@@ -4,19 +4,21 @@
 // id AND start time (a recycled pid is not mistaken for the holder), and records the holder's
 // Java process so that a start after a crash can find and stop it. Breaking a stale lock happens
 // under a short-lived takeover file, so two starts that both find it stale cannot both proceed.
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, unlinkSync } from 'node:fs';
 import { link, mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { isSameProcess, processCommand, processStart } from './process-liveness.ts';
+
+export { processStart };
 
 export const LOCK_FILE = 'local-api.lock';
 
 export interface LockRecord {
   holder: 'npm start' | 'users CLI';
   pid: number;
-  /** `ps -o lstart` of pid: tells the holder from a later process that got the same pid. */
+  /** processStart(pid): tells the holder from a later process that got the same pid. */
   processStart: string;
   url?: string;
   dynamodbEndpoint?: string;
@@ -29,35 +31,6 @@ export interface DataDirectoryLock {
   /** Adds to the record (Java's pid, the URLs) as the start goes on. */
   update(fields: Partial<LockRecord>): Promise<void>;
   release(): Promise<void>;
-}
-
-/** A process's start time as `ps` prints it, or undefined when there is no such process. */
-export function processStart(pid: number): string | undefined {
-  try {
-    const text = execFileSync('ps', ['-o', 'lstart=', '-p', String(pid)], { encoding: 'utf8', env: { ...process.env, LC_ALL: 'C' }, stdio: ['ignore', 'pipe', 'ignore'] });
-    return text.trim() || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function processCommand(pid: number): string {
-  try {
-    return execFileSync('ps', ['-ww', '-o', 'args=', '-p', String(pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-  } catch {
-    return '';
-  }
-}
-
-/** True when `pid` is still the very process that started at `start`. */
-export function isSameProcess(pid: number | undefined, start: string | undefined): boolean {
-  if (!pid || !start) return false;
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
-  return processStart(pid) === start;
 }
 
 export function readLock(dataDirectory: string): LockRecord | undefined {

@@ -7,7 +7,7 @@
 // random key id kept with the data (file mode 0600) only ever sees an empty database of its own.
 // The key id is the secret (DynamoDB Local checks no signatures). `-inMemory` would require
 // `-sharedDb`, so "in memory" is a temporary directory (in /dev/shm where there is one) instead.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
@@ -24,6 +24,7 @@ import {
   ListTablesCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
+import { isAlive } from './process-liveness.ts';
 import { eventsTable, idempotencyTable, type TableDefinition } from '../../functions/shared/table-definition.ts';
 
 export interface DynamoDbLocal {
@@ -131,15 +132,6 @@ const WATCHDOG = [
   'wait "$java"',
   'if [ -n "$REMOVE_DIRECTORY" ]; then rm -rf -- "$REMOVE_DIRECTORY"; fi',
 ].join('\n');
-
-/** False once the process has exited (a zombie the watchdog has not reaped yet counts as exited). */
-function isAlive(pid: number): boolean {
-  try {
-    return !execFileSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim().startsWith('Z');
-  } catch {
-    return false;
-  }
-}
 
 /** A temporary directory for an "in memory" instance: RAM-backed /dev/shm where it exists. */
 async function temporaryDirectory(): Promise<string> {
