@@ -208,6 +208,9 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
       // everyone's requests time out.
       if (authorizersInFlight >= AUTHORIZER_CONCURRENCY) throw new GatewayError('AUTHORIZER_FAILURE');
       authorizersInFlight++;
+      // Freed when the authorizer itself finishes, not when its timeout answers: a timed-out
+      // invocation still runs (and still counts, as in Lambda).
+      const authorizerFinished = () => void authorizersInFlight--;
       try {
         result = await invoke(authorizer, AUTHORIZER_HANDLER, 'authorizer', {
           type: 'REQUEST',
@@ -222,13 +225,11 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
           multiValueQueryStringParameters: null,
           stageVariables: null,
           requestContext: requestContext(request, route, path),
-        } as unknown as APIGatewayRequestAuthorizerEvent);
+        } as unknown as APIGatewayRequestAuthorizerEvent, authorizerFinished);
       } catch (error) {
         if (error instanceof Error && error.message === 'Unauthorized') throw new GatewayError('UNAUTHORIZED');
         console.error('Authorizer failed:', error instanceof Error ? error.message : error);
         throw new GatewayError('AUTHORIZER_FAILURE');
-      } finally {
-        authorizersInFlight--;
       }
       if (cacheTtlMs > 0) authorizationCache.set(authorization, { result, expiresAt: Date.now() + cacheTtlMs });
     }
@@ -396,14 +397,25 @@ function logPath(target: string | undefined): string {
   return path.length > 200 ? `${path.slice(0, 200)}…` : path;
 }
 
-/** Runs a Lambda handler with a Lambda-like context and its configured timeout. */
-async function invoke<E, R>(handler: LambdaHandler<E, R>, functionName: string, kind: keyof typeof FUNCTION_SETTINGS, event: E): Promise<R> {
+/**
+ * Runs a Lambda handler with a Lambda-like context and its configured timeout. `finished` is called
+ * when the handler itself settles, which may be after the timeout has answered.
+ */
+async function invoke<E, R>(
+  handler: LambdaHandler<E, R>,
+  functionName: string,
+  kind: keyof typeof FUNCTION_SETTINGS,
+  event: E,
+  finished: () => void = () => undefined,
+): Promise<R> {
   const timeoutSeconds = FUNCTION_SETTINGS[kind].timeoutSeconds;
   const context = lambdaContext(functionName, kind);
+  const running = (async () => handler(event, context))();
+  void running.then(finished, finished);
   let timer: NodeJS.Timeout | undefined;
   try {
     return await Promise.race([
-      handler(event, context),
+      running,
       new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`Task timed out after ${timeoutSeconds} seconds`)), timeoutSeconds * 1000);
       }),
