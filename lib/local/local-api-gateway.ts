@@ -391,9 +391,18 @@ function send(response: ServerResponse, statusCode: number, headers: Record<stri
   return statusCode;
 }
 
-/** The path of a target for the access log: no query string (it may carry anything), bounded length. */
+/**
+ * The path of a target for the access log, bounded: never the query string (it may carry anything)
+ * nor, for an absolute-form target (`http://user:password@host/...`), its scheme, userinfo or host.
+ */
 function logPath(target: string | undefined): string {
-  const path = (target ?? '').split('?')[0] ?? '';
+  let path = '-';
+  try {
+    if (target?.startsWith('/')) path = new URL(`http://gateway.invalid${target}`).pathname;
+    else if (target && /^https?:\/\//i.test(target)) path = new URL(target).pathname;
+  } catch {
+    // not a URL: logged as '-'
+  }
   return path.length > 200 ? `${path.slice(0, 200)}…` : path;
 }
 

@@ -2,7 +2,8 @@
 // targets that are not paths of this API, methods a resource does not have, the service index,
 // and a flood of wrong passwords against the authorizer's concurrency cap. Raw sockets where
 // fetch() would refuse to send the request at all.
-import { mkdtemp } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -83,6 +84,25 @@ describe('request targets that are not paths of this API', () => {
     const response = await rawRequest(`GET http://evil.example/v1.1 HTTP/1.1\r\n${host}\r\n`);
     expect(response.status).toBe(200);
     expect(JSON.parse(response.body)).toEqual(expect.objectContaining({ name: 'Museum Special Events API' }));
+  });
+});
+
+describe('the access log', () => {
+  test.each([
+    ['an answered request', (target: string) => `GET ${target} HTTP/1.1\r\n${host}\r\n`],
+    ['a request the parser refuses', (target: string) => `GET ${target} HTTP/1.1\r\n${host}X-Nul: a\u0000b\r\n\r\n`],
+  ])('never holds the userinfo or query of an absolute-form target (%s)', async (_name, request) => {
+    const secret = `secret${randomBytes(8).toString('hex')}`;
+    const marker = `/v1.1/log-marker-${randomBytes(8).toString('hex')}`;
+    await rawRequest(request(`http://user:${secret}@evil.example${marker}?token=${secret}`));
+    const { logFile } = testEnvironment();
+    let log = '';
+    for (const started = Date.now(); !log.includes(marker) && Date.now() - started < 5_000; await new Promise((resolve) => setTimeout(resolve, 50))) {
+      log = await readFile(logFile, 'utf8');
+    }
+    expect(log).toContain(marker);
+    expect(log).not.toContain(secret);
+    expect(log).not.toContain('evil.example');
   });
 });
 
