@@ -118,7 +118,7 @@ function parseTarget(target: string): URL {
 }
 
 /** Parser errors Node reports through `clientError`, as status and detail. */
-function parserProblem(error: NodeJS.ErrnoException & { rawPacket?: Buffer }) {
+function parserProblem(error: ParserError) {
   switch (error.code) {
     case 'HPE_HEADER_OVERFLOW':
       return plainProblem(431, 'The request line and headers exceed 16 KB');
@@ -154,6 +154,7 @@ const AUTHORIZER_CONCURRENCY = FUNCTION_SETTINGS.authorizer.reservedConcurrency;
  */
 export async function listenOnLoopback(port: number): Promise<Server> {
   const server = createServer(startingUp);
+  server.on('clientError', startingUpClientError);
   await new Promise<void>((resolvePromise, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', () => {
@@ -162,6 +163,27 @@ export async function listenOnLoopback(port: number): Promise<Server> {
     });
   });
   return server;
+}
+
+type ParserError = NodeJS.ErrnoException & { rawPacket?: Buffer };
+
+/**
+ * Requests Node's parser refuses (oversized or malformed) get a problem, not an empty answer; as in
+ * Node's own handler, never a second answer on a socket whose response has begun.
+ */
+function answerClientError(error: ParserError, socket: Duplex, accessLog?: (entry: AccessLogEntry) => void) {
+  if (error.code === 'ECONNRESET' || !socket.writable || (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const answer = parserProblem(error);
+  writeRawAnswer(socket, answer);
+  const requestLine = error.rawPacket?.toString('latin1', 0, 256).split('\r\n')[0]?.split(' ') ?? [];
+  accessLog?.({ method: requestLine[0]?.slice(0, 16) ?? '', path: logPath(requestLine[1]), status: answer.statusCode, durationMs: 0 });
+}
+
+function startingUpClientError(error: ParserError, socket: Duplex) {
+  answerClientError(error, socket);
 }
 
 function startingUp(_request: IncomingMessage, response: ServerResponse) {
@@ -353,17 +375,8 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
   const server = options.server ?? (await listenOnLoopback(options.port ?? 0));
   server.removeListener('request', startingUp);
   server.on('request', onRequest);
-  // Requests Node's parser refuses (oversized or malformed) get a problem, not an empty answer.
-  server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex) => {
-    if (error.code === 'ECONNRESET' || !socket.writable) {
-      socket.destroy();
-      return;
-    }
-    const answer = parserProblem(error);
-    writeRawAnswer(socket, answer);
-    const requestLine = error.rawPacket?.toString('latin1', 0, 256).split('\r\n')[0]?.split(' ') ?? [];
-    accessLog({ method: requestLine[0]?.slice(0, 16) ?? '', path: logPath(requestLine[1]), status: answer.statusCode, durationMs: 0 });
-  });
+  server.removeListener('clientError', startingUpClientError);
+  server.on('clientError', (error: ParserError, socket: Duplex) => answerClientError(error, socket, accessLog));
   // This is no proxy: CONNECT (which Node hands over as a raw socket) is not implemented.
   server.on('connect', (request: IncomingMessage, socket: Duplex) => {
     const answer = plainProblem(501, 'This server is not a proxy: CONNECT is not implemented');

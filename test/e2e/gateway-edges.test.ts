@@ -4,9 +4,10 @@
 // fetch() would refuse to send the request at all.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile } from 'node:fs/promises';
-import { connect } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { listenOnLoopback } from '../../lib/local/local-api-gateway.ts';
 import { basicAuthorization } from '../support/api-client.ts';
 import { startLocalApiProcess, type LocalApiProcess } from '../support/local-api-process.ts';
 import { TEST_USERS, testEnvironment } from '../support/test-environment.ts';
@@ -18,8 +19,7 @@ interface RawResponse {
 }
 
 /** Sends bytes as they are and reads the answer until the server closes the connection. */
-function rawRequest(request: string | Buffer): Promise<RawResponse> {
-  const { port } = new URL(testEnvironment().url);
+function rawRequest(request: string | Buffer, port = new URL(testEnvironment().url).port): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), '127.0.0.1', () => socket.write(request));
     let data = Buffer.alloc(0);
@@ -74,6 +74,20 @@ describe('requests the HTTP parser refuses are answered with problem+json', () =
   });
 });
 
+describe('while the local API is starting', () => {
+  test('a request the parser refuses is answered with problem+json too', async () => {
+    const server = await listenOnLoopback(0);
+    try {
+      const { port } = server.address() as AddressInfo;
+      expectProblem(await rawRequest(`GET /v1.1/special-events HTTP/1.1\r\n${host}X-Nul: a\u0000b\r\n\r\n`, String(port)), 400);
+      expectProblem(await rawRequest(`GET /v1.1/special-events HTTP/1.1\r\n${host}\r\n`, String(port)), 503);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
 describe('request targets that are not paths of this API', () => {
   test.each(['//v1.1/special-events', '//evil.example/v1.1/special-events', '/v1.1//special-events'])('%s is a 404 problem, never a host', async (target) => {
     const problem = expectProblem(await rawRequest(`GET ${target} HTTP/1.1\r\n${host}Authorization: ${basicAuthorization(TEST_USERS.viewer.username, TEST_USERS.viewer.password)}\r\n\r\n`), 404);
@@ -94,7 +108,7 @@ describe('the access log', () => {
   ])('never holds the userinfo or query of an absolute-form target (%s)', async (_name, request) => {
     const secret = `secret${randomBytes(8).toString('hex')}`;
     const marker = `/v1.1/log-marker-${randomBytes(8).toString('hex')}`;
-    await rawRequest(request(`http://user:${secret}@evil.example${marker}?token=${secret}`));
+    await rawRequest(request(`http://user:${secret}@${secret}.example${marker}?token=${secret}`));
     const { logFile } = testEnvironment();
     let log = '';
     for (const started = Date.now(); !log.includes(marker) && Date.now() - started < 5_000; await new Promise((resolve) => setTimeout(resolve, 50))) {
@@ -102,7 +116,6 @@ describe('the access log', () => {
     }
     expect(log).toContain(marker);
     expect(log).not.toContain(secret);
-    expect(log).not.toContain('evil.example');
   });
 });
 
