@@ -83,8 +83,24 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Letters and digits only: what DynamoDB Local accepts as a key id it names a file after. */
+function checkedKeyId(keyId: string, keyFile: string): string {
+  if (!/^[A-Za-z0-9]+$/.test(keyId)) throw new Error(`${keyFile} does not hold a key id (letters and digits); remove it to start afresh`);
+  return keyId;
+}
+
 /**
- * The key id of a persistent data directory, created on first use (mode 0600, directory 0700).
+ * The key id of a data directory another process (the lock's holder) runs DynamoDB Local on: read
+ * only, never created or migrated (only the lock's holder does that, in dataDirectoryKeyId).
+ */
+export async function readKeyId(dataDirectory: string): Promise<string> {
+  const keyFile = join(dataDirectory, KEY_FILE);
+  return checkedKeyId((await readFile(keyFile, 'utf8')).trim(), keyFile);
+}
+
+/**
+ * The key id of a persistent data directory, created on first use (call it only holding the data
+ * directory's lock) (mode 0600, directory 0700).
  * A database made by the old `-sharedDb` runs is renamed to the key's file, so it keeps working.
  */
 export async function dataDirectoryKeyId(dataDirectory: string): Promise<string> {
@@ -99,7 +115,7 @@ export async function dataDirectoryKeyId(dataDirectory: string): Promise<string>
     keyId = randomKeyId();
     await writeFile(keyFile, `${keyId}\n`, { mode: 0o600, flag: 'wx' });
   }
-  if (!/^[A-Za-z0-9]+$/.test(keyId)) throw new Error(`${keyFile} does not hold a key id (letters and digits); remove it to start afresh`);
+  checkedKeyId(keyId, keyFile);
   const keyDatabase = join(dataDirectory, `${keyId}_${LOCAL_REGION}.db`);
   if (existsSync(join(dataDirectory, SHARED_DB_FILE)) && !existsSync(keyDatabase)) {
     await rename(join(dataDirectory, SHARED_DB_FILE), keyDatabase);
