@@ -155,11 +155,28 @@ async function temporaryDirectory(): Promise<string> {
   return mkdtemp(join(base, 'museum-dynamodb-'));
 }
 
+/** Java processes this process started and has not yet seen stop: what a forced exit kills. */
+const runningJava = new Set<number>();
+
+/** For an immediate exit (a second Ctrl-C): SIGKILLs every DynamoDB Local this process started. */
+export function killStartedJavaNow(): void {
+  for (const pid of runningJava) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}
+
 /**
  * Starts DynamoDB Local on a free port, persisting under `dataDirectory` with its key id, or, when
- * none is given, in a temporary directory with a fresh key id, removed on stop.
+ * none is given, in a temporary directory with a fresh key id, removed on stop. `signal` aborts
+ * the start: Java is stopped and the promise rejects.
  */
-export async function startDynamoDbLocal(options: { dataDirectory?: string } = {}): Promise<DynamoDbLocal> {
+export async function startDynamoDbLocal(options: { dataDirectory?: string; signal?: AbortSignal } = {}): Promise<DynamoDbLocal> {
+  const { signal } = options;
+  signal?.throwIfAborted();
   const port = await freePort();
   const temporary = !options.dataDirectory;
   const dataDirectory = options.dataDirectory ?? (await temporaryDirectory());
@@ -177,14 +194,7 @@ export async function startDynamoDbLocal(options: { dataDirectory?: string } = {
   shell.stdout?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-8_000)));
   shell.stderr?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-8_000)));
   const exited = new Promise<void>((resolve) => shell.once('exit', () => resolve()));
-  const javaPid = await new Promise<number>((resolve, reject) => {
-    let text = '';
-    (shell.stdio[3] as Readable).on('data', (chunk: Buffer) => (text += chunk.toString()));
-    (shell.stdio[3] as Readable).once('end', () =>
-      Number(text) > 0 ? resolve(Number(text)) : setTimeout(() => reject(new Error(`DynamoDB Local did not start (Java 17+ must be on PATH): ${output.trim()}`)), 50),
-    );
-    shell.once('error', reject);
-  });
+  let javaPid: number | undefined;
 
   // We only ever talk to it over loopback.
   const endpoint = `http://127.0.0.1:${port}`;
@@ -194,24 +204,45 @@ export async function startDynamoDbLocal(options: { dataDirectory?: string } = {
       shell.stdin?.end(); // the watchdog stops Java and waits for it
       const forceKill = setTimeout(() => {
         try {
-          process.kill(javaPid, 'SIGKILL');
+          // Java's pid not known yet: the watchdog's whole process group.
+          process.kill(javaPid ?? -(shell.pid as number), 'SIGKILL');
         } catch {
           // already gone
         }
       }, 5_000);
       await exited;
       clearTimeout(forceKill);
+      if (javaPid) runningJava.delete(javaPid);
       startedKeys.delete(endpoint);
       if (temporary) await rm(dataDirectory, { recursive: true, force: true });
     })());
+  const aborted = () => new Error('The start of DynamoDB Local was stopped');
+  try {
+    javaPid = await new Promise<number>((resolve, reject) => {
+      let text = '';
+      (shell.stdio[3] as Readable).on('data', (chunk: Buffer) => (text += chunk.toString()));
+      (shell.stdio[3] as Readable).once('end', () =>
+        Number(text) > 0 ? resolve(Number(text)) : setTimeout(() => reject(new Error(`DynamoDB Local did not start (Java 17+ must be on PATH): ${output.trim()}`)), 50),
+      );
+      shell.once('error', reject);
+      signal?.addEventListener('abort', () => reject(aborted()), { once: true });
+      if (signal?.aborted) reject(aborted());
+    });
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  runningJava.add(javaPid);
+
   // Child processes (the local API, handler bundles, test workers) learn the key id from the variable.
   useKeyId(endpoint, keyId);
   const client = localClient(endpoint);
   try {
     for (let attempt = 0; ; attempt++) {
+      if (signal?.aborted) throw aborted();
       if (shell.exitCode !== null || (attempt % 10 === 9 && !isAlive(javaPid))) throw new Error(`DynamoDB Local exited during start-up (Java 17+ must be on PATH):\n${output.trim()}`);
       try {
-        await client.send(new ListTablesCommand({}));
+        await client.send(new ListTablesCommand({}), { abortSignal: signal });
         break;
       } catch (error) {
         if (attempt > 600) throw new Error(`DynamoDB Local did not start within 60 s:\n${output}`, { cause: error });

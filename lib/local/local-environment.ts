@@ -30,12 +30,12 @@ export async function useDataDirectoryKey(endpoint: string): Promise<void> {
 /**
  * The DynamoDB endpoint to use: DYNAMODB_ENDPOINT if set (its key id from MUSEUM_DYNAMODB_KEY_ID,
  * default `local`), else a DynamoDB Local started here (in a temporary directory when
- * MUSEUM_IN_MEMORY=1, otherwise persisting under the data directory).
+ * MUSEUM_IN_MEMORY=1, otherwise persisting under the data directory). `signal` aborts its start.
  */
-export async function localDynamoDb(): Promise<{ endpoint: string; started?: DynamoDbLocal }> {
+export async function localDynamoDb(signal?: AbortSignal): Promise<{ endpoint: string; started?: DynamoDbLocal }> {
   if (process.env.DYNAMODB_ENDPOINT) return { endpoint: process.env.DYNAMODB_ENDPOINT };
   const inMemory = process.env.MUSEUM_IN_MEMORY === '1';
-  const started = await startDynamoDbLocal(inMemory ? {} : { dataDirectory: DYNAMODB_DIRECTORY });
+  const started = await startDynamoDbLocal({ ...(inMemory ? {} : { dataDirectory: DYNAMODB_DIRECTORY }), signal });
   return { endpoint: started.endpoint, started };
 }
 

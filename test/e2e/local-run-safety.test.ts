@@ -206,6 +206,20 @@ describe('starting and stopping', () => {
     expect(lockRecord(data)).toBeUndefined();
   });
 
+  test('SIGTERM to npm while DynamoDB Local is starting stops the start, the server and Java within 10 s', async () => {
+    const data = await dataDirectory();
+    const local = await startLocalRun({ MUSEUM_DATA_DIR: data }, { npm: true });
+    expect(await eventually(() => javaProcessesUsing(data).length > 0, 30_000)).toBe(true);
+    const java = javaProcessesUsing(data);
+    const server = lockRecord(data)?.pid;
+    expect(local.output()).not.toMatch(/listening on/);
+    process.kill(local.child.pid as number, 'SIGTERM');
+    const stopped = await eventually(() => !isRunning(server) && java.every((pid) => !isRunning(pid)) && javaProcessesUsing(data).length === 0, 10_000);
+    expect(stopped).toBe(true);
+    expect(local.output()).not.toMatch(/listening on|could not start/);
+    expect(lockRecord(data)).toBeUndefined();
+  });
+
   test('kill -9 of the server: its DynamoDB Local goes too, and the next start runs one, with the data intact', async () => {
     const data = await dataDirectory();
     const first = await startLocalRun({ MUSEUM_DATA_DIR: data, MUSEUM_ADMIN_PASSWORD: ADMIN_PASSWORD });
