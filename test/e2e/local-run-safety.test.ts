@@ -220,6 +220,21 @@ describe('starting and stopping', () => {
     expect(lockRecord(data)).toBeUndefined();
   });
 
+  test('a second SIGTERM while a stop hangs exits at once, with Java killed and the lock removed', async () => {
+    const data = await dataDirectory();
+    const local = await startLocalRun({ MUSEUM_DATA_DIR: data });
+    await untilListening(local);
+    const { javaPid } = lockRecord(data) ?? {};
+    process.kill(javaPid as number, 'SIGSTOP'); // a Java that does not stop when asked: the first stop hangs
+    process.kill(local.child.pid as number, 'SIGTERM');
+    expect(await eventually(() => /SIGTERM: stopping/.test(local.output()), 5_000)).toBe(true);
+    process.kill(local.child.pid as number, 'SIGTERM');
+    expect(await local.exited).toBe(1);
+    expect(local.output()).toMatch(/SIGTERM again: exiting at once/);
+    expect(await eventually(() => !isRunning(javaPid), 5_000)).toBe(true);
+    expect(lockRecord(data)).toBeUndefined();
+  });
+
   test('kill -9 of the server: its DynamoDB Local goes too, and the next start runs one, with the data intact', async () => {
     const data = await dataDirectory();
     const first = await startLocalRun({ MUSEUM_DATA_DIR: data, MUSEUM_ADMIN_PASSWORD: ADMIN_PASSWORD });
