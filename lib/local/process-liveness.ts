@@ -54,7 +54,9 @@ export function isAlive(pid: number): boolean {
 export function isSameProcess(pid: number | undefined, start: string | undefined): boolean {
   if (!pid || !isAlive(pid)) return false;
   const now = processStart(pid);
-  return now === undefined || now === start;
+  if (now === undefined || now === start) return true;
+  // A record written by an earlier version holds `ps -o lstart`.
+  return Boolean(start) && !start?.startsWith('boot+') && ps(pid, 'lstart') === start;
 }
 
 /** The command line of `pid`, or '' when it cannot be read. */
