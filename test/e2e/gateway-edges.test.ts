@@ -3,11 +3,12 @@
 // and a flood of wrong passwords against the authorizer's concurrency cap. Raw sockets where
 // fetch() would refuse to send the request at all.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { listenOnLoopback } from '../../lib/local/local-api-gateway.ts';
+import { FUNCTION_SETTINGS } from '../../functions/shared/routes.ts';
+import { listenOnLoopback, startLocalApiGateway } from '../../lib/local/local-api-gateway.ts';
 import { basicAuthorization } from '../support/api-client.ts';
 import { startLocalApiProcess, type LocalApiProcess } from '../support/local-api-process.ts';
 import { TEST_USERS, testEnvironment } from '../support/test-environment.ts';
@@ -202,4 +203,42 @@ describe('a flood of wrong passwords', () => {
     expect([200, 503]).toContain(legitimate.status);
     expect((await send(right)).status).toBe(200);
   });
+});
+
+describe('an authorizer that outlives its timeout', () => {
+  test('keeps its place under the concurrency cap until it finishes, as a running Lambda does', async () => {
+    // A fault: an authorizer that hangs until told to finish (through files: the gateway imports it
+    // as a module of its own), counting its invocations.
+    const work = await mkdtemp(join(tmpdir(), 'museum-slow-authorizer-'));
+    const release = join(work, 'release');
+    const invocations = join(work, 'invocations');
+    await mkdir(join(work, 'authorizer'));
+    await writeFile(
+      join(work, 'authorizer', 'index.mjs'),
+      `import { appendFileSync, existsSync } from 'node:fs';
+export async function handler() {
+  appendFileSync(${JSON.stringify(invocations)}, 'x');
+  while (!existsSync(${JSON.stringify(release)})) await new Promise((resolve) => setTimeout(resolve, 20));
+  throw new Error('Unauthorized');
+}
+`,
+    );
+    const count = async () => (await readFile(invocations, 'utf8').catch(() => '')).length;
+    const gateway = await startLocalApiGateway({ functionsDirectory: work, accessLog: () => undefined });
+    try {
+      const send = (user: string) => fetch(`${gateway.url}/special-events`, { headers: { Authorization: basicAuthorization(user, 'some-password-1') } });
+      const cap = FUNCTION_SETTINGS.authorizer.reservedConcurrency;
+      const timedOut = await Promise.all(Array.from({ length: cap }, (_, i) => send(`user${i}`)));
+      expect(timedOut.map((response) => response.status)).toEqual(Array(cap).fill(503));
+      // Timed out, but still running: the cap is still full, so no new invocation starts.
+      expect((await send('another')).status).toBe(503);
+      expect(await count()).toBe(cap);
+      await writeFile(release, '');
+      for (const started = Date.now(); (await send('after')).status !== 401 && Date.now() - started < 5_000; ) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect((await send('after-release')).status).toBe(401);
+    } finally {
+      await writeFile(release, '').catch(() => undefined);
+      await gateway.close();
+    }
+  }, 30_000);
 });
