@@ -3,7 +3,7 @@
 // process it starts is killed afterwards whatever happens (killAllRuns).
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, symlink, utimes, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -171,6 +171,19 @@ describe('starting and stopping', () => {
     expect('lock' in taken && taken.lock.record.pid).toBe(process.pid);
     expect(existsSync(takeover)).toBe(false);
     if ('lock' in taken) await taken.lock.release();
+  });
+
+  test('without ps on PATH (slim images), a start runs and a second start on its data directory is refused', async () => {
+    const data = await dataDirectory();
+    const bin = join(data, '..', 'bin');
+    await mkdir(bin, { recursive: true });
+    for (const tool of ['sh', 'java', 'rm']) await symlink((await run('sh', ['-c', `command -v ${tool}`])).stdout.trim(), join(bin, tool));
+    const first = await startLocalRun({ MUSEUM_DATA_DIR: data, PATH: bin });
+    await untilListening(first);
+    const second = await startLocalRun({ MUSEUM_DATA_DIR: data, PATH: bin });
+    expect(await second.exited).toBe(1);
+    expect(second.stderr()).toMatch(/already running on .* \(pid \d+/);
+    expect(javaProcessesUsing(data)).toHaveLength(1);
   });
 
   test('a taken port: exit code 1, one line saying so, and no DynamoDB Local left', async () => {
