@@ -14,7 +14,7 @@ import { createDocumentClient } from '../../functions/shared/dynamodb-client.ts'
 import { hashPassword } from '../../functions/shared/passwords.ts';
 import { UsersStore } from '../../functions/shared/users-store.ts';
 import { lockDataDirectory, processStart } from '../../lib/local/data-directory-lock.ts';
-import { ensureLocalTables, freePort, KEY_FILE, LOCAL_TABLE_NAMES } from '../../lib/local/dynamodb-local.ts';
+import { ensureLocalTables, freePort, KEY_FILE, LOCAL_TABLE_NAMES, readKeyId } from '../../lib/local/dynamodb-local.ts';
 import { basicAuthorization } from '../support/api-client.ts';
 import {
   eventually,
@@ -131,6 +131,20 @@ describe('the local data', () => {
     expect(local.output()).not.toMatch(/Created user admin/);
     expect((await fetch(`${url}/special-events`, { headers: { Authorization: admin } })).status).toBe(200);
     expect(existsSync(join(data, 'dynamodb', 'shared-local-instance.db'))).toBe(false);
+  });
+});
+
+describe('the key id', () => {
+  test('is only read, never created or migrated, by a process that does not hold the lock', async () => {
+    const data = await dataDirectory();
+    await mkdir(data, { recursive: true });
+    await writeFile(join(data, 'shared-local-instance.db'), 'old database');
+    await expect(readKeyId(data)).rejects.toThrow();
+    expect(existsSync(join(data, KEY_FILE))).toBe(false);
+    expect(existsSync(join(data, 'shared-local-instance.db'))).toBe(true);
+    await writeFile(join(data, KEY_FILE), 'ABC123\n');
+    expect(await readKeyId(data)).toBe('ABC123');
+    expect(existsSync(join(data, 'shared-local-instance.db'))).toBe(true);
   });
 });
 
