@@ -10,7 +10,7 @@ import { createDocumentClient } from '../functions/shared/dynamodb-client.ts';
 import { hashPassword, MIN_PASSWORD_LENGTH } from '../functions/shared/passwords.ts';
 import { UsersStore } from '../functions/shared/users-store.ts';
 import { lockDataDirectory, processStart, type DataDirectoryLock } from '../lib/local/data-directory-lock.ts';
-import { ensureLocalTables, KEY_FILE, localClient } from '../lib/local/dynamodb-local.ts';
+import { ensureLocalTables, KEY_FILE, killStartedJavaNow, localClient } from '../lib/local/dynamodb-local.ts';
 import { listenOnLoopback, startLocalApiGateway, type AccessLogEntry } from '../lib/local/local-api-gateway.ts';
 import {
   DATA_DIRECTORY,
@@ -37,6 +37,8 @@ const cleanups: (() => Promise<void>)[] = [];
 let stopping: Promise<void> | undefined;
 /** The start-up step under way: a stop waits for it, so that what it starts is stopped too. */
 let currentStep: Promise<unknown> | undefined;
+/** Aborts the slow step (DynamoDB Local's start), so that a stop during start-up is quick. */
+const startUp = new AbortController();
 
 /** A one-line error and exit code 1, after stopping whatever has started. */
 async function fail(message: string): Promise<never> {
@@ -55,6 +57,7 @@ if (!Number.isInteger(port) || port < 0 || port > 65_535) await fail(`PORT must 
 
 function stopEverything(): Promise<void> {
   return (stopping ??= (async () => {
+    startUp.abort();
     await currentStep?.catch(() => undefined);
     for (const cleanup of cleanups.reverse()) await cleanup().catch((error: unknown) => console.error(error instanceof Error ? error.message : error));
   })());
@@ -66,7 +69,15 @@ async function stop(reason: string) {
   await stopEverything();
   process.exit(0);
 }
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop(signal));
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(signal, () => {
+    if (!stopping) return void stop(signal);
+    // A second signal: exit now. The lock goes with the exit handler; Java is killed here.
+    say(`${signal} again: exiting at once`);
+    killStartedJavaNow();
+    process.exit(1);
+  });
+}
 // npm forwards only SIGINT and SIGTERM; when npm itself dies (SIGHUP, kill -9) this process is
 // re-parented. Nothing of a local run should outlive what started it.
 const parentPid = process.ppid;
@@ -74,13 +85,26 @@ setInterval(() => {
   if (process.ppid !== parentPid) void stop('the process that started this one has exited');
 }, 500).unref();
 
-/** Runs one start-up step and prints it with its duration; stops here if a stop came meanwhile. */
+/** Once a stop has begun, start-up goes no further (the stop exits the process). */
+async function unlessStopping(): Promise<void> {
+  if (stopping) await new Promise<never>(() => undefined);
+}
+
+/** Runs one start-up step and prints it with its duration; none runs, or is printed, once a stop has begun. */
 async function step<T>(name: string, action: () => Promise<T>, note: (result: T) => string = () => ''): Promise<T> {
+  await unlessStopping();
   const started = performance.now();
   currentStep = action();
-  const result = (await currentStep) as T;
-  currentStep = undefined;
-  if (stopping) await new Promise<never>(() => undefined); // the stop exits the process
+  let result: T;
+  try {
+    result = (await currentStep) as T;
+  } catch (error) {
+    await unlessStopping(); // failed because the stop aborted it: not a start-up error
+    throw error;
+  } finally {
+    currentStep = undefined;
+  }
+  await unlessStopping();
   const extra = note(result);
   say(`  ${name.padEnd(15)} ${((performance.now() - started) / 1000).toFixed(1).padStart(5)} s${extra ? `   ${extra}` : ''}`);
   return result;
@@ -102,6 +126,7 @@ try {
     cleanups.push(() => lock?.release() ?? Promise.resolve());
     await removeOldRuntimeFile();
   }
+  await unlessStopping();
 
   // The port before anything slow starts: a busy port is one line and exit code 1, nothing left running.
   let server: Server;
@@ -117,6 +142,7 @@ try {
     throw error;
   }
   cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  await unlessStopping();
 
   say('Starting the Museum Special Events API');
   if (flags.build) {
@@ -128,7 +154,7 @@ try {
   const dynamodb = await step(
     'DynamoDB Local',
     async () => {
-      const started = await localDynamoDb();
+      const started = await localDynamoDb(startUp.signal);
       if (started.started) cleanups.push(started.started.stop);
       return started;
     },

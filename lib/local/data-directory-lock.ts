@@ -4,19 +4,21 @@
 // id AND start time (a recycled pid is not mistaken for the holder), and records the holder's
 // Java process so that a start after a crash can find and stop it. Breaking a stale lock happens
 // under a short-lived takeover file, so two starts that both find it stale cannot both proceed.
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, unlinkSync } from 'node:fs';
-import { link, mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { readFileSync, unlinkSync } from 'node:fs';
+import { link, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { isSameProcess, processCommand, processStart } from './process-liveness.ts';
+
+export { processStart };
 
 export const LOCK_FILE = 'local-api.lock';
 
 export interface LockRecord {
   holder: 'npm start' | 'users CLI';
   pid: number;
-  /** `ps -o lstart` of pid: tells the holder from a later process that got the same pid. */
+  /** processStart(pid): tells the holder from a later process that got the same pid. */
   processStart: string;
   url?: string;
   dynamodbEndpoint?: string;
@@ -29,35 +31,6 @@ export interface DataDirectoryLock {
   /** Adds to the record (Java's pid, the URLs) as the start goes on. */
   update(fields: Partial<LockRecord>): Promise<void>;
   release(): Promise<void>;
-}
-
-/** A process's start time as `ps` prints it, or undefined when there is no such process. */
-export function processStart(pid: number): string | undefined {
-  try {
-    const text = execFileSync('ps', ['-o', 'lstart=', '-p', String(pid)], { encoding: 'utf8', env: { ...process.env, LC_ALL: 'C' }, stdio: ['ignore', 'pipe', 'ignore'] });
-    return text.trim() || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function processCommand(pid: number): string {
-  try {
-    return execFileSync('ps', ['-ww', '-o', 'args=', '-p', String(pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-  } catch {
-    return '';
-  }
-}
-
-/** True when `pid` is still the very process that started at `start`. */
-export function isSameProcess(pid: number | undefined, start: string | undefined): boolean {
-  if (!pid || !start) return false;
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
-  return processStart(pid) === start;
 }
 
 export function readLock(dataDirectory: string): LockRecord | undefined {
@@ -88,30 +61,61 @@ async function stopLeftoverJava(record: LockRecord, dataDirectory: string, log: 
   }
 }
 
-async function writeComplete(path: string, record: LockRecord): Promise<string> {
+async function writeComplete(path: string, record: object): Promise<string> {
   const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
   await writeFile(temporary, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
   return temporary;
 }
 
-/** Runs `action` while holding the takeover file; one left by a crash (older than 10 s) is removed. */
+/** The file's text, or undefined when it cannot be read (gone). */
+async function readText(path: string): Promise<string | undefined> {
+  return readFile(path, 'utf8').catch(() => undefined);
+}
+
+/** Removes `path` only if it still holds `text` (what was judged stale, or our own record). */
+async function unlinkIfUnchanged(path: string, text: string): Promise<void> {
+  if ((await readText(path)) === text) await unlink(path).catch(() => undefined);
+}
+
+/**
+ * Runs `action` while holding the takeover file, which names its holder like the lock does. It is
+ * broken only when that holder has exited (stopping a leftover Java may legitimately take a while).
+ */
 async function underTakeover<T>(dataDirectory: string, action: () => Promise<T>): Promise<T> {
   const takeover = join(dataDirectory, `${LOCK_FILE}.takeover`);
-  for (;;) {
-    try {
-      await writeFile(takeover, String(process.pid), { flag: 'wx', mode: 0o600 });
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const age = await stat(takeover).then((s) => Date.now() - s.mtimeMs, () => 0);
-      if (age > 10_000) await unlink(takeover).catch(() => undefined);
-      else await sleep(50);
+  const mine = { pid: process.pid, processStart: processStart(process.pid) ?? '' };
+  const temporary = await writeComplete(takeover, mine);
+  const myText = await readFile(temporary, 'utf8');
+  try {
+    for (;;) {
+      try {
+        await link(temporary, takeover);
+        break;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      const text = await readText(takeover);
+      if (text === undefined) continue;
+      const holder = parseRecord(text);
+      if (holder && isSameProcess(holder.pid, holder.processStart)) await sleep(50);
+      else await unlinkIfUnchanged(takeover, text);
     }
+  } finally {
+    await unlink(temporary);
   }
   try {
     return await action();
   } finally {
-    await unlink(takeover).catch(() => undefined);
+    await unlinkIfUnchanged(takeover, myText);
+  }
+}
+
+function parseRecord(text: string): Pick<LockRecord, 'pid' | 'processStart'> | undefined {
+  try {
+    const record = JSON.parse(text) as Partial<LockRecord> | null;
+    return typeof record?.pid === 'number' ? { pid: record.pid, processStart: String(record.processStart ?? '') } : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -144,11 +148,13 @@ export async function lockDataDirectory(
       // Checked again under the takeover: another start may have broken it and taken the lock
       // meanwhile (a new lock can only appear once the stale one is gone, and only this holder
       // of the takeover removes locks). A lock that cannot be read is stale too.
-      if (!existsSync(path)) return;
-      const current = readLock(dataDirectory);
+      const text = await readText(path);
+      if (text === undefined) return;
+      const current = parseRecord(text) && (JSON.parse(text) as LockRecord);
       if (current && isSameProcess(current.pid, current.processStart)) return;
       if (current) await stopLeftoverJava(current, dataDirectory, log);
-      await unlink(path).catch(() => undefined);
+      // Only the record judged stale: never a lock another start has taken meanwhile.
+      await unlinkIfUnchanged(path, text);
     });
   }
 

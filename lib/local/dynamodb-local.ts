@@ -7,7 +7,7 @@
 // random key id kept with the data (file mode 0600) only ever sees an empty database of its own.
 // The key id is the secret (DynamoDB Local checks no signatures). `-inMemory` would require
 // `-sharedDb`, so "in memory" is a temporary directory (in /dev/shm where there is one) instead.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
@@ -24,6 +24,7 @@ import {
   ListTablesCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
+import { isAlive } from './process-liveness.ts';
 import { eventsTable, idempotencyTable, type TableDefinition } from '../../functions/shared/table-definition.ts';
 
 export interface DynamoDbLocal {
@@ -82,8 +83,24 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Letters and digits only: what DynamoDB Local accepts as a key id it names a file after. */
+function checkedKeyId(keyId: string, keyFile: string): string {
+  if (!/^[A-Za-z0-9]+$/.test(keyId)) throw new Error(`${keyFile} does not hold a key id (letters and digits); remove it to start afresh`);
+  return keyId;
+}
+
 /**
- * The key id of a persistent data directory, created on first use (mode 0600, directory 0700).
+ * The key id of a data directory another process (the lock's holder) runs DynamoDB Local on: read
+ * only, never created or migrated (only the lock's holder does that, in dataDirectoryKeyId).
+ */
+export async function readKeyId(dataDirectory: string): Promise<string> {
+  const keyFile = join(dataDirectory, KEY_FILE);
+  return checkedKeyId((await readFile(keyFile, 'utf8')).trim(), keyFile);
+}
+
+/**
+ * The key id of a persistent data directory, created on first use (call it only holding the data
+ * directory's lock) (mode 0600, directory 0700).
  * A database made by the old `-sharedDb` runs is renamed to the key's file, so it keeps working.
  */
 export async function dataDirectoryKeyId(dataDirectory: string): Promise<string> {
@@ -98,7 +115,7 @@ export async function dataDirectoryKeyId(dataDirectory: string): Promise<string>
     keyId = randomKeyId();
     await writeFile(keyFile, `${keyId}\n`, { mode: 0o600, flag: 'wx' });
   }
-  if (!/^[A-Za-z0-9]+$/.test(keyId)) throw new Error(`${keyFile} does not hold a key id (letters and digits); remove it to start afresh`);
+  checkedKeyId(keyId, keyFile);
   const keyDatabase = join(dataDirectory, `${keyId}_${LOCAL_REGION}.db`);
   if (existsSync(join(dataDirectory, SHARED_DB_FILE)) && !existsSync(keyDatabase)) {
     await rename(join(dataDirectory, SHARED_DB_FILE), keyDatabase);
@@ -132,26 +149,34 @@ const WATCHDOG = [
   'if [ -n "$REMOVE_DIRECTORY" ]; then rm -rf -- "$REMOVE_DIRECTORY"; fi',
 ].join('\n');
 
-/** False once the process has exited (a zombie the watchdog has not reaped yet counts as exited). */
-function isAlive(pid: number): boolean {
-  try {
-    return !execFileSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim().startsWith('Z');
-  } catch {
-    return false;
-  }
-}
-
 /** A temporary directory for an "in memory" instance: RAM-backed /dev/shm where it exists. */
 async function temporaryDirectory(): Promise<string> {
   const base = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
   return mkdtemp(join(base, 'museum-dynamodb-'));
 }
 
+/** Java processes this process started and has not yet seen stop: what a forced exit kills. */
+const runningJava = new Set<number>();
+
+/** For an immediate exit (a second Ctrl-C): SIGKILLs every DynamoDB Local this process started. */
+export function killStartedJavaNow(): void {
+  for (const pid of runningJava) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}
+
 /**
  * Starts DynamoDB Local on a free port, persisting under `dataDirectory` with its key id, or, when
- * none is given, in a temporary directory with a fresh key id, removed on stop.
+ * none is given, in a temporary directory with a fresh key id, removed on stop. `signal` aborts
+ * the start: Java is stopped and the promise rejects.
  */
-export async function startDynamoDbLocal(options: { dataDirectory?: string } = {}): Promise<DynamoDbLocal> {
+export async function startDynamoDbLocal(options: { dataDirectory?: string; signal?: AbortSignal } = {}): Promise<DynamoDbLocal> {
+  const { signal } = options;
+  signal?.throwIfAborted();
   const port = await freePort();
   const temporary = !options.dataDirectory;
   const dataDirectory = options.dataDirectory ?? (await temporaryDirectory());
@@ -169,14 +194,7 @@ export async function startDynamoDbLocal(options: { dataDirectory?: string } = {
   shell.stdout?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-8_000)));
   shell.stderr?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-8_000)));
   const exited = new Promise<void>((resolve) => shell.once('exit', () => resolve()));
-  const javaPid = await new Promise<number>((resolve, reject) => {
-    let text = '';
-    (shell.stdio[3] as Readable).on('data', (chunk: Buffer) => (text += chunk.toString()));
-    (shell.stdio[3] as Readable).once('end', () =>
-      Number(text) > 0 ? resolve(Number(text)) : setTimeout(() => reject(new Error(`DynamoDB Local did not start (Java 17+ must be on PATH): ${output.trim()}`)), 50),
-    );
-    shell.once('error', reject);
-  });
+  let javaPid: number | undefined;
 
   // We only ever talk to it over loopback.
   const endpoint = `http://127.0.0.1:${port}`;
@@ -186,24 +204,45 @@ export async function startDynamoDbLocal(options: { dataDirectory?: string } = {
       shell.stdin?.end(); // the watchdog stops Java and waits for it
       const forceKill = setTimeout(() => {
         try {
-          process.kill(javaPid, 'SIGKILL');
+          // Java's pid not known yet: the watchdog's whole process group.
+          process.kill(javaPid ?? -(shell.pid as number), 'SIGKILL');
         } catch {
           // already gone
         }
       }, 5_000);
       await exited;
       clearTimeout(forceKill);
+      if (javaPid) runningJava.delete(javaPid);
       startedKeys.delete(endpoint);
       if (temporary) await rm(dataDirectory, { recursive: true, force: true });
     })());
+  const aborted = () => new Error('The start of DynamoDB Local was stopped');
+  try {
+    javaPid = await new Promise<number>((resolve, reject) => {
+      let text = '';
+      (shell.stdio[3] as Readable).on('data', (chunk: Buffer) => (text += chunk.toString()));
+      (shell.stdio[3] as Readable).once('end', () =>
+        Number(text) > 0 ? resolve(Number(text)) : setTimeout(() => reject(new Error(`DynamoDB Local did not start (Java 17+ must be on PATH): ${output.trim()}`)), 50),
+      );
+      shell.once('error', reject);
+      signal?.addEventListener('abort', () => reject(aborted()), { once: true });
+      if (signal?.aborted) reject(aborted());
+    });
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  runningJava.add(javaPid);
+
   // Child processes (the local API, handler bundles, test workers) learn the key id from the variable.
   useKeyId(endpoint, keyId);
   const client = localClient(endpoint);
   try {
     for (let attempt = 0; ; attempt++) {
+      if (signal?.aborted) throw aborted();
       if (shell.exitCode !== null || (attempt % 10 === 9 && !isAlive(javaPid))) throw new Error(`DynamoDB Local exited during start-up (Java 17+ must be on PATH):\n${output.trim()}`);
       try {
-        await client.send(new ListTablesCommand({}));
+        await client.send(new ListTablesCommand({}), { abortSignal: signal });
         break;
       } catch (error) {
         if (attempt > 600) throw new Error(`DynamoDB Local did not start within 60 s:\n${output}`, { cause: error });

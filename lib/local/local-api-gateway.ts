@@ -118,7 +118,7 @@ function parseTarget(target: string): URL {
 }
 
 /** Parser errors Node reports through `clientError`, as status and detail. */
-function parserProblem(error: NodeJS.ErrnoException & { rawPacket?: Buffer }) {
+function parserProblem(error: ParserError) {
   switch (error.code) {
     case 'HPE_HEADER_OVERFLOW':
       return plainProblem(431, 'The request line and headers exceed 16 KB');
@@ -154,6 +154,7 @@ const AUTHORIZER_CONCURRENCY = FUNCTION_SETTINGS.authorizer.reservedConcurrency;
  */
 export async function listenOnLoopback(port: number): Promise<Server> {
   const server = createServer(startingUp);
+  server.on('clientError', startingUpClientError);
   await new Promise<void>((resolvePromise, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', () => {
@@ -162,6 +163,27 @@ export async function listenOnLoopback(port: number): Promise<Server> {
     });
   });
   return server;
+}
+
+type ParserError = NodeJS.ErrnoException & { rawPacket?: Buffer };
+
+/**
+ * Requests Node's parser refuses (oversized or malformed) get a problem, not an empty answer; as in
+ * Node's own handler, never a second answer on a socket whose response has begun.
+ */
+function answerClientError(error: ParserError, socket: Duplex, accessLog?: (entry: AccessLogEntry) => void) {
+  if (error.code === 'ECONNRESET' || !socket.writable || (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const answer = parserProblem(error);
+  writeRawAnswer(socket, answer);
+  const requestLine = error.rawPacket?.toString('latin1', 0, 256).split('\r\n')[0]?.split(' ') ?? [];
+  accessLog?.({ method: requestLine[0]?.slice(0, 16) ?? '', path: logPath(requestLine[1]), status: answer.statusCode, durationMs: 0 });
+}
+
+function startingUpClientError(error: ParserError, socket: Duplex) {
+  answerClientError(error, socket);
 }
 
 function startingUp(_request: IncomingMessage, response: ServerResponse) {
@@ -208,6 +230,9 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
       // everyone's requests time out.
       if (authorizersInFlight >= AUTHORIZER_CONCURRENCY) throw new GatewayError('AUTHORIZER_FAILURE');
       authorizersInFlight++;
+      // Freed when the authorizer itself finishes, not when its timeout answers: a timed-out
+      // invocation still runs (and still counts, as in Lambda).
+      const authorizerFinished = () => void authorizersInFlight--;
       try {
         result = await invoke(authorizer, AUTHORIZER_HANDLER, 'authorizer', {
           type: 'REQUEST',
@@ -222,13 +247,11 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
           multiValueQueryStringParameters: null,
           stageVariables: null,
           requestContext: requestContext(request, route, path),
-        } as unknown as APIGatewayRequestAuthorizerEvent);
+        } as unknown as APIGatewayRequestAuthorizerEvent, authorizerFinished);
       } catch (error) {
         if (error instanceof Error && error.message === 'Unauthorized') throw new GatewayError('UNAUTHORIZED');
         console.error('Authorizer failed:', error instanceof Error ? error.message : error);
         throw new GatewayError('AUTHORIZER_FAILURE');
-      } finally {
-        authorizersInFlight--;
       }
       if (cacheTtlMs > 0) authorizationCache.set(authorization, { result, expiresAt: Date.now() + cacheTtlMs });
     }
@@ -352,17 +375,8 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
   const server = options.server ?? (await listenOnLoopback(options.port ?? 0));
   server.removeListener('request', startingUp);
   server.on('request', onRequest);
-  // Requests Node's parser refuses (oversized or malformed) get a problem, not an empty answer.
-  server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex) => {
-    if (error.code === 'ECONNRESET' || !socket.writable) {
-      socket.destroy();
-      return;
-    }
-    const answer = parserProblem(error);
-    writeRawAnswer(socket, answer);
-    const requestLine = error.rawPacket?.toString('latin1', 0, 256).split('\r\n')[0]?.split(' ') ?? [];
-    accessLog({ method: requestLine[0]?.slice(0, 16) ?? '', path: logPath(requestLine[1]), status: answer.statusCode, durationMs: 0 });
-  });
+  server.removeListener('clientError', startingUpClientError);
+  server.on('clientError', (error: ParserError, socket: Duplex) => answerClientError(error, socket, accessLog));
   // This is no proxy: CONNECT (which Node hands over as a raw socket) is not implemented.
   server.on('connect', (request: IncomingMessage, socket: Duplex) => {
     const answer = plainProblem(501, 'This server is not a proxy: CONNECT is not implemented');
@@ -390,20 +404,40 @@ function send(response: ServerResponse, statusCode: number, headers: Record<stri
   return statusCode;
 }
 
-/** The path of a target for the access log: no query string (it may carry anything), bounded length. */
+/**
+ * The path of a target for the access log, bounded: never the query string (it may carry anything)
+ * nor, for an absolute-form target (`http://user:password@host/...`), its scheme, userinfo or host.
+ */
 function logPath(target: string | undefined): string {
-  const path = (target ?? '').split('?')[0] ?? '';
+  let path = '-';
+  try {
+    if (target?.startsWith('/')) path = new URL(`http://gateway.invalid${target}`).pathname;
+    else if (target && /^https?:\/\//i.test(target)) path = new URL(target).pathname;
+  } catch {
+    // not a URL: logged as '-'
+  }
   return path.length > 200 ? `${path.slice(0, 200)}…` : path;
 }
 
-/** Runs a Lambda handler with a Lambda-like context and its configured timeout. */
-async function invoke<E, R>(handler: LambdaHandler<E, R>, functionName: string, kind: keyof typeof FUNCTION_SETTINGS, event: E): Promise<R> {
+/**
+ * Runs a Lambda handler with a Lambda-like context and its configured timeout. `finished` is called
+ * when the handler itself settles, which may be after the timeout has answered.
+ */
+async function invoke<E, R>(
+  handler: LambdaHandler<E, R>,
+  functionName: string,
+  kind: keyof typeof FUNCTION_SETTINGS,
+  event: E,
+  finished: () => void = () => undefined,
+): Promise<R> {
   const timeoutSeconds = FUNCTION_SETTINGS[kind].timeoutSeconds;
   const context = lambdaContext(functionName, kind);
+  const running = (async () => handler(event, context))();
+  void running.then(finished, finished);
   let timer: NodeJS.Timeout | undefined;
   try {
     return await Promise.race([
-      handler(event, context),
+      running,
       new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`Task timed out after ${timeoutSeconds} seconds`)), timeoutSeconds * 1000);
       }),

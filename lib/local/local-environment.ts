@@ -3,7 +3,7 @@
 // environment the handler bundles read.
 import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { dataDirectoryKeyId, KEY_ID_VARIABLE, LOCAL_REGION, LOCAL_TABLE_NAMES, localCredentials, startDynamoDbLocal, useKeyId, type DynamoDbLocal } from './dynamodb-local.ts';
+import { KEY_ID_VARIABLE, LOCAL_REGION, LOCAL_TABLE_NAMES, localCredentials, readKeyId, startDynamoDbLocal, useKeyId, type DynamoDbLocal } from './dynamodb-local.ts';
 
 export const DATA_DIRECTORY = resolve(process.env.MUSEUM_DATA_DIR ?? '.data');
 /** DynamoDB Local's files and the key id that guards them. */
@@ -19,20 +19,23 @@ export async function removeOldRuntimeFile(): Promise<void> {
   await rm(join(DATA_DIRECTORY, 'local-api.json'), { force: true });
 }
 
-/** Makes this process's local clients use the data directory's key for an endpoint it did not start (the running `npm start`'s). */
+/**
+ * Makes this process's local clients use the data directory's key for an endpoint it did not start
+ * (the running `npm start`'s). Read only: this process does not hold the lock.
+ */
 export async function useDataDirectoryKey(endpoint: string): Promise<void> {
-  useKeyId(endpoint, await dataDirectoryKeyId(DYNAMODB_DIRECTORY));
+  useKeyId(endpoint, await readKeyId(DYNAMODB_DIRECTORY));
 }
 
 /**
  * The DynamoDB endpoint to use: DYNAMODB_ENDPOINT if set (its key id from MUSEUM_DYNAMODB_KEY_ID,
  * default `local`), else a DynamoDB Local started here (in a temporary directory when
- * MUSEUM_IN_MEMORY=1, otherwise persisting under the data directory).
+ * MUSEUM_IN_MEMORY=1, otherwise persisting under the data directory). `signal` aborts its start.
  */
-export async function localDynamoDb(): Promise<{ endpoint: string; started?: DynamoDbLocal }> {
+export async function localDynamoDb(signal?: AbortSignal): Promise<{ endpoint: string; started?: DynamoDbLocal }> {
   if (process.env.DYNAMODB_ENDPOINT) return { endpoint: process.env.DYNAMODB_ENDPOINT };
   const inMemory = process.env.MUSEUM_IN_MEMORY === '1';
-  const started = await startDynamoDbLocal(inMemory ? {} : { dataDirectory: DYNAMODB_DIRECTORY });
+  const started = await startDynamoDbLocal({ ...(inMemory ? {} : { dataDirectory: DYNAMODB_DIRECTORY }), signal });
   return { endpoint: started.endpoint, started };
 }
 

