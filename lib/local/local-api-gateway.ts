@@ -99,12 +99,17 @@ function eventBody(body: Buffer): { body: string | null; isBase64Encoded: boolea
   }
 }
 
+const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
+
 /**
  * The path and query of a request target. Built from the raw target with a fixed origin, so a
  * target such as `//evil.example/v1.1/x` stays a path (it is never read as a host); the
  * absolute form (`http://host/path`, which HTTP/1.1 servers must accept) keeps only its path.
  */
 function parseTarget(target: string): URL {
+  // A dot-segment (`.`, `..`, or either percent-encoded) names no resource of this API. The URL
+  // parser would resolve it (`/v1.1/special-events/..` -> `/v1.1/`) into some other resource.
+  if (target.split('?', 1)[0]?.split('/').some((segment) => DOT_SEGMENT.test(segment))) throw new GatewayError('MISSING_AUTHENTICATION_TOKEN');
   try {
     if (target.startsWith('/')) return new URL(`http://gateway.invalid${target}`);
     if (/^https?:\/\//i.test(target)) {

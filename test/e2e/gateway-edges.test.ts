@@ -95,6 +95,13 @@ describe('request targets that are not paths of this API', () => {
     expect(problem.detail).not.toMatch(/stack|Error:/);
   });
 
+  test.each(['/v1.1/special-events/..', '/v1.1/special-events/%2e%2E', '/v1.1/special-events/./x', '/v1.1/docs/..', '/v1.1/%2E/openapi.json'])(
+    '%s (a dot-segment) is a 404 problem, not resolved into another resource',
+    async (target) => {
+      expectProblem(await rawRequest(`GET ${target} HTTP/1.1\r\n${host}Authorization: ${basicAuthorization(TEST_USERS.viewer.username, TEST_USERS.viewer.password)}\r\n\r\n`), 404);
+    },
+  );
+
   test('the absolute form keeps only its path (the host in it is not a route)', async () => {
     const response = await rawRequest(`GET http://evil.example/v1.1 HTTP/1.1\r\n${host}\r\n`);
     expect(response.status).toBe(200);
