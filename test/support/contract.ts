@@ -7,6 +7,8 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import { GATEWAY_RESPONSES, gatewayResponse, type GatewayResponseType } from '../../functions/shared/gateway-responses.ts';
 import { PROBLEM_CONTENT_TYPE } from '../../functions/shared/problems.ts';
+import { BASE_PATH } from '../../functions/shared/routes.ts';
+import { PUBLIC_DOCUMENT_PATHS } from '../../lib/openapi/public-documents.ts';
 import { createValidator } from './json-schema-validator.ts';
 
 export const COMMITTED_OPENAPI_FILE = new URL('../../openapi/openapi.json', import.meta.url);
@@ -59,6 +61,7 @@ export class ContractChecker {
         this.checkBody(where, methodNotAllowed, response);
         return;
       }
+      if (this.isTrailingSlashRedirect(method, pathname, response)) return;
       this.checkOutsideContract(method, where, response);
       return;
     }
@@ -72,6 +75,18 @@ export class ContractChecker {
     const declared = this.resolve(documented);
     this.checkHeaders(where, declared, response);
     this.checkBody(where, declared, response);
+  }
+
+  /**
+   * The unauthenticated documents (the service index, openapi.json, docs) with a trailing slash
+   * redirect to themselves without it: 308 with a relative Location that resolves there.
+   */
+  private isTrailingSlashRedirect(method: string, pathname: string, response: ObservedResponse): boolean {
+    if ((method !== 'GET' && method !== 'HEAD') || response.status !== 308 || !pathname.endsWith('/')) return false;
+    const target = pathname.slice(0, -1);
+    const documented = target === '' || (PUBLIC_DOCUMENT_PATHS as readonly string[]).includes(target);
+    const location = response.headers.get('location');
+    return documented && location !== null && new URL(location, `http://api.test${BASE_PATH}${pathname}`).pathname === `${BASE_PATH}${target}`;
   }
 
   private checkOutsideContract(method: string, where: string, response: ObservedResponse): void {
