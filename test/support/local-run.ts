@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LockRecord } from '../../lib/local/data-directory-lock.ts';
 import { freePort } from '../../lib/local/dynamodb-local.ts';
+import { isAlive } from '../../lib/local/process-liveness.ts';
 
 export interface LocalRun {
   child: ChildProcess;
@@ -80,13 +81,9 @@ export function javaProcessesUsing(directory: string): number[] {
 }
 
 export function isRunning(pid: number | undefined): boolean {
-  if (!pid) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+  // A zombie is not running: where PID 1 does not reap orphans (some sandboxes and containers), a
+  // killed Java re-parented to it stays a zombie that still answers `kill -0`.
+  return Boolean(pid) && isAlive(pid as number);
 }
 
 /** The TCP ports the processes listen on, as the system reports them. */
