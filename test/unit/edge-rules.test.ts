@@ -7,21 +7,12 @@ import { validate } from '../../functions/shared/http.ts';
 import { decodeUtf8, duplicateKey } from '../../functions/shared/json-text.ts';
 import { IF_MATCH_PATTERN, parseIfMatch, withIfMatch } from '../../functions/shared/preconditions.ts';
 import { HttpProblem } from '../../functions/shared/problems.ts';
+import { problemOf } from '../support/problem-of.ts';
 import { codePointLength, MULTI_LINE_TEXT, obeysTextRule, SINGLE_LINE_TEXT } from '../../functions/shared/text-rules.ts';
 import { parseListQuery } from '../../functions/list-special-events.ts';
 import { textRulePattern } from '../../lib/openapi/text-patterns.ts';
 
 const valid = { name: 'Gala', location: 'Hall', eventDescription: 'Line one\nLine two', dates: ['2031-02-01'], price: 0.5 };
-
-function problemOf(run: () => unknown): HttpProblem {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof HttpProblem) return error;
-    throw error;
-  }
-  throw new Error('expected a problem');
-}
 
 describe('If-Match (RFC 9110 §13.1.1)', () => {
   test.each<[string[] | undefined, ReturnType<typeof parseIfMatch>]>([

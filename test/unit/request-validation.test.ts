@@ -3,19 +3,10 @@ import { parseBasicCredentials } from '../../functions/shared/basic-auth.ts';
 import { CreateEventRequest, UpdateEventRequest } from '../../functions/shared/event-schema.ts';
 import { validate } from '../../functions/shared/http.ts';
 import { HttpProblem } from '../../functions/shared/problems.ts';
+import { problemOf } from '../support/problem-of.ts';
 import { parseListQuery } from '../../functions/list-special-events.ts';
 
 const valid = { name: ' Gala ', location: 'Hall', eventDescription: 'Line one\nLine two', dates: ['2031-02-02', '2031-02-01'], price: 0.5 };
-
-function problemOf(run: () => unknown): HttpProblem {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof HttpProblem) return error;
-    throw error;
-  }
-  throw new Error('expected a problem');
-}
 
 describe('event schemas', () => {
   test('normalise a valid event: trimmed text, sorted dates', () => {
