@@ -13,6 +13,7 @@ import { EARLY_TIMEOUT_MS } from '../../functions/shared/http.ts';
 import { FUNCTION_SETTINGS } from '../../functions/shared/routes.ts';
 import { DATE_INDEX, keys } from '../../functions/shared/table-definition.ts';
 import { basicAuthorization, type SpecialEventBody } from '../support/api-client.ts';
+import { listedIn, monthWindows } from '../support/list-windows.ts';
 import { assertMatchesContract } from '../support/contract.ts';
 import { startFaultProxy, type FaultKind, type FaultProxy, type FaultRule } from '../support/fault-proxy.ts';
 import { startLocalApiProcess, type LocalApiProcess } from '../support/local-api-process.ts';
@@ -297,21 +298,7 @@ describe('a short DynamoDB fault', () => {
 describe('a write of 365 dates (more than one transaction holds) through the faulty API', () => {
   const LARGE_YEAR = RESERVED_YEARS.largeFaultsApi;
   const wholeYear = (first: number) => Array.from({ length: 365 }, (_, i) => dayOfYear(first, i));
-  const months = Array.from({ length: 12 }, (_, month) => ({
-    first: new Date(Date.UTC(LARGE_YEAR, month, 1)).toISOString().slice(0, 10),
-    last: new Date(Date.UTC(LARGE_YEAR, month + 1, 0)).toISOString().slice(0, 10),
-  }));
-
-  /** Every event listed in `month` of LARGE_YEAR, all pages. */
-  async function listedInMonth(month: { first: string; last: string }): Promise<SpecialEventBody[]> {
-    const listed: SpecialEventBody[] = [];
-    for (let page = 1; ; page++) {
-      const response = await call<SpecialEventBody[]>('GET', `/special-events?startDate=${month.first}&endDate=${month.last}&page=${page}&limit=30`);
-      expect(response.status).toBe(200);
-      listed.push(...response.body);
-      if (response.body.length < 30) return listed;
-    }
-  }
+  const months = monthWindows(LARGE_YEAR);
 
   test('a PATCH whose index writes keep failing is a 503; readers see the old event; lists delete what it left once another write commits', async () => {
     const created = await call<SpecialEventBody>('POST', '/special-events', { json: { ...newEventBody('Large fault'), dates: wholeYear(LARGE_YEAR) } });
@@ -328,12 +315,12 @@ describe('a write of 365 dates (more than one transaction holds) through the fau
     expect(read.headers.get('etag')).toBe('"1"');
     // The new name's items it wrote are there, but no reader counts them.
     expect((await storageProblems(event.eventId, event)).filter((problem) => !problem.startsWith('orphan'))).toEqual([]);
-    for (const month of months) expect((await listedInMonth(month)).filter((listed) => listed.eventId === event.eventId)).toEqual([event]);
+    for (const month of months) expect((await listedIn(call, month)).filter((listed) => listed.eventId === event.eventId)).toEqual([event]);
     // A price change commits version 2: the failed write's items (stamped 2) are now older than
     // the event, and the lists that meet them delete them.
     const repriced = await call<SpecialEventBody>('PATCH', `/special-events/${event.eventId}`, { json: { price: 11 } });
     expect(repriced.status).toBe(200);
-    for (const month of months) expect((await listedInMonth(month)).filter((listed) => listed.eventId === event.eventId)).toEqual([repriced.body]);
+    for (const month of months) expect((await listedIn(call, month)).filter((listed) => listed.eventId === event.eventId)).toEqual([repriced.body]);
     expect(await storageProblems(event.eventId, repriced.body)).toEqual([]);
   });
 
@@ -346,7 +333,7 @@ describe('a write of 365 dates (more than one transaction holds) through the fau
     proxy.clear();
     survived.push({ scenario: 'DELETE of 365 dates, internal-server-error on its clean-up', status: deleted.status, ms: deleted.ms });
     expect((await call('GET', `/special-events/${created.body.eventId}`)).status).toBe(404);
-    for (const month of months) expect((await listedInMonth(month)).filter((listed) => listed.eventId === created.body.eventId)).toEqual([]);
+    for (const month of months) expect((await listedIn(call, month)).filter((listed) => listed.eventId === created.body.eventId)).toEqual([]);
   });
 });
 

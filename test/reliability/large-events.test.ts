@@ -10,6 +10,7 @@ import { LIMITS } from '../../functions/shared/limits.ts';
 import { keys } from '../../functions/shared/table-definition.ts';
 import { localClient } from '../../lib/local/dynamodb-local.ts';
 import { api, type SpecialEventBody } from '../support/api-client.ts';
+import { listedIn, monthWindows } from '../support/list-windows.ts';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.ts';
 import { testEnvironment } from '../support/test-environment.ts';
 import { dayOfYear, RESERVED_YEARS } from './reserved-years.ts';
@@ -25,28 +26,10 @@ function days(year: number, count: number, first = 0): string[] {
   return Array.from({ length: count }, (_, i) => dayOfYear(year, first + i));
 }
 
-function monthWindows(year: number): { startDate: string; endDate: string }[] {
-  return Array.from({ length: 12 }, (_, month) => ({
-    startDate: new Date(Date.UTC(year, month, 1)).toISOString().slice(0, 10),
-    endDate: new Date(Date.UTC(year, month + 1, 0)).toISOString().slice(0, 10),
-  }));
-}
-
-/** Every event the API lists in a window, all pages. */
-async function listedIn(window: { startDate: string; endDate: string }): Promise<SpecialEventBody[]> {
-  const events: SpecialEventBody[] = [];
-  for (let page = 1; ; page++) {
-    const response = await api<SpecialEventBody[]>('GET', `/special-events?startDate=${window.startDate}&endDate=${window.endDate}&page=${page}&limit=30`);
-    expect(response.status).toBe(200);
-    events.push(...response.body);
-    if (response.body.length < 30) return events;
-  }
-}
-
 /** The list shows `expected` (or nothing of `eventId`) in exactly the windows that hold one of its dates. */
 async function expectListed(eventId: string, expected: SpecialEventBody | undefined, windows: { startDate: string; endDate: string }[]) {
   for (const window of windows) {
-    const found = (await listedIn(window)).filter((event) => event.eventId === eventId);
+    const found = (await listedIn(api, window)).filter((event) => event.eventId === eventId);
     const wanted = expected && expected.dates.some((date) => date >= window.startDate && date <= window.endDate) ? [expected] : [];
     expect({ window, found }).toEqual({ window, found: wanted });
   }
@@ -248,13 +231,13 @@ describe('a large write interrupted part-way (fault proxy in front of DynamoDB L
   });
 
   test('a create interrupted while writing its index items leaves nothing a reader sees', async () => {
-    const before = await listedIn({ startDate: `${FAULT_YEAR + 1}-06-01`, endDate: `${FAULT_YEAR + 1}-06-30` });
+    const before = await listedIn(api, { startDate: `${FAULT_YEAR + 1}-06-01`, endDate: `${FAULT_YEAR + 1}-06-30` });
     proxy.inject({ fault: 'internal-server-error', operation: 'TransactWriteItems', after: 1 });
     await expect(
       store.createEvent({ name: 'Never created', location: 'Wing', eventDescription: 'Dies', dates: days(FAULT_YEAR + 1, 365), price: 1 }),
     ).rejects.toThrow();
     proxy.clear();
-    expect(await listedIn({ startDate: `${FAULT_YEAR + 1}-06-01`, endDate: `${FAULT_YEAR + 1}-06-30` })).toEqual(before);
+    expect(await listedIn(api, { startDate: `${FAULT_YEAR + 1}-06-01`, endDate: `${FAULT_YEAR + 1}-06-30` })).toEqual(before);
     const { Items = [] } = await tableClient().send(
       new QueryCommand({
         TableName: testEnvironment().tableName,
