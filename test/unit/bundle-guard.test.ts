@@ -1,0 +1,79 @@
+// The build's guard: the SDK stand-ins of scripts/lambda-shims/ still apply and every bundle stays
+// within its budget, read from esbuild's metafiles (dist/functions.meta.json). A renamed or
+// restructured SDK package otherwise makes a stand-in silently stop applying and the bundles grow
+// (issue 22: the credential chain alone adds about 140 KB) with every other test still green.
+import { readdir } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { readBuildMeta, type BuildMeta } from '../../scripts/build-stamp.ts';
+import { buildIfStale, BUNDLE_BUDGET_BYTES, FUNCTION_NAMES, metaFileOf } from '../../scripts/build.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const SHIM_DIRECTORY = 'scripts/lambda-shims';
+
+let meta: BuildMeta;
+
+beforeAll(async () => {
+  process.chdir(ROOT);
+  await buildIfStale();
+  const read = await readBuildMeta(metaFileOf('dist/functions'));
+  if (!read) throw new Error('npm run build wrote no dist/functions.meta.json');
+  meta = read;
+}, 120_000);
+
+const bundles = () => FUNCTION_NAMES.map((name) => ({ name, metafile: meta.metafiles[name] }));
+/** The files esbuild loaded for a bundle (a stand-in is loaded when its resolve hook matched). */
+const loadedBy = (name: string) => Object.keys(meta.metafiles[name]?.inputs ?? {});
+/** The files with code in a bundle, and how much. */
+const inBundle = (name: string) =>
+  Object.values(meta.metafiles[name]?.outputs ?? {})
+    .flatMap((output) => Object.entries(output.inputs))
+    .filter(([, input]) => input.bytesInOutput > 0);
+
+describe('the Lambda bundles (esbuild metafile)', () => {
+  test('every function was bundled', () => {
+    expect(Object.keys(meta.metafiles).sort()).toEqual([...FUNCTION_NAMES].sort());
+  });
+
+  test('every stand-in in scripts/lambda-shims/ is in every bundle (its resolve hook matched)', async () => {
+    const shims = (await readdir(SHIM_DIRECTORY)).map((file) => join(SHIM_DIRECTORY, file));
+    expect(shims.length).toBeGreaterThan(0);
+    const missing = bundles().flatMap(({ name }) => shims.filter((shim) => !loadedBy(name).includes(shim)).map((shim) => `${name}: ${shim}`));
+    expect(missing).toEqual([]);
+    // Each stand-in named in the build is one of those files.
+    expect(meta.shims.map((shim) => relative(ROOT, shim.shim)).sort()).toEqual([...shims].sort());
+  });
+
+  test("no file of a replaced package is in any bundle (each stand-in's keepsOut)", () => {
+    const unresolved = Object.entries(meta.keptOutEntries).filter(([, entry]) => entry === null);
+    expect(unresolved.map(([module]) => `${module} no longer resolves: update keepsOut in scripts/build.ts`)).toEqual([]);
+    const keptOut = Object.entries(meta.keptOutEntries).map(([module, entry]) => ({ module, directory: `${dirname(entry ?? '')}/` }));
+    const leaks = bundles().flatMap(({ name }) =>
+      keptOut.flatMap(({ module, directory }) => {
+        const files = inBundle(name).filter(([path]) => path.startsWith(directory));
+        const bytes = files.reduce((sum, [, input]) => sum + input.bytesInOutput, 0);
+        return files.length === 0 ? [] : [`${name}: ${files.length} files of ${module} (${bytes} bytes)`];
+      }),
+    );
+    expect(leaks).toEqual([]);
+  });
+
+  test(`every bundle is at most ${BUNDLE_BUDGET_BYTES.toLocaleString('en')} bytes`, () => {
+    const sizes = bundles().map(({ name, metafile }) => {
+      const output = Object.entries(metafile?.outputs ?? {}).find(([path]) => path.endsWith(`${name}/index.mjs`));
+      return { name, bytes: output?.[1].bytes ?? Number.NaN };
+    });
+    expect(sizes.filter(({ bytes }) => !(bytes <= BUNDLE_BUDGET_BYTES))).toEqual([]);
+  });
+
+  test("the SDK client's package.json is cut to its name and version", () => {
+    const packageJsons = bundles().flatMap(({ name }) =>
+      Object.values(meta.metafiles[name]?.outputs ?? {})
+        .flatMap((output) => Object.entries(output.inputs))
+        .filter(([path]) => /[\\/]@aws-sdk[\\/]client-[^\\/]+[\\/]package\.json$/.test(path))
+        .map(([path, input]) => ({ name, path, bytes: input.bytesInOutput })),
+    );
+    expect(packageJsons.length).toBeGreaterThan(0);
+    expect(packageJsons.filter(({ bytes }) => bytes > 200)).toEqual([]);
+  });
+});
