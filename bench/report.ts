@@ -35,6 +35,9 @@ export interface Measurements {
   listScaling: { window: { startDate: string; endDate: string }; results: ListScalingResult[] };
 }
 
+/** What `npm run bench -- cold-start` measures. */
+export type ColdStartMeasurements = Pick<Measurements, 'sizes' | 'coldStarts'>;
+
 export interface Verdict {
   target: string;
   measured: string;
@@ -46,7 +49,7 @@ const kb = (bytes: number) => `${(bytes / 1000).toFixed(1)} KB`;
 const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 1)} ms`;
 const ratio = (value: number) => `${value.toFixed(2)}x`;
 
-export function verdicts(m: Measurements): Verdict[] {
+export function verdicts(m: ColdStartMeasurements | Measurements): Verdict[] {
   const out: Verdict[] = [];
   const functions = m.sizes.filter((size) => size.name !== FLOOR_NAME && size.name !== AUTHORIZER_FLOOR_NAME);
   for (const size of functions) {
@@ -74,6 +77,7 @@ export function verdicts(m: Measurements): Verdict[] {
       pass: toSameRequests <= LIMITS.initRatioToSameRequests,
     });
   }
+  if (!('inProcess' in m)) return out;
   for (const operation of m.inProcess) {
     out.push({
       target: `Warm handler overhead p50: ${operation.name}`,
@@ -124,7 +128,8 @@ export function lambdaCpuMs(cpuMs: number, memory: number): number {
   return (cpuMs * MB_PER_VCPU) / Math.min(memory, MB_PER_VCPU);
 }
 
-export function renderReport(m: Measurements, results: Verdict[]): string {
+/** The targets and the cold-start table: all that `npm run bench -- cold-start` measures. */
+export function renderColdStartReport(m: ColdStartMeasurements, results: Verdict[]): string {
   const sections: string[] = [];
   sections.push(
     '### Targets\n\n' +
@@ -163,6 +168,11 @@ export function renderReport(m: Measurements, results: Verdict[]): string {
       ),
   );
 
+  return sections.join('\n\n');
+}
+
+export function renderReport(m: Measurements, results: Verdict[]): string {
+  const sections: string[] = [renderColdStartReport(m, results)];
   sections.push(
     '### Warm latency (ms)\n\n' +
       table(

@@ -1,6 +1,7 @@
 // `npm run bench`: cold starts, warm latency, list scaling and the authorizer's costs, measured
 // against DynamoDB Local on this machine. Prints the markdown tables with PASS/FAIL per target
 // and writes the raw figures to bench-results/ (git-ignored). Exits non-zero if a target fails.
+// `npm run bench -- cold-start` measures only the bundle sizes and cold starts (their targets).
 //
 // Each part runs in its own Node process with the functions' environment, so the functions see
 // only what Lambda would give them; this process only orchestrates.
@@ -15,7 +16,7 @@ import { measureColdStarts } from './cold-start/measure.ts';
 import type { LargeEventResult } from './large-events/measure.ts';
 import type { ListScalingResult } from './list-scaling/measure.ts';
 import { buildCalendar, defaultWindow } from './list-scaling/dataset.ts';
-import { renderReport, verdicts, type Measurements } from './report.ts';
+import { renderColdStartReport, renderReport, verdicts, type ColdStartMeasurements, type Measurements } from './report.ts';
 import { buildForBench, FUNCTIONS_DIRECTORY } from './support/bench-build.ts';
 import { addBenchUser, createBenchTables, loadEvents } from './support/bench-tables.ts';
 import { runChild } from './support/child-process.ts';
@@ -46,6 +47,13 @@ const SETTINGS = {
   authorizerCachedCalls: 2000,
 };
 
+const PARTS = ['cold-start'] as const;
+const onlyPart = process.argv[2];
+if (onlyPart !== undefined && !(PARTS as readonly string[]).includes(onlyPart)) {
+  throw new Error(`Unknown bench part "${onlyPart}": run all of them (no argument) or one of ${PARTS.join(', ')}`);
+}
+const coldStartOnly = onlyPart === 'cold-start';
+
 const RESULTS_DIRECTORY = 'bench-results';
 const LOG_DIRECTORY = join(RESULTS_DIRECTORY, 'logs');
 const started = performance.now();
@@ -60,7 +68,7 @@ const build = await buildForBench();
 
 step('Starting DynamoDB Local (in memory)');
 const dynamodb = await startDynamoDbLocal();
-let measurements: Measurements;
+let measurements: ColdStartMeasurements | Measurements;
 try {
   const tables = { events: 'bench-events', idempotency: 'bench-idempotency' };
   await createBenchTables(dynamodb.endpoint, tables.events, tables.idempotency);
@@ -81,87 +89,90 @@ try {
     dynamoDbWarmUpRounds: SETTINGS.dynamoDbWarmUpRounds,
     logDirectory: LOG_DIRECTORY,
   });
-
-  step(`Warm latency in-process: ${SETTINGS.warmIterations} paired calls per operation`);
-  const inProcess = await runChild<InProcessResult[]>(['--import', 'tsx', 'bench/warm/in-process.ts'], {
-    env: {
-      ...environment('warm-in-process'),
-      BENCH_WARM: JSON.stringify({
-        endpoint: dynamodb.endpoint,
-        tables,
-        bundles: build.bundles,
-        rawOperations: build.rawOperations,
-        window,
-        iterations: SETTINGS.warmIterations,
-        warmUp: SETTINGS.warmUp,
-        cpuSamples: SETTINGS.cpuSamples,
-      }),
-    },
-    logFile: join(LOG_DIRECTORY, 'warm-in-process.log'),
-    forwardStderr: true,
-  });
-
-  step(`Warm latency through the local HTTP server: ${SETTINGS.httpIterations} requests per operation`);
-  const server = await startHttpServer(environment('local-api'), FUNCTIONS_DIRECTORY, join(LOG_DIRECTORY, 'local-api.log'));
-  let http;
-  try {
-    http = await measureHttp(server.url, dynamodb.endpoint, tables.events, { iterations: SETTINGS.httpIterations, warmUp: SETTINGS.httpWarmUp });
-  } finally {
-    await server.stop();
-  }
-
-  step(`Large events: create and PATCH of ${LIMITS.maxDates}-date events, ${SETTINGS.largeIterations} calls each`);
-  const largeEvents = await runChild<LargeEventResult[]>(['--import', 'tsx', 'bench/large-events/measure.ts'], {
-    env: {
-      ...environment('large-events'),
-      BENCH_LARGE: JSON.stringify({
-        endpoint: dynamodb.endpoint,
-        tables,
-        bundles: build.bundles,
-        iterations: SETTINGS.largeIterations,
-        warmUp: SETTINGS.largeWarmUp,
-        capacitySamples: SETTINGS.largeCapacitySamples,
-      }),
-    },
-    logFile: join(LOG_DIRECTORY, 'large-events.log'),
-    forwardStderr: true,
-  });
-
-  step('Authorizer: scrypt verification and cached verification');
-  const authorizer = await runChild<AuthorizerResult>(['--import', 'tsx', 'bench/authorizer/measure.ts'], {
-    env: {
-      ...environment('authorizer'),
-      BENCH_AUTHORIZER: JSON.stringify({
-        authorizerBundle: build.bundles.authorizer,
-        verifications: SETTINGS.scryptVerifications,
-        cachedCalls: SETTINGS.authorizerCachedCalls,
-      }),
-    },
-    logFile: join(LOG_DIRECTORY, 'authorizer.log'),
-  });
-
-  step(`List scaling: ${SETTINGS.listSizes.map((size) => size.toLocaleString('en')).join(' / ')} events`);
-  const listScaling = await runChild<{ window: { startDate: string; endDate: string }; results: ListScalingResult[] }>(
-    ['--import', 'tsx', 'bench/list-scaling/measure.ts'],
-    {
+  if (coldStartOnly) {
+    measurements = { sizes: build.sizes, coldStarts };
+  } else {
+    step(`Warm latency in-process: ${SETTINGS.warmIterations} paired calls per operation`);
+    const inProcess = await runChild<InProcessResult[]>(['--import', 'tsx', 'bench/warm/in-process.ts'], {
       env: {
-        ...environment('list-scaling'),
-        BENCH_LIST: JSON.stringify({
+        ...environment('warm-in-process'),
+        BENCH_WARM: JSON.stringify({
           endpoint: dynamodb.endpoint,
-          listBundle: build.bundles['list-special-events'],
-          sizes: SETTINGS.listSizes,
-          insideWindow: SETTINGS.listInsideWindow,
-          rounds: SETTINGS.listRounds,
-          callsPerRound: SETTINGS.listCallsPerRound,
-          warmUp: 30,
+          tables,
+          bundles: build.bundles,
+          rawOperations: build.rawOperations,
+          window,
+          iterations: SETTINGS.warmIterations,
+          warmUp: SETTINGS.warmUp,
+          cpuSamples: SETTINGS.cpuSamples,
         }),
       },
-      logFile: join(LOG_DIRECTORY, 'list-scaling.log'),
+      logFile: join(LOG_DIRECTORY, 'warm-in-process.log'),
       forwardStderr: true,
-    },
-  );
+    });
 
-  measurements = { sizes: build.sizes, coldStarts, inProcess, http, largeEvents, authorizer, listScaling };
+    step(`Warm latency through the local HTTP server: ${SETTINGS.httpIterations} requests per operation`);
+    const server = await startHttpServer(environment('local-api'), FUNCTIONS_DIRECTORY, join(LOG_DIRECTORY, 'local-api.log'));
+    let http;
+    try {
+      http = await measureHttp(server.url, dynamodb.endpoint, tables.events, { iterations: SETTINGS.httpIterations, warmUp: SETTINGS.httpWarmUp });
+    } finally {
+      await server.stop();
+    }
+
+    step(`Large events: create and PATCH of ${LIMITS.maxDates}-date events, ${SETTINGS.largeIterations} calls each`);
+    const largeEvents = await runChild<LargeEventResult[]>(['--import', 'tsx', 'bench/large-events/measure.ts'], {
+      env: {
+        ...environment('large-events'),
+        BENCH_LARGE: JSON.stringify({
+          endpoint: dynamodb.endpoint,
+          tables,
+          bundles: build.bundles,
+          iterations: SETTINGS.largeIterations,
+          warmUp: SETTINGS.largeWarmUp,
+          capacitySamples: SETTINGS.largeCapacitySamples,
+        }),
+      },
+      logFile: join(LOG_DIRECTORY, 'large-events.log'),
+      forwardStderr: true,
+    });
+
+    step('Authorizer: scrypt verification and cached verification');
+    const authorizer = await runChild<AuthorizerResult>(['--import', 'tsx', 'bench/authorizer/measure.ts'], {
+      env: {
+        ...environment('authorizer'),
+        BENCH_AUTHORIZER: JSON.stringify({
+          authorizerBundle: build.bundles.authorizer,
+          verifications: SETTINGS.scryptVerifications,
+          cachedCalls: SETTINGS.authorizerCachedCalls,
+        }),
+      },
+      logFile: join(LOG_DIRECTORY, 'authorizer.log'),
+    });
+
+    step(`List scaling: ${SETTINGS.listSizes.map((size) => size.toLocaleString('en')).join(' / ')} events`);
+    const listScaling = await runChild<{ window: { startDate: string; endDate: string }; results: ListScalingResult[] }>(
+      ['--import', 'tsx', 'bench/list-scaling/measure.ts'],
+      {
+        env: {
+          ...environment('list-scaling'),
+          BENCH_LIST: JSON.stringify({
+            endpoint: dynamodb.endpoint,
+            listBundle: build.bundles['list-special-events'],
+            sizes: SETTINGS.listSizes,
+            insideWindow: SETTINGS.listInsideWindow,
+            rounds: SETTINGS.listRounds,
+            callsPerRound: SETTINGS.listCallsPerRound,
+            warmUp: 30,
+          }),
+        },
+        logFile: join(LOG_DIRECTORY, 'list-scaling.log'),
+        forwardStderr: true,
+      },
+    );
+
+    measurements = { sizes: build.sizes, coldStarts, inProcess, http, largeEvents, authorizer, listScaling };
+  }
 } finally {
   await dynamodb.stop();
 }
@@ -177,19 +188,20 @@ const machine = {
   loadAverageAfter: loadavg().map((value) => round(value, 2)),
 };
 const durationSeconds = round((performance.now() - started) / 1000, 1);
-const report = renderReport(measurements, results);
+const report = 'authorizer' in measurements ? renderReport(measurements, results) : renderColdStartReport(measurements, results);
 const failures = results.filter((result) => !result.pass);
 
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-const output = { date: new Date().toISOString(), durationSeconds, machine, settings: SETTINGS, verdicts: results, ...measurements };
-await writeFile(join(RESULTS_DIRECTORY, `bench-${stamp}.json`), `${JSON.stringify(output, null, 2)}\n`);
-await writeFile(join(RESULTS_DIRECTORY, 'latest.json'), `${JSON.stringify(output, null, 2)}\n`);
-await writeFile(join(RESULTS_DIRECTORY, 'latest.md'), `${report}\n`);
+const output = { date: new Date().toISOString(), durationSeconds, machine, settings: SETTINGS, part: onlyPart ?? 'all', verdicts: results, ...measurements };
+const prefix = coldStartOnly ? 'cold-start' : 'bench';
+await writeFile(join(RESULTS_DIRECTORY, `${prefix}-${stamp}.json`), `${JSON.stringify(output, null, 2)}\n`);
+await writeFile(join(RESULTS_DIRECTORY, coldStartOnly ? 'latest-cold-start.json' : 'latest.json'), `${JSON.stringify(output, null, 2)}\n`);
+await writeFile(join(RESULTS_DIRECTORY, coldStartOnly ? 'latest-cold-start.md' : 'latest.md'), `${report}\n`);
 
 console.log(report);
 console.log(
   `\n${machine.cpu}, ${machine.cores} cores, Node ${machine.node}; load average ${machine.loadAverageBefore.join(' ')} before, ` +
-    `${machine.loadAverageAfter.join(' ')} after; ${durationSeconds} s. Raw figures: ${RESULTS_DIRECTORY}/bench-${stamp}.json`,
+    `${machine.loadAverageAfter.join(' ')} after; ${durationSeconds} s. Raw figures: ${RESULTS_DIRECTORY}/${prefix}-${stamp}.json`,
 );
 console.log(failures.length === 0 ? `\nAll ${results.length} targets PASS.` : `\n${failures.length} of ${results.length} targets FAIL.`);
 process.exitCode = failures.length === 0 ? 0 : 1;

@@ -168,7 +168,8 @@ export async function buildIfStale(options: { force?: boolean } = {}): Promise<'
   const outdir = `${BUILD_DIRECTORY}/functions`;
   if (!force) {
     const last = await readBuildMeta(metaFileOf(outdir));
-    if (last && last.inputsHash === (await inputsHash(lambdaBundleOptions('', ''), last.metafiles)) && (await bundlesExist(outdir))) return 'up to date';
+    const current = last && (await inputsHash(lambdaBundleOptions('', ''), last.metafiles));
+    if (current !== undefined && current === last?.inputsHash && (await bundlesExist(outdir))) return 'up to date';
   }
   await buildFunctions(outdir);
   return 'built';
