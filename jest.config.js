@@ -13,4 +13,9 @@ export default {
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   testTimeout: 60_000,
+  // Used when run with --coverage (npm test): test/support/coverage-report.ts merges this with the
+  // local API child process's coverage and prints the figure.
+  coverageProvider: 'v8',
+  collectCoverageFrom: ['<rootDir>/{functions,lib,bin,scripts}/**/*.ts'],
+  coverageReporters: ['json'],
 };

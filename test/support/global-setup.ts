@@ -1,8 +1,8 @@
 // Once per `npm test`: DynamoDB Local (in memory), the tables, a viewer user, and the local API
 // as `npm start` runs it. Test files reach them through the variables set here.
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createDocumentClient } from '../../functions/shared/dynamodb-client.ts';
 import { hashPassword } from '../../functions/shared/passwords.ts';
 import { UsersStore } from '../../functions/shared/users-store.ts';
@@ -20,6 +20,9 @@ export default async function globalSetup(): Promise<void> {
   );
   client.destroy();
 
+  // `npm test` collects the V8 coverage of this process too (test/support/coverage-report.ts).
+  const childCoverage = process.env.MUSEUM_CHILD_COVERAGE === '1' ? resolve('coverage/local-api-v8') : undefined;
+  if (childCoverage) await rm(childCoverage, { recursive: true, force: true });
   const workDirectory = await mkdtemp(join(tmpdir(), 'museum-api-test-'));
   const logFile = join(workDirectory, 'local-api.log');
   const api = await startLocalApiProcess(
@@ -28,6 +31,7 @@ export default async function globalSetup(): Promise<void> {
       MUSEUM_ADMIN_PASSWORD: TEST_USERS.editor.password,
       // Keep the test server's runtime file away from a developer's own `npm start` in .data/.
       MUSEUM_DATA_DIR: join(workDirectory, 'data'),
+      ...(childCoverage ? { NODE_V8_COVERAGE: childCoverage } : {}),
     },
     logFile,
   );

@@ -1,0 +1,84 @@
+// Run by `npm test` after jest: prints one coverage figure for the product code (functions/, lib/,
+// bin/, scripts/) and the files where it is lowest. It merges jest's own coverage (v8 provider,
+// coverage/coverage-final.json: the code the test files load) with the V8 coverage of the local
+// API child process that the global setup starts (coverage/local-api-v8/): the e2e, contract and
+// reliability suites reach the handlers only through that process, which runs the bundles of
+// dist/functions, mapped back to functions/*.ts through their source maps. Jest's reporters run
+// before its global teardown stops that process, hence a step of its own. No threshold.
+import { readdir, readFile } from 'node:fs/promises';
+import { join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import libCoverage, { type CoverageMap } from 'istanbul-lib-coverage';
+import libReport from 'istanbul-lib-report';
+import reports from 'istanbul-reports';
+import v8ToIstanbul from 'v8-to-istanbul';
+
+const ROOT = resolve('.');
+const CHILD_COVERAGE_DIRECTORY = resolve('coverage/local-api-v8');
+const PRODUCT = /^(functions|lib|bin|scripts)\//;
+
+type SourceMap = NonNullable<NonNullable<Parameters<typeof v8ToIstanbul>[2]>['sourceMap']>['sourcemap'];
+
+interface V8Coverage {
+  result: { url: string; functions: Parameters<ReturnType<typeof v8ToIstanbul>['applyCoverage']>[0] }[];
+  /** Present when the process had source maps on: tsx's maps of the TypeScript it ran (bin/, lib/local/, ...). */
+  'source-map-cache'?: Record<string, { lineLengths: number[]; data: SourceMap }>;
+}
+
+/** A converter for a script: a bundle reads its own source map; a file run by tsx uses the map from the coverage (as c8 does). */
+function converterFor(url: string, cache: V8Coverage['source-map-cache']) {
+  const path = fileURLToPath(url);
+  if (/\/dist\/functions\/[^/]+\/index\.mjs$/.test(url)) return v8ToIstanbul(path);
+  const cached = cache?.[url];
+  if (!PRODUCT.test(relative(ROOT, path)) || !cached) return undefined;
+  // The transpiled text is not kept, only its line lengths, which are all the offsets need.
+  const source = cached.lineLengths.map((length) => '.'.repeat(length)).join('\n');
+  return v8ToIstanbul(path, 0, { source, sourceMap: { sourcemap: cached.data } });
+}
+
+async function childCoverage(): Promise<CoverageMap> {
+  const map = libCoverage.createCoverageMap({});
+  const files = await readdir(CHILD_COVERAGE_DIRECTORY).catch(() => []);
+  for (const file of files.filter((name) => name.endsWith('.json'))) {
+    const coverage = JSON.parse(await readFile(join(CHILD_COVERAGE_DIRECTORY, file), 'utf8')) as V8Coverage;
+    for (const script of coverage.result.filter((entry) => entry.url.startsWith('file://'))) {
+      const converter = converterFor(script.url, coverage['source-map-cache']);
+      if (!converter) continue;
+      await converter.load();
+      converter.applyCoverage(script.functions);
+      const mapped = converter.toIstanbul();
+      for (const [path, data] of Object.entries(mapped)) {
+        if (PRODUCT.test(relative(ROOT, path))) map.merge({ [path]: data });
+      }
+      converter.destroy();
+    }
+  }
+  return map;
+}
+
+function percent(map: CoverageMap): string {
+  const lines = map.getCoverageSummary().lines;
+  return `${lines.pct.toFixed(1)} % of lines (${lines.covered} of ${lines.total})`;
+}
+
+const jestMap = libCoverage.createCoverageMap(
+  JSON.parse(await readFile('coverage/coverage-final.json', 'utf8').catch(() => '{}')) as libCoverage.CoverageMapData,
+);
+const child = await childCoverage();
+const merged = libCoverage.createCoverageMap({});
+merged.merge(jestMap);
+merged.merge(child);
+// Keep only product files; the handler bundles also map to node_modules, which is not ours.
+merged.filter((path) => PRODUCT.test(relative(ROOT, path)));
+
+console.log('\nCoverage of functions/, lib/, bin/ and scripts/ (npm test; no threshold):');
+console.log(`  jest's own processes: ${percent(jestMap)}; with the local API child process: ${percent(merged)}`);
+reports.create('text-summary').execute(libReport.createContext({ coverageMap: merged, dir: 'coverage' }));
+const lowest = merged
+  .files()
+  .map((path) => ({ path: relative(ROOT, path), lines: merged.fileCoverageFor(path).toSummary().lines }))
+  .filter(({ lines }) => lines.total >= 20)
+  .sort((a, b) => a.lines.pct - b.lines.pct)
+  .slice(0, 10);
+console.log('Lowest (files of 20 lines or more, by line coverage):');
+for (const { path, lines } of lowest) console.log(`  ${lines.pct.toFixed(1).padStart(5)} %  ${path} (${lines.covered}/${lines.total})`);
