@@ -17,7 +17,7 @@ const ROOT = resolve('.');
 const CHILD_COVERAGE_DIRECTORY = resolve('coverage/local-api-v8');
 const PRODUCT = /^(functions|lib|bin|scripts)\//;
 
-type SourceMap = NonNullable<NonNullable<Parameters<typeof v8ToIstanbul>[2]>['sourceMap']>['sourcemap'];
+type SourceMap = Extract<NonNullable<Parameters<typeof v8ToIstanbul>[2]>, { originalSource: string }>['sourceMap']['sourcemap'];
 
 interface V8Coverage {
   result: { url: string; functions: Parameters<ReturnType<typeof v8ToIstanbul>['applyCoverage']>[0] }[];
@@ -26,14 +26,14 @@ interface V8Coverage {
 }
 
 /** A converter for a script: a bundle reads its own source map; a file run by tsx uses the map from the coverage (as c8 does). */
-function converterFor(url: string, cache: V8Coverage['source-map-cache']) {
+async function converterFor(url: string, cache: V8Coverage['source-map-cache']) {
   const path = fileURLToPath(url);
   if (/\/dist\/functions\/[^/]+\/index\.mjs$/.test(url)) return v8ToIstanbul(path);
   const cached = cache?.[url];
   if (!PRODUCT.test(relative(ROOT, path)) || !cached) return undefined;
   // The transpiled text is not kept, only its line lengths, which are all the offsets need.
   const source = cached.lineLengths.map((length) => '.'.repeat(length)).join('\n');
-  return v8ToIstanbul(path, 0, { source, sourceMap: { sourcemap: cached.data } });
+  return v8ToIstanbul(path, 0, { source, originalSource: await readFile(path, 'utf8'), sourceMap: { sourcemap: cached.data } });
 }
 
 async function childCoverage(): Promise<CoverageMap> {
@@ -42,7 +42,7 @@ async function childCoverage(): Promise<CoverageMap> {
   for (const file of files.filter((name) => name.endsWith('.json'))) {
     const coverage = JSON.parse(await readFile(join(CHILD_COVERAGE_DIRECTORY, file), 'utf8')) as V8Coverage;
     for (const script of coverage.result.filter((entry) => entry.url.startsWith('file://'))) {
-      const converter = converterFor(script.url, coverage['source-map-cache']);
+      const converter = await converterFor(script.url, coverage['source-map-cache']);
       if (!converter) continue;
       await converter.load();
       converter.applyCoverage(script.functions);
