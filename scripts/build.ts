@@ -159,19 +159,22 @@ export async function buildFunctions(outdir = `${BUILD_DIRECTORY}/functions`): P
 }
 
 /**
- * Builds dist/functions unless the last build's stamp matches the inputs now (functions/**,
- * scripts/build.ts, scripts/lambda-shims/**, package-lock.json, the esbuild options and every other
- * local file the last bundles were made from). `force` (or FORCE_BUILD=1) rebuilds anyway.
+ * The last build's metafiles if its stamp matches the inputs now (functions/**, scripts/build.ts,
+ * scripts/lambda-shims/**, package-lock.json, the esbuild options and every other local file the
+ * last bundles were made from) and its bundles exist; otherwise undefined.
  */
+export async function upToDateBuild(outdir = `${BUILD_DIRECTORY}/functions`): Promise<BuildMeta | undefined> {
+  const last = await readBuildMeta(metaFileOf(outdir));
+  if (!last) return undefined;
+  const current = await inputsHash(lambdaBundleOptions('', ''), last.metafiles);
+  return current === last.inputsHash && (await bundlesExist(outdir)) ? last : undefined;
+}
+
+/** Builds dist/functions unless upToDateBuild() finds it current; `force` (or FORCE_BUILD=1) rebuilds anyway. */
 export async function buildIfStale(options: { force?: boolean } = {}): Promise<'built' | 'up to date'> {
   const force = options.force === true || process.env.FORCE_BUILD === '1';
-  const outdir = `${BUILD_DIRECTORY}/functions`;
-  if (!force) {
-    const last = await readBuildMeta(metaFileOf(outdir));
-    const current = last && (await inputsHash(lambdaBundleOptions('', ''), last.metafiles));
-    if (current !== undefined && current === last?.inputsHash && (await bundlesExist(outdir))) return 'up to date';
-  }
-  await buildFunctions(outdir);
+  if (!force && (await upToDateBuild())) return 'up to date';
+  await buildFunctions();
   return 'built';
 }
 

@@ -2,24 +2,35 @@
 // within its budget, read from esbuild's metafiles (dist/functions.meta.json). A renamed or
 // restructured SDK package otherwise makes a stand-in silently stop applying and the bundles grow
 // (issue 22: the credential chain alone adds about 140 KB) with every other test still green.
-import { readdir } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readBuildMeta, type BuildMeta } from '../../scripts/build-stamp.ts';
-import { buildIfStale, BUNDLE_BUDGET_BYTES, FUNCTION_NAMES, metaFileOf } from '../../scripts/build.ts';
+import type { BuildMeta } from '../../scripts/build-stamp.ts';
+import { buildFunctions, BUNDLE_BUDGET_BYTES, FUNCTION_NAMES, upToDateBuild } from '../../scripts/build.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SHIM_DIRECTORY = 'scripts/lambda-shims';
 
 let meta: BuildMeta;
+let scratch: string | undefined;
 
 beforeAll(async () => {
   process.chdir(ROOT);
-  await buildIfStale();
-  const read = await readBuildMeta(metaFileOf('dist/functions'));
-  if (!read) throw new Error('npm run build wrote no dist/functions.meta.json');
-  meta = read;
+  // dist/'s metafiles when they match the sources; otherwise a build of its own elsewhere, so
+  // that a running `npm start` or test run keeps its dist/.
+  const current = await upToDateBuild();
+  if (current) {
+    meta = current;
+  } else {
+    scratch = await mkdtemp(join(tmpdir(), 'bundle-guard-'));
+    meta = await buildFunctions(join(scratch, 'functions'));
+  }
 }, 120_000);
+
+afterAll(async () => {
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+});
 
 const bundles = () => FUNCTION_NAMES.map((name) => ({ name, metafile: meta.metafiles[name] }));
 /** The files esbuild loaded for a bundle (a stand-in is loaded when its resolve hook matched). */
