@@ -187,7 +187,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const started = performance.now();
   const outcome = await buildIfStale({ force: process.argv.includes('--force') });
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  console.log(
+  // On stderr: cdk.json's app command runs this build, and `cdk synth` prints the template on stdout.
+  console.error(
     outcome === 'built'
       ? `build: built ${FUNCTION_NAMES.length} bundles into ${BUILD_DIRECTORY}/functions in ${seconds} s`
       : `build: up to date (inputs unchanged since the last build; --force or FORCE_BUILD=1 rebuilds), checked in ${seconds} s`,
