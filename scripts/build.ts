@@ -143,6 +143,8 @@ export const metaFileOf = (outdir: string) => `${outdir.replace(/[\\/]$/, '')}.m
 
 /** Builds every function into outdir and writes their metafiles (with the inputs' hash) to metaFileOf(outdir). */
 export async function buildFunctions(outdir = `${BUILD_DIRECTORY}/functions`): Promise<BuildMeta> {
+  // The old stamp goes first: a build that fails half-way must not leave bundles that look current.
+  await rm(metaFileOf(outdir), { force: true });
   await rm(outdir, { recursive: true, force: true });
   const results = await Promise.all(FUNCTION_NAMES.map((name) => bundleLambda(`functions/${name}.ts`, `${outdir}/${name}/index.mjs`)));
   const metafiles: Record<string, Metafile> = {};
