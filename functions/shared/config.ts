@@ -9,10 +9,13 @@ import { UsersStore } from './users-store.ts';
 let authenticator: BasicAuthenticator | undefined;
 let timeZone: string | undefined;
 
-/** A store whose DynamoDB calls `signal` aborts (the invocation's deadline); building one is cheap. */
-export function eventsStore(signal?: AbortSignal): EventsStore {
-  // Only the create function may use the idempotency table (lib/function-permissions.ts).
-  return new EventsStore(getDocumentClient(), requiredEnv('TABLE_NAME'), process.env.IDEMPOTENCY_TABLE_NAME, signal);
+/**
+ * A store whose DynamoDB calls `signal` aborts at `deadline` (epoch ms: the invocation's early
+ * timeout); building one is cheap.
+ */
+export function eventsStore(signal?: AbortSignal, deadline?: number): EventsStore {
+  // Only the write functions may use the idempotency table (lib/function-permissions.ts).
+  return new EventsStore(getDocumentClient(), requiredEnv('TABLE_NAME'), process.env.IDEMPOTENCY_TABLE_NAME, signal, deadline);
 }
 
 export function basicAuthenticator(): BasicAuthenticator {

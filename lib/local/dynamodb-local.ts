@@ -284,7 +284,10 @@ export async function ensureTable(client: DynamoDBClient, tableName: string, def
                 { AttributeName: index.partitionKey.name, KeyType: 'HASH' },
                 { AttributeName: index.sortKey.name, KeyType: 'RANGE' },
               ],
-              Projection: { ProjectionType: index.projection },
+              Projection:
+                index.projection.type === 'INCLUDE'
+                  ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.projection.attributes] }
+                  : { ProjectionType: 'KEYS_ONLY' },
             }))
           : undefined,
     }),

@@ -2,7 +2,7 @@
 // a state some serial order of the successful requests would produce, with no orphan index item;
 // If-Match makes a lost update impossible.
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { DATE_INDEX, keys } from '../../functions/shared/table-definition.ts';
+import { MONTH_INDEX, keys } from '../../functions/shared/table-definition.ts';
 import { api, type ApiResponse, type SpecialEventBody } from '../support/api-client.ts';
 import { testEnvironment } from '../support/test-environment.ts';
 import { recordFigures } from './figures.ts';
@@ -23,7 +23,7 @@ async function createEvent(): Promise<SpecialEventBody> {
   return response.body;
 }
 
-/** The event's entries in the byDate index, over every month its dates could be in. */
+/** The dates of the event's entries in the byMonth index, over every month its dates could be in. */
 async function indexEntries(eventId: string): Promise<string[]> {
   const entries: string[] = [];
   for (let month = 1; month <= 12; month++) {
@@ -32,13 +32,13 @@ async function indexEntries(eventId: string): Promise<string[]> {
       const page = await tableClient().send(
         new QueryCommand({
           TableName: testEnvironment().tableName,
-          IndexName: DATE_INDEX,
+          IndexName: MONTH_INDEX,
           KeyConditionExpression: 'gsi1pk = :month',
-          ExpressionAttributeValues: { ':month': keys.dateIndexPartition(`${YEAR}-${String(month).padStart(2, '0')}`) },
+          ExpressionAttributeValues: { ':month': keys.monthIndexPartition(`${YEAR}-${String(month).padStart(2, '0')}`) },
           ExclusiveStartKey: exclusiveStartKey,
         }),
       );
-      for (const item of page.Items ?? []) if (item.pk === keys.event(eventId).pk) entries.push(keys.dateFromSk(String(item.sk)));
+      for (const item of page.Items ?? []) if (item.pk === keys.event(eventId).pk) entries.push(...keys.monthIndexEntry(item).dates);
       exclusiveStartKey = page.LastEvaluatedKey;
     } while (exclusiveStartKey);
   }

@@ -11,7 +11,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { DYNAMODB_CLIENT_SETTINGS } from '../../functions/shared/dynamodb-client.ts';
 import { EARLY_TIMEOUT_MS } from '../../functions/shared/http.ts';
 import { FUNCTION_SETTINGS } from '../../functions/shared/routes.ts';
-import { DATE_INDEX, keys } from '../../functions/shared/table-definition.ts';
+import { MONTH_INDEX, keys } from '../../functions/shared/table-definition.ts';
 import { basicAuthorization, type SpecialEventBody } from '../support/api-client.ts';
 import { listedIn, monthWindows } from '../support/list-windows.ts';
 import { assertMatchesContract } from '../support/contract.ts';
@@ -79,12 +79,12 @@ async function indexEntriesOn(date: string): Promise<unknown[]> {
   const { Items = [] } = await tableClient().send(
     new QueryCommand({
       TableName: testEnvironment().tableName,
-      IndexName: DATE_INDEX,
-      KeyConditionExpression: 'gsi1pk = :month AND begins_with(gsi1sk, :date)',
-      ExpressionAttributeValues: { ':month': keys.dateIndexPartition(date.slice(0, 7)), ':date': date },
+      IndexName: MONTH_INDEX,
+      KeyConditionExpression: 'gsi1pk = :month',
+      ExpressionAttributeValues: { ':month': keys.monthIndexPartition(date.slice(0, 7)) },
     }),
   );
-  return Items;
+  return Items.filter((item) => keys.monthIndexEntry(item).dates.includes(date));
 }
 
 /** The event as stored, read straight from the table: unchanged means same fields, version and index items. */
