@@ -43,6 +43,8 @@ export const LEASE_MS = 5_000;
 const COMMIT_RESERVE_MS = 2_500;
 const FENCE_RESERVE_MS = 1_000;
 const MAX_COMMIT_MS = 6_000;
+/** The fence is one small UpdateItem (or PutItem): if it takes longer, the outcome stays unknown (504). */
+export const FENCE_TIMEOUT_MS = 1_500;
 /** Index items written or deleted at once (the SDK's HTTP agent keeps 50 sockets). */
 const PARALLEL_WRITES = 25;
 /** Errors after which DynamoDB certainly did not apply the request. */
@@ -148,10 +150,10 @@ export class IndexedWriter {
           ReturnValues: 'ALL_OLD',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
-        { abortSignal: AbortSignal.timeout(Math.min(budget, 3_000)) },
+        { abortSignal: AbortSignal.timeout(Math.min(budget, FENCE_TIMEOUT_MS)) },
       );
       // Not applied now, and fenced: never. Unless it applied and another write followed it since.
-      return String(Attributes?.updatedAt ?? '') < startedAt ? error : new WriteOutcomeUnknownError(eventId);
+      return String(Attributes?.updatedAt ?? '') < startedAt ? new StoreBusyError(`The update did not complete (${error.name}); nothing was written`) : new WriteOutcomeUnknownError(eventId);
     } catch (fenceError) {
       if (!(fenceError instanceof Error) || fenceError.name !== 'ConditionalCheckFailedException') return new WriteOutcomeUnknownError(eventId);
       const found = toBaseItem(unmarshallItem((fenceError as { Item?: unknown }).Item));
@@ -317,9 +319,10 @@ export class IndexedWriter {
   /** What a failed commit means: an error to throw (the write did not and will not apply), or 'committed'. */
   private async settle(write: IndexedWrite, error: unknown): Promise<Error | 'committed'> {
     if (!(error instanceof Error)) return new Error(String(error));
-    const attempts = (error as { $metadata?: { attempts?: number } }).$metadata?.attempts ?? 1;
-    if (DEFINITE_FAILURES.has(error.name) && attempts <= 1) return this.cancelled(write, error);
-    if (error.name === 'TransactionCanceledException' || error.name === 'TransactionConflictException') return this.cancelled(write, error);
+    // The SDK resends a transaction with the same ClientRequestToken: a retry answers for the
+    // first attempt (its result, or TransactionInProgressException while it runs), so a final
+    // definite failure means no attempt applied.
+    if (DEFINITE_FAILURES.has(error.name)) return this.cancelled(write, error);
     return this.fence(write, error);
   }
 
@@ -354,7 +357,7 @@ export class IndexedWriter {
   private async fence(write: IndexedWrite, error: Error): Promise<Error | 'committed'> {
     const budget = this.deadline - Date.now() - 200;
     if (budget < 200) return new WriteOutcomeUnknownError(write.eventId);
-    const signal = AbortSignal.timeout(Math.min(budget, 3_000));
+    const signal = AbortSignal.timeout(Math.min(budget, FENCE_TIMEOUT_MS));
     try {
       if (write.current) {
         await this.client.send(
@@ -379,7 +382,8 @@ export class IndexedWriter {
           { abortSignal: signal },
         );
       }
-      return error; // fenced: the commit did not apply and never will
+      // Fenced: the commit did not apply and never will.
+      return new StoreBusyError(`The commit did not complete (${error.name}); nothing was written`);
     } catch (fenceError) {
       if (!(fenceError instanceof Error) || fenceError.name !== 'ConditionalCheckFailedException') return new WriteOutcomeUnknownError(write.eventId);
       const found = unmarshallItem((fenceError as { Item?: unknown }).Item);
