@@ -12,6 +12,7 @@ import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { NewSpecialEvent, SpecialEvent, SpecialEventChanges } from './event-schema.ts';
 import { planMonths, toBaseItem, toStoredEvent, type BaseItem, type StoredEvent } from './event-items.ts';
 import { idempotencyRequest, liveRecord, recordPut, type IdempotencyRequest, type IdempotencyScope, type IdempotentOperation } from './idempotency-records.ts';
+import { DetailsWriter } from './details-update.ts';
 import { IndexedWriter, KeyTakenError, LostRaceError, type BaseWrite } from './indexed-write.ts';
 import { listEvents, type ListEventsQuery, type ListEventsResult } from './month-index-reader.ts';
 import { ConcurrentModificationError, EventNotFoundError, EventVersionMismatchError, StoreBusyError } from './store-errors.ts';
@@ -30,8 +31,8 @@ export {
 } from './store-errors.ts';
 
 /** Attempts of a write that keeps losing the version race, and the time they may take, before a 409. */
-const MAX_WRITE_ATTEMPTS = 10;
-const LOST_RACE_BUDGET_MS = 2_000;
+const MAX_WRITE_ATTEMPTS = 8;
+const LOST_RACE_BUDGET_MS = 1_000;
 
 export class EventsStore {
   private readonly client: DynamoDBDocumentClient;
@@ -39,6 +40,7 @@ export class EventsStore {
   private readonly idempotencyTableName: string | undefined;
   private readonly signal: AbortSignal | undefined;
   private readonly writer: IndexedWriter;
+  private readonly details: DetailsWriter;
 
   /**
    * `signal` aborts every DynamoDB call and retry wait of this store (the invocation's deadline);
@@ -50,6 +52,7 @@ export class EventsStore {
     this.idempotencyTableName = idempotencyTableName;
     this.signal = signal;
     this.writer = new IndexedWriter(client, tableName, signal, deadline);
+    this.details = new DetailsWriter(client, tableName, signal, deadline);
   }
 
   /**
@@ -115,7 +118,7 @@ export class EventsStore {
     const request = idempotency && this.request('update', idempotency, { eventId, changes, expectedVersion });
     const { name, dates, ...details } = changes;
     // The index items carry the name and the dates; the other fields live in the base item only.
-    if (!request && name === undefined && dates === undefined) return this.writer.updateDetails(eventId, details, expectedVersion);
+    if (!request && name === undefined && dates === undefined) return this.details.updateDetails(eventId, details, expectedVersion);
     return this.idempotent(request, (record) => toStoredEvent({ ...(record.event as object), version: record.version }), () =>
       this.writeWithRetry(eventId, expectedVersion, async (current, stamp) => {
         const next: SpecialEvent = { ...current.event, ...changes };

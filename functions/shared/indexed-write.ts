@@ -1,13 +1,23 @@
 // Committing a write of an event with its month index items, so that readers only ever see a
 // committed state and a client only gets an answer that tells what happened. README "Data model".
 import { randomUUID } from 'node:crypto';
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { toBaseItem, toStoredEvent, type BaseItem, type MonthPlan, type StoredEvent } from './event-items.ts';
+import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { toBaseItem, type BaseItem, type MonthPlan } from './event-items.ts';
 import { liveRecord, type IdempotencyRequest } from './idempotency-records.ts';
 import { COMMIT_WINDOW_MS } from './month-index-reader.ts';
-import { ConcurrentModificationError, EventNotFoundError, EventVersionMismatchError, StoreBusyError, WriteOutcomeUnknownError } from './store-errors.ts';
+import { ConcurrentModificationError, EventNotFoundError, StoreBusyError, WriteOutcomeUnknownError } from './store-errors.ts';
+import {
+  COMMIT_RESERVE_MS,
+  DEFINITE_FAILURES,
+  FENCE_RESERVE_MS,
+  FENCE_TIMEOUT_MS,
+  LEASE_MS,
+  MAX_COMMIT_MS,
+  MAX_TRANSACTION_ACTIONS,
+  PARALLEL_WRITES,
+  StoreWriter,
+  unmarshallItem,
+} from './store-writes.ts';
 import { keys, type IndexStamp } from './table-definition.ts';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -35,132 +45,7 @@ export interface IndexedWrite {
   deletes?: boolean;
 }
 
-/** TransactWriteItems' cap: a write whose base item, record and index changes fit is one transaction. */
-const MAX_TRANSACTION_ACTIONS = 100;
-/** How long a large write holds its event: long enough to write 366 months, short enough that a crashed writer blocks little. */
-export const LEASE_MS = 5_000;
-/** A commit starts only with this much time left before the deadline: its own call, then the fence if its outcome is unclear. */
-const COMMIT_RESERVE_MS = 2_500;
-const FENCE_RESERVE_MS = 1_000;
-const MAX_COMMIT_MS = 6_000;
-/** The fence is one small UpdateItem (or PutItem): if it takes longer, the outcome stays unknown (504). */
-export const FENCE_TIMEOUT_MS = 1_500;
-/** Index items written or deleted at once (the SDK's HTTP agent keeps 50 sockets). */
-const PARALLEL_WRITES = 25;
-/** Errors after which DynamoDB certainly did not apply the request. */
-const DEFINITE_FAILURES = new Set([
-  'ValidationException',
-  'ThrottlingException',
-  'ProvisionedThroughputExceededException',
-  'RequestLimitExceeded',
-  'ResourceNotFoundException',
-  'IdempotentParameterMismatchException',
-  'ConditionalCheckFailedException',
-  'TransactionConflictException',
-  'TransactionCanceledException',
-]);
-
-export class IndexedWriter {
-  private readonly client: DynamoDBDocumentClient;
-  private readonly tableName: string;
-  private readonly signal: AbortSignal | undefined;
-  private readonly deadline: number;
-
-  constructor(client: DynamoDBDocumentClient, tableName: string, signal: AbortSignal | undefined, deadline: number | undefined) {
-    this.client = client;
-    this.tableName = tableName;
-    this.signal = signal;
-    this.deadline = deadline ?? Number.POSITIVE_INFINITY;
-  }
-
-  /**
-   * A change of location, description or price alone: one conditional UpdateItem that returns
-   * the new event, with no read before it and no transaction. Its write id (`lastWriteId`) makes
-   * a retry of the same call idempotent, as ClientRequestToken does for transactions: when the
-   * SDK resends it after a lost response, the condition fails on our own id and the stored event
-   * is the answer (not a second version, nor a 412 for an If-Match the first attempt satisfied).
-   */
-  async updateDetails(eventId: string, details: Details, expectedVersion: number | undefined): Promise<StoredEvent> {
-    const fields = Object.entries(details).filter(([, value]) => value !== undefined);
-    const started = Date.now();
-    for (let round = 1; ; round++) {
-      this.checkTime(COMMIT_RESERVE_MS);
-      const writeId = randomUUID().slice(0, 8);
-      const startedAt = new Date().toISOString();
-      try {
-        const { Attributes } = await this.client.send(
-          new UpdateCommand({
-            TableName: this.tableName,
-            Key: keys.event(eventId),
-            UpdateExpression: `SET ${fields.map((_, i) => `#f${i} = :f${i}, `).join('')}version = version + :one, updatedAt = :now, lastWriteId = :writeId`,
-            ConditionExpression:
-              `${expectedVersion === undefined ? 'attribute_exists(version)' : 'version = :expectedVersion'} AND ` +
-              '(attribute_not_exists(leaseUntil) OR leaseUntil < :leaseNow) AND (attribute_not_exists(lastWriteId) OR lastWriteId <> :writeId) AND ' +
-              '(attribute_not_exists(fencedWrite) OR fencedWrite <> :writeId)',
-            ExpressionAttributeNames: Object.fromEntries(fields.map(([field], i) => [`#f${i}`, field])),
-            ExpressionAttributeValues: {
-              ...Object.fromEntries(fields.map(([, value], i) => [`:f${i}`, value])),
-              ':one': 1,
-              ':now': startedAt,
-              ':leaseNow': Date.now(),
-              ':writeId': writeId,
-              ...(expectedVersion === undefined ? {} : { ':expectedVersion': expectedVersion }),
-            },
-            ReturnValues: 'ALL_NEW',
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          }),
-          { abortSignal: AbortSignal.timeout(Math.min(MAX_COMMIT_MS, this.deadline - Date.now() - FENCE_RESERVE_MS)) },
-        );
-        return toStoredEvent(Attributes as Record<string, unknown>);
-      } catch (error) {
-        if (!(error instanceof Error)) throw error;
-        if (error.name === 'ConditionalCheckFailedException') {
-          const found = toBaseItem(unmarshallItem((error as { Item?: unknown }).Item));
-          if (!found) throw new EventNotFoundError(eventId);
-          if (found.lastWriteId === writeId) return found;
-          this.checkNoLeaseOf(eventId, found);
-          throw new EventVersionMismatchError(eventId, found.version);
-        }
-        // Another writer's transaction holds the item: retry, as a lost race.
-        const attempts = (error as { $metadata?: { attempts?: number } }).$metadata?.attempts ?? 1;
-        if (error.name === 'TransactionConflictException' && attempts <= 1) {
-          if (round >= 10 || Date.now() - started > 2_000) throw new ConcurrentModificationError(eventId);
-          continue;
-        }
-        if (DEFINITE_FAILURES.has(error.name) && attempts <= 1) throw error;
-        const outcome = await this.fenceDetails(eventId, writeId, startedAt, error);
-        if (outcome instanceof Error) throw outcome;
-        return outcome;
-      }
-    }
-  }
-
-  /** fence() for the details-only update, which read no version: applied, not applied (then `error`), or unknown. */
-  private async fenceDetails(eventId: string, writeId: string, startedAt: string, error: Error): Promise<Error | StoredEvent> {
-    const budget = this.deadline - Date.now() - 200;
-    if (budget < 200) return new WriteOutcomeUnknownError(eventId);
-    try {
-      const { Attributes } = await this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: keys.event(eventId),
-          UpdateExpression: 'SET fencedWrite = :writeId',
-          ConditionExpression: 'attribute_exists(version) AND (attribute_not_exists(lastWriteId) OR lastWriteId <> :writeId)',
-          ExpressionAttributeValues: { ':writeId': writeId },
-          ReturnValues: 'ALL_OLD',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-        { abortSignal: AbortSignal.timeout(Math.min(budget, FENCE_TIMEOUT_MS)) },
-      );
-      // Not applied now, and fenced: never. Unless it applied and another write followed it since.
-      return String(Attributes?.updatedAt ?? '') < startedAt ? new StoreBusyError(`The update did not complete (${error.name}); nothing was written`) : new WriteOutcomeUnknownError(eventId);
-    } catch (fenceError) {
-      if (!(fenceError instanceof Error) || fenceError.name !== 'ConditionalCheckFailedException') return new WriteOutcomeUnknownError(eventId);
-      const found = toBaseItem(unmarshallItem((fenceError as { Item?: unknown }).Item));
-      return found?.lastWriteId === writeId ? found : found ? new WriteOutcomeUnknownError(eventId) : new EventNotFoundError(eventId);
-    }
-  }
-
+export class IndexedWriter extends StoreWriter {
   newStamp(version: number): IndexStamp {
     return { version, writtenAt: Date.now(), writeId: randomUUID().slice(0, 8) };
   }
@@ -172,11 +57,6 @@ export class IndexedWriter {
   /** A large write holds the event: fail at once, telling the client when to retry. */
   checkNoLease(eventId: string, current: BaseItem): void {
     this.checkNoLeaseOf(eventId, current);
-  }
-
-  private checkNoLeaseOf(eventId: string, current: BaseItem): void {
-    const left = (current.leaseUntil ?? 0) - Date.now();
-    if (left > 0) throw new ConcurrentModificationError(eventId, 'is being changed by a large write; retry the request', left / 1000);
   }
 
   /**
@@ -250,12 +130,6 @@ export class IndexedWriter {
     });
     if (Object.keys(operation.ExpressionAttributeValues ?? {}).length === 0) delete operation.ExpressionAttributeValues;
     return action;
-  }
-
-  /** No write starts once the answer is decided, or so late that its outcome could not be learned before then. */
-  private checkTime(reserveMs: number): void {
-    this.signal?.throwIfAborted();
-    if (Date.now() > this.deadline - reserveMs) throw new StoreBusyError('Not enough time left to write');
   }
 
   private async takeLease(eventId: string, current: BaseItem, writeId: string): Promise<void> {
@@ -400,14 +274,6 @@ export class IndexedWriter {
   }
 }
 
-/** An item's attributes, for the details-only update. */
-type Details = Record<string, unknown>;
-
 function chunks<T>(list: T[], size: number): T[][] {
   return Array.from({ length: Math.ceil(list.length / size) }, (_, i) => list.slice(i * size, (i + 1) * size));
-}
-
-/** An item in DynamoDB's own format, as errors carry it (the Document client leaves errors alone). */
-function unmarshallItem(item: unknown): Record<string, unknown> | undefined {
-  return item ? unmarshall(item as Record<string, AttributeValue>) : undefined;
 }

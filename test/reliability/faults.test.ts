@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { DYNAMODB_CLIENT_SETTINGS } from '../../functions/shared/dynamodb-client.ts';
 import { EARLY_TIMEOUT_MS } from '../../functions/shared/http.ts';
-import { FENCE_TIMEOUT_MS } from '../../functions/shared/indexed-write.ts';
+import { FENCE_TIMEOUT_MS } from '../../functions/shared/store-writes.ts';
 import { FUNCTION_SETTINGS } from '../../functions/shared/routes.ts';
 import { MONTH_INDEX, keys } from '../../functions/shared/table-definition.ts';
 import { basicAuthorization, type SpecialEventBody } from '../support/api-client.ts';
