@@ -18,9 +18,9 @@ export interface DataAccess {
 export const DATA_ACCESS: Record<string, DataAccess> = {
   // TransactWriteItems of Puts (the event, its month items and, with an Idempotency-Key, its
   // idempotency record, all conditioned); GetItem of the record when the key was already used; a
-  // PutItem of a marker (the fence) when the commit's outcome is unclear.
+  // UpdateItem creating a marker (the fence) when the commit's outcome is unclear.
   'create-special-event': {
-    events: { actions: ['dynamodb:PutItem'], partitions: 'events' },
+    events: { actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'], partitions: 'events' },
     idempotency: ['dynamodb:GetItem', 'dynamodb:PutItem'],
   },
   // Query of the byMonth index, then BatchGetItem of the page's base items; a conditional DeleteItem

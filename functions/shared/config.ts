@@ -4,6 +4,7 @@ import { BasicAuthenticator } from './basic-auth.ts';
 import { isTimeZone } from './calendar-dates.ts';
 import { getDocumentClient, requiredEnv } from './dynamodb-client.ts';
 import { EventsStore } from './events-store.ts';
+import { EventsReader } from './month-index-reader.ts';
 import { UsersStore } from './users-store.ts';
 
 let authenticator: BasicAuthenticator | undefined;
@@ -16,6 +17,11 @@ let timeZone: string | undefined;
 export function eventsStore(signal?: AbortSignal, deadline?: number): EventsStore {
   // Only the write functions may use the idempotency table (lib/function-permissions.ts).
   return new EventsStore(getDocumentClient(), requiredEnv('TABLE_NAME'), process.env.IDEMPOTENCY_TABLE_NAME, signal, deadline);
+}
+
+/** The list's reader (a module of its own: the write bundles leave it out). */
+export function eventsReader(signal?: AbortSignal): EventsReader {
+  return new EventsReader(getDocumentClient(), requiredEnv('TABLE_NAME'), signal);
 }
 
 export function basicAuthenticator(): BasicAuthenticator {

@@ -14,13 +14,13 @@ import { planMonths, toBaseItem, toStoredEvent, type BaseItem, type StoredEvent 
 import { idempotencyRequest, liveRecord, recordPut, type IdempotencyRequest, type IdempotencyScope, type IdempotentOperation } from './idempotency-records.ts';
 import { DetailsWriter } from './details-update.ts';
 import { IndexedWriter, KeyTakenError, LostRaceError, type BaseWrite } from './indexed-write.ts';
-import { listEvents, type ListEventsQuery, type ListEventsResult } from './month-index-reader.ts';
 import { ConcurrentModificationError, EventNotFoundError, EventVersionMismatchError, StoreBusyError } from './store-errors.ts';
 import { keys } from './table-definition.ts';
 
 export type { StoredEvent } from './event-items.ts';
 export type { IdempotencyScope } from './idempotency-records.ts';
 export type { ListEventsQuery, ListEventsResult } from './month-index-reader.ts';
+export { EventsReader } from './month-index-reader.ts';
 export {
   ConcurrentModificationError,
   EventNotFoundError,
@@ -162,10 +162,6 @@ export class EventsStore {
         await this.writer.commit({ eventId, stamp, base, record, plan, current, request, deletes: true });
       }),
     );
-  }
-
-  listEvents(query: ListEventsQuery): Promise<ListEventsResult> {
-    return listEvents({ client: this.client, tableName: this.tableName, signal: this.signal }, query);
   }
 
   private request(operation: IdempotentOperation, scope: IdempotencyScope, input: unknown): IdempotencyRequest {

@@ -1,7 +1,7 @@
 // Committing a write of an event with its month index items, so that readers only ever see a
 // committed state and a client only gets an answer that tells what happened. README "Data model".
 import { randomUUID } from 'node:crypto';
-import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { toBaseItem, type BaseItem, type MonthPlan } from './event-items.ts';
 import { liveRecord, type IdempotencyRequest } from './idempotency-records.ts';
 import { COMMIT_WINDOW_MS } from './month-index-reader.ts';
@@ -246,11 +246,14 @@ export class IndexedWriter extends StoreWriter {
           { abortSignal: signal },
         );
       } else {
+        // An UpdateItem that creates the marker (PutItem's command would add to every bundle).
         await this.client.send(
-          new PutCommand({
+          new UpdateCommand({
             TableName: this.tableName,
-            Item: { ...keys.event(write.eventId), fencedWrite: write.stamp.writeId },
+            Key: keys.event(write.eventId),
+            UpdateExpression: 'SET fencedWrite = :writeId',
             ConditionExpression: 'attribute_not_exists(pk)',
+            ExpressionAttributeValues: { ':writeId': write.stamp.writeId },
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
           { abortSignal: signal },

@@ -37,6 +37,22 @@ interface Listing {
 }
 
 /**
+ * The list's side of the store, apart from EventsStore so that the write functions' bundles leave
+ * it out (and the list's leaves the writes out): every bundle must stay under 250,000 bytes.
+ */
+export class EventsReader {
+  private readonly listing: Listing;
+  /** `signal` aborts every DynamoDB call and retry wait (the invocation's deadline). */
+  constructor(client: DynamoDBDocumentClient, tableName: string, signal?: AbortSignal) {
+    this.listing = { client, tableName, signal };
+  }
+
+  listEvents(query: ListEventsQuery): Promise<ListEventsResult> {
+    return listEvents(this.listing, query);
+  }
+}
+
+/**
  * One page of the events with at least one date in [startDate, endDate], ordered by their first
  * date in the range, then name, then id. An index entry counts only if its event's base item,
  * read strongly consistently, names it (`monthTags`) under the same name: leftovers of
