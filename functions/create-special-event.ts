@@ -1,19 +1,19 @@
 // POST /special-events
 import { eventsStore } from './shared/config.ts';
 import { CreateEventRequest } from './shared/event-schema.ts';
-import { etag, httpHandler, noQueryParameters, jsonRequestBody, idempotencyKey, jsonResponse, validate, type HttpHandler } from './shared/http.ts';
+import { EARLY_TIMEOUT_MS, etag, httpHandler, noQueryParameters, jsonRequestBody, idempotencyKey, jsonResponse, validate, type HttpHandler } from './shared/http.ts';
 import { metrics } from './shared/observability.ts';
 
 // With an Idempotency-Key, a retry by the same user within 24 hours gets the event the key
 // created (same body, Location and ETag); the same key with another event is a 422 problem.
 // Without the header, every request creates an event.
-const createSpecialEvent: HttpHandler = async (event, _context, { signal }) => {
+const createSpecialEvent: HttpHandler = async (event, context, { signal }) => {
   noQueryParameters(event);
   const key = idempotencyKey(event);
   const input = validate(CreateEventRequest, event.body, 'request body');
   const principal = event.requestContext.authorizer?.principalId;
   if (key !== undefined && typeof principal !== 'string') throw new Error('The authorizer passed no principalId');
-  const { event: created, version } = await eventsStore(signal).createEvent(input, key === undefined ? undefined : { principal, key });
+  const { event: created, version } = await eventsStore(signal, Date.now() + context.getRemainingTimeInMillis() - EARLY_TIMEOUT_MS).createEvent(input, key === undefined ? undefined : { principal, key });
   metrics.addMetric('SpecialEventsCreated', 'Count', 1);
   return jsonResponse(201, created, {
     Location: `${event.requestContext.path.replace(/\/$/, '')}/${created.eventId}`,

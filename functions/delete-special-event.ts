@@ -1,18 +1,25 @@
 // DELETE /special-events/{eventId}
 import { eventsStore } from './shared/config.ts';
 import { EventPathParameters } from './shared/event-schema.ts';
-import { emptyResponse, httpHandler, noQueryParameters, ifMatch, validate, type HttpHandler } from './shared/http.ts';
+import { EARLY_TIMEOUT_MS, emptyResponse, httpHandler, idempotencyKey, noQueryParameters, ifMatch, validate, type HttpHandler } from './shared/http.ts';
 import { withIfMatch } from './shared/preconditions.ts';
 import { metrics } from './shared/observability.ts';
 
-const deleteSpecialEvent: HttpHandler = async (event, _context, { signal }) => {
+// With an Idempotency-Key, a repeat of the same request by the same user within 24 hours gets the
+// first answer (204) again, even once the event is gone; the same key with another request is a 422.
+const deleteSpecialEvent: HttpHandler = async (event, context, { signal }) => {
   const { eventId } = validate(EventPathParameters, event.pathParameters, 'event id');
   noQueryParameters(event);
-  const store = eventsStore(signal);
+  const precondition = ifMatch(event);
+  const key = idempotencyKey(event);
+  const principal = event.requestContext.authorizer?.principalId;
+  if (key !== undefined && typeof principal !== 'string') throw new Error('The authorizer passed no principalId');
+  const scope = key === undefined ? undefined : { principal, key, request: { eventId, ifMatch: precondition } };
+  const store = eventsStore(signal, Date.now() + context.getRemainingTimeInMillis() - EARLY_TIMEOUT_MS);
   await withIfMatch(
-    ifMatch(event),
+    precondition,
     async () => (await store.getEvent(eventId))?.version,
-    (expectedVersion) => store.deleteEvent(eventId, expectedVersion),
+    (expectedVersion) => store.deleteEvent(eventId, expectedVersion, scope),
   );
   metrics.addMetric('SpecialEventsDeleted', 'Count', 1);
   return emptyResponse(204);

@@ -1,6 +1,6 @@
 // GET /special-events
 import { addDays, daysBetween, todayIn } from './shared/calendar-dates.ts';
-import { eventsStore, museumTimeZone } from './shared/config.ts';
+import { eventsReader, museumTimeZone } from './shared/config.ts';
 import { ListEventsQuery } from './shared/event-schema.ts';
 import { LIMITS } from './shared/limits.ts';
 import { httpHandler, jsonResponse, validateQuery, type HttpEvent, type HttpHandler } from './shared/http.ts';
@@ -9,7 +9,7 @@ import { HttpProblem } from './shared/problems.ts';
 
 const listSpecialEvents: HttpHandler = async (event, _context, { signal }) => {
   const query = parseListQuery(event);
-  const { events, consumedReadCapacity } = await eventsStore(signal).listEvents(query);
+  const { events, consumedReadCapacity } = await eventsReader(signal).listEvents(query);
   metrics.addMetric('ListConsumedReadCapacity', 'Count', consumedReadCapacity);
   return jsonResponse(200, events);
 };

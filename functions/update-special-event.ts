@@ -1,20 +1,26 @@
 // PATCH /special-events/{eventId}
 import { eventsStore } from './shared/config.ts';
 import { EventPathParameters, UpdateEventRequest } from './shared/event-schema.ts';
-import { etag, httpHandler, noQueryParameters, jsonRequestBody, ifMatch, jsonResponse, validate, type HttpHandler } from './shared/http.ts';
+import { EARLY_TIMEOUT_MS, etag, httpHandler, idempotencyKey, noQueryParameters, jsonRequestBody, ifMatch, jsonResponse, validate, type HttpHandler } from './shared/http.ts';
 import { withIfMatch } from './shared/preconditions.ts';
 import { metrics } from './shared/observability.ts';
 
-const updateSpecialEvent: HttpHandler = async (event, _context, { signal }) => {
+// With an Idempotency-Key, a repeat of the same request (event, body and If-Match) by the same
+// user within 24 hours gets the first answer again; the same key with another request is a 422.
+const updateSpecialEvent: HttpHandler = async (event, context, { signal }) => {
   const { eventId } = validate(EventPathParameters, event.pathParameters, 'event id');
   noQueryParameters(event);
   const precondition = ifMatch(event);
+  const key = idempotencyKey(event);
   const changes = validate(UpdateEventRequest, event.body, 'request body');
-  const store = eventsStore(signal);
+  const principal = event.requestContext.authorizer?.principalId;
+  if (key !== undefined && typeof principal !== 'string') throw new Error('The authorizer passed no principalId');
+  const scope = key === undefined ? undefined : { principal, key, request: { eventId, changes, ifMatch: precondition } };
+  const store = eventsStore(signal, Date.now() + context.getRemainingTimeInMillis() - EARLY_TIMEOUT_MS);
   const updated = await withIfMatch(
     precondition,
     async () => (await store.getEvent(eventId))?.version,
-    (expectedVersion) => store.updateEvent(eventId, changes, expectedVersion),
+    (expectedVersion) => store.updateEvent(eventId, changes, expectedVersion, scope),
   );
   metrics.addMetric('SpecialEventsUpdated', 'Count', 1);
   return jsonResponse(200, updated.event, { ETag: etag(updated.version) });

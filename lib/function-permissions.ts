@@ -1,29 +1,30 @@
 // Least privilege, written down per function: the DynamoDB actions each bundle really calls
-// (read off functions/shared/events-store.ts and users-store.ts), and nothing else. TransactWriteItems needs no action of its own: each Put,
+// (read off functions/shared/events-store.ts, indexed-write.ts, month-index-reader.ts and users-store.ts), and nothing else. TransactWriteItems needs no action of its own: each Put,
 // Update and Delete inside it is authorised as PutItem, UpdateItem and DeleteItem.
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { AUTHORIZER_HANDLER } from '../functions/shared/routes.ts';
-import { DATE_INDEX, keys } from '../functions/shared/table-definition.ts';
+import { MONTH_INDEX, keys } from '../functions/shared/table-definition.ts';
 
 export interface DataAccess {
   /** Item actions on the events table, limited to the partitions in `partitions`. */
   events?: { actions: string[]; partitions: 'events' | 'users' };
-  /** Actions on the byDate index (KEYS_ONLY: it holds event ids and dates, nothing else). */
+  /** Actions on the byMonth index (event ids, names and dates, nothing else). */
   dateIndex?: string[];
   /** Actions on the idempotency table. */
   idempotency?: string[];
 }
 
 export const DATA_ACCESS: Record<string, DataAccess> = {
-  // TransactWriteItems of Puts (the event, its date items and, with an Idempotency-Key, its
-  // idempotency record, all conditioned); GetItem of the record when the key was already used.
+  // TransactWriteItems of Puts (the event, its month items and, with an Idempotency-Key, its
+  // idempotency record, all conditioned); GetItem of the record when the key was already used; a
+  // UpdateItem creating a marker (the fence) when the commit's outcome is unclear.
   'create-special-event': {
-    events: { actions: ['dynamodb:PutItem'], partitions: 'events' },
+    events: { actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'], partitions: 'events' },
     idempotency: ['dynamodb:GetItem', 'dynamodb:PutItem'],
   },
-  // Query of the byDate index, then BatchGetItem of the page's base items; a conditional DeleteItem
-  // of each index item it meets that an unfinished large write left behind (events-store.ts).
+  // Query of the byMonth index, then BatchGetItem of the page's base items; a conditional DeleteItem
+  // of each index item it meets that an unfinished write of more than ~48 months left behind (rare).
   // IAM can limit the partition key only, so the grant covers base items too; every delete the list
   // sends is conditioned on the exact index key it read (`gsi1sk = :seen`), which no base item has.
   'list-special-events': {
@@ -32,12 +33,19 @@ export const DATA_ACCESS: Record<string, DataAccess> = {
   },
   'get-special-event': { events: { actions: ['dynamodb:GetItem'], partitions: 'events' } },
   // A change of location, description or price: one UpdateItem. A change of name or dates: GetItem
-  // of the current version, then TransactWriteItems of Update, Deletes and Puts.
+  // of the current version, then TransactWriteItems of Update, Deletes and Puts (UpdateItem also
+  // takes a large write's lease and sets the fence). With an Idempotency-Key: GetItem and PutItem
+  // (in the commit's transaction) of its record.
   'update-special-event': {
     events: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem'], partitions: 'events' },
+    idempotency: ['dynamodb:GetItem', 'dynamodb:PutItem'],
   },
-  // GetItem of the current version, then TransactWriteItems of Deletes.
-  'delete-special-event': { events: { actions: ['dynamodb:GetItem', 'dynamodb:DeleteItem'], partitions: 'events' } },
+  // GetItem of the current version, then TransactWriteItems of Deletes; UpdateItem for the lease
+  // and the fence; the Idempotency-Key's record as for update.
+  'delete-special-event': {
+    events: { actions: ['dynamodb:GetItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'], partitions: 'events' },
+    idempotency: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+  },
   // GetItem of USERS / USER#<name>.
   [AUTHORIZER_HANDLER]: { events: { actions: ['dynamodb:GetItem'], partitions: 'users' } },
 };
@@ -68,7 +76,7 @@ export function dataAccessStatements(
     );
   }
   if (access.dateIndex) {
-    statements.push(new iam.PolicyStatement({ actions: access.dateIndex, resources: [`${tables.events.tableArn}/index/${DATE_INDEX}`] }));
+    statements.push(new iam.PolicyStatement({ actions: access.dateIndex, resources: [`${tables.events.tableArn}/index/${MONTH_INDEX}`] }));
   }
   if (access.idempotency) {
     statements.push(new iam.PolicyStatement({ actions: access.idempotency, resources: [tables.idempotency.tableArn] }));

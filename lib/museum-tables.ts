@@ -8,9 +8,9 @@ import { MUSEUM_NAG_RULES } from './museum-nag-rules.ts';
 import type { StageConfig } from './stage-config.ts';
 
 export class MuseumTables extends Construct {
-  /** Events, their per-date index items and the API users. */
+  /** Events, their per-month index items and the API users. */
   readonly events: dynamodb.TableV2;
-  /** Idempotency records of POST /special-events, written with the event; they expire after 24 hours. */
+  /** Idempotency records of POST, PATCH and DELETE, written with the commit; they expire after 24 hours. */
   readonly idempotency: dynamodb.TableV2;
 
   constructor(scope: Construct, id: string, config: StageConfig) {
@@ -64,7 +64,9 @@ export function keySchema(definition: TableDefinition): Pick<
       indexName: index.indexName,
       partitionKey: attribute(index.partitionKey),
       sortKey: attribute(index.sortKey),
-      projectionType: dynamodb.ProjectionType.KEYS_ONLY,
+      ...(index.projection.type === 'INCLUDE'
+        ? { projectionType: dynamodb.ProjectionType.INCLUDE, nonKeyAttributes: [...index.projection.attributes] }
+        : { projectionType: dynamodb.ProjectionType.KEYS_ONLY }),
     })),
     ...(definition.timeToLiveAttribute ? { timeToLiveAttribute: definition.timeToLiveAttribute } : {}),
   };

@@ -14,17 +14,27 @@ import {
 import { monthsBetween } from '../../functions/shared/calendar-dates.ts';
 import { createDocumentClient } from '../../functions/shared/dynamodb-client.ts';
 import type { SpecialEvent } from '../../functions/shared/event-schema.ts';
-import { DATE_INDEX, keys } from '../../functions/shared/table-definition.ts';
+import { planMonths, type BaseItem } from '../../functions/shared/event-items.ts';
+import { MONTH_INDEX, keys } from '../../functions/shared/table-definition.ts';
 
-const EVENT_ATTRIBUTES = ['eventId', 'name', 'location', 'eventDescription', 'dates', 'price', 'version'];
+const EVENT_ATTRIBUTES = ['eventId', 'name', 'location', 'eventDescription', 'dates', 'price', 'version', 'monthTags'];
 
 let client: DynamoDBDocumentClient | undefined;
 const documentClient = () => (client ??= createDocumentClient());
 
-function dateItemPut(table: string, event: SpecialEvent, date: string, version: number) {
+/** The month items a write puts and deletes, as the store plans them. */
+function monthChanges(table: string, eventId: string, current: Record<string, unknown> | undefined, next: SpecialEvent | undefined, version: number) {
   const stamp = { version, writtenAt: Date.now(), writeId: randomUUID().slice(0, 8) };
-  const item = { ...keys.eventDate(event.eventId, date, event.name), ...keys.dateIndex(date, event.name, event.eventId, stamp), writeVersion: version };
-  return { Put: { TableName: table, Item: item } };
+  const base = current && ({ event: current as unknown as SpecialEvent, monthTags: (current.monthTags ?? {}) as Record<string, string> } satisfies Pick<BaseItem, 'event' | 'monthTags'>);
+  const plan = planMonths(eventId, base, next, stamp);
+  return {
+    monthTags: plan.monthTags,
+    writeId: stamp.writeId,
+    actions: [
+      ...plan.puts.map((item) => ({ Put: { TableName: table, Item: item } })),
+      ...plan.deletes.map((key) => ({ Delete: { TableName: table, Key: key } })),
+    ],
+  };
 }
 
 /** GET: one strongly consistent GetItem. */
@@ -36,17 +46,17 @@ export async function getEvent(table: string, eventId: string): Promise<Record<s
 /** List: index queries over the window's months until `limit` ids, then one BatchGetItem of them. */
 export async function listPage(table: string, startDate: string, endDate: string, limit: number): Promise<number> {
   const ids = new Set<string>();
-  const range = keys.dateIndexRange(startDate, endDate);
   for (const month of monthsBetween(startDate, endDate)) {
     let exclusiveStartKey: Record<string, unknown> | undefined;
     do {
       const page = await documentClient().send(
         new QueryCommand({
           TableName: table,
-          IndexName: DATE_INDEX,
+          IndexName: MONTH_INDEX,
+          // The first month from its 1st, as the store reads it (events whose first date is before startDate).
           KeyConditionExpression: 'gsi1pk = :month AND gsi1sk BETWEEN :from AND :to',
-          ExpressionAttributeValues: { ':month': keys.dateIndexPartition(month), ':from': range.from, ':to': range.to },
-          ProjectionExpression: 'pk, sk, gsi1sk',
+          ExpressionAttributeValues: { ':month': keys.monthIndexPartition(month), ':from': month === startDate.slice(0, 7) ? `${month}-01` : startDate, ':to': `${endDate}\u0001` },
+          ProjectionExpression: 'pk, sk, gsi1sk, dates',
           Limit: Math.max(32, 2 * (limit - ids.size)),
           ExclusiveStartKey: exclusiveStartKey,
           ReturnConsumedCapacity: 'TOTAL',
@@ -73,10 +83,11 @@ export async function listPage(table: string, startDate: string, endDate: string
   return response.Responses?.[table]?.length ?? 0;
 }
 
-/** POST: one TransactWriteItems of the base item, its date items and, with a key, the idempotency record. */
+/** POST: one TransactWriteItems of the base item, its month items and, with a key, the idempotency record. */
 export async function createEvent(table: string, event: SpecialEvent, idempotency?: { table: string; key: string }): Promise<void> {
   const now = new Date();
   const nowSeconds = Math.floor(now.getTime() / 1000);
+  const months = monthChanges(table, event.eventId, undefined, event, 1);
   await documentClient().send(
     new TransactWriteCommand({
       ClientRequestToken: randomUUID(),
@@ -84,11 +95,11 @@ export async function createEvent(table: string, event: SpecialEvent, idempotenc
         {
           Put: {
             TableName: table,
-            Item: { ...keys.event(event.eventId), ...event, version: 1, createdAt: now.toISOString(), updatedAt: now.toISOString() },
+            Item: { ...keys.event(event.eventId), ...event, version: 1, monthTags: months.monthTags, lastWriteId: months.writeId, createdAt: now.toISOString(), updatedAt: now.toISOString() },
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },
-        ...event.dates.map((date) => dateItemPut(table, event, date, 1)),
+        ...months.actions,
         ...(idempotency
           ? [
               {
@@ -118,10 +129,12 @@ export async function updatePrice(table: string, eventId: string, price: number)
     new UpdateCommand({
       TableName: table,
       Key: keys.event(eventId),
-      UpdateExpression: 'SET #f0 = :f0, version = version + :one, updatedAt = :now, writeToken = :token',
-      ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(writeToken) OR writeToken <> :token)',
+      UpdateExpression: 'SET #f0 = :f0, version = version + :one, updatedAt = :now, lastWriteId = :writeId',
+      ConditionExpression:
+        'attribute_exists(version) AND (attribute_not_exists(leaseUntil) OR leaseUntil < :leaseNow) AND ' +
+        '(attribute_not_exists(lastWriteId) OR lastWriteId <> :writeId) AND (attribute_not_exists(fencedWrite) OR fencedWrite <> :writeId)',
       ExpressionAttributeNames: { '#f0': 'price' },
-      ExpressionAttributeValues: { ':f0': price, ':one': 1, ':now': new Date().toISOString(), ':token': randomUUID() },
+      ExpressionAttributeValues: { ':f0': price, ':one': 1, ':now': new Date().toISOString(), ':leaseNow': Date.now(), ':writeId': randomUUID().slice(0, 8) },
       ReturnValues: 'ALL_NEW',
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     }),
@@ -130,13 +143,13 @@ export async function updatePrice(table: string, eventId: string, price: number)
 
 /**
  * PATCH of the dates: read the current item, then one transaction rewriting it under its version,
- * deleting the index items of the dates it loses and putting those of the dates it gains (as the store does).
+ * deleting the month items whose dates change and putting their replacements (as the store does).
  */
 export async function updateDates(table: string, eventId: string, dates: string[]): Promise<void> {
   const current = await getEvent(table, eventId);
   if (!current) throw new Error(`No event ${eventId}`);
-  const currentDates = current.dates as string[];
   const next = { ...(current as unknown as SpecialEvent), dates };
+  const months = monthChanges(table, eventId, current, next, Number(current.version) + 1);
   await documentClient().send(
     new TransactWriteCommand({
       ClientRequestToken: randomUUID(),
@@ -147,8 +160,9 @@ export async function updateDates(table: string, eventId: string, dates: string[
             Key: keys.event(eventId),
             UpdateExpression:
               'SET #name = :name, #location = :location, eventDescription = :description, dates = :dates, ' +
-              'price = :price, version = :version, updatedAt = :now',
-            ConditionExpression: 'version = :currentVersion',
+              'price = :price, version = :version, monthTags = :monthTags, lastWriteId = :writeId, updatedAt = :now',
+            ConditionExpression:
+              'version = :currentVersion AND (attribute_not_exists(leaseUntil) OR leaseUntil < :leaseNow) AND (attribute_not_exists(fencedWrite) OR fencedWrite <> :writeId)',
             ExpressionAttributeNames: { '#name': 'name', '#location': 'location' },
             ExpressionAttributeValues: {
               ':name': next.name,
@@ -158,21 +172,24 @@ export async function updateDates(table: string, eventId: string, dates: string[
               ':price': next.price,
               ':version': Number(current.version) + 1,
               ':currentVersion': Number(current.version),
+              ':monthTags': months.monthTags,
+              ':writeId': months.writeId,
+              ':leaseNow': Date.now(),
               ':now': new Date().toISOString(),
             },
           },
         },
-        ...currentDates.filter((date) => !dates.includes(date)).map((date) => ({ Delete: { TableName: table, Key: keys.eventDate(eventId, date, next.name) } })),
-        ...dates.filter((date) => !currentDates.includes(date)).map((date) => dateItemPut(table, next, date, Number(current.version) + 1)),
+        ...months.actions,
       ],
     }),
   );
 }
 
-/** DELETE: read the current item, then one transaction deleting it and its date items. */
+/** DELETE: read the current item, then one transaction deleting it and its month items. */
 export async function deleteEvent(table: string, eventId: string): Promise<void> {
   const current = await getEvent(table, eventId);
   if (!current) throw new Error(`No event ${eventId}`);
+  const months = monthChanges(table, eventId, current, undefined, Number(current.version) + 1);
   await documentClient().send(
     new TransactWriteCommand({
       ClientRequestToken: randomUUID(),
@@ -181,11 +198,12 @@ export async function deleteEvent(table: string, eventId: string): Promise<void>
           Delete: {
             TableName: table,
             Key: keys.event(eventId),
-            ConditionExpression: 'version = :currentVersion',
-            ExpressionAttributeValues: { ':currentVersion': Number(current.version) },
+            ConditionExpression:
+              'version = :currentVersion AND (attribute_not_exists(leaseUntil) OR leaseUntil < :leaseNow) AND (attribute_not_exists(fencedWrite) OR fencedWrite <> :writeId)',
+            ExpressionAttributeValues: { ':currentVersion': Number(current.version), ':leaseNow': Date.now(), ':writeId': months.writeId },
           },
         },
-        ...(current.dates as string[]).map((date) => ({ Delete: { TableName: table, Key: keys.eventDate(eventId, date, String(current.name)) } })),
+        ...months.actions,
       ],
     }),
   );

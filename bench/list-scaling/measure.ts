@@ -10,7 +10,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { todayIn } from '../../functions/shared/calendar-dates.ts';
 import { createDocumentClient } from '../../functions/shared/dynamodb-client.ts';
 import { LIMITS } from '../../functions/shared/limits.ts';
-import { EventsStore } from '../../functions/shared/events-store.ts';
+import { EventsReader } from '../../functions/shared/events-store.ts';
 import { keys } from '../../functions/shared/table-definition.ts';
 import { localClient } from '../../lib/local/dynamodb-local.ts';
 import { lambdaContext, proxyEvent } from '../support/api-events.ts';
@@ -65,7 +65,7 @@ for (const table of tables) {
 
 // Every page of the window must hold exactly the 30 events put there: nothing more, nothing lost.
 for (const table of tables) {
-  const store = new EventsStore(client, table.name);
+  const store = new EventsReader(client, table.name);
   const seen = new Set<string>();
   for (let page = 1; page <= Math.ceil(settings.insideWindow / LIMITS.defaultListLimit) + 1; page++) {
     const { events } = await store.listEvents({ ...window, page, limit: LIMITS.defaultListLimit });
@@ -108,7 +108,7 @@ if (todayIn(process.env.MUSEUM_TIME_ZONE ?? 'UTC') !== today) throw new Error('T
 
 const results: ListScalingResult[] = [];
 for (const table of tables) {
-  const store = new EventsStore(client, table.name);
+  const store = new EventsReader(client, table.name);
   const page = await store.listEvents({ ...window, page: 1, limit: LIMITS.defaultListLimit });
   let pageItemsReadCapacity = 0;
   for (const event of page.events) {

@@ -1,12 +1,13 @@
 // Tables for the benchmark in its own DynamoDB Local, and fast loading with BatchWriteItem.
 // Items are written in exactly the shape the events store writes them (base item plus one
-// index item per date); the benchmark then reads them only through the store and the bundles.
+// index item per month); the benchmark then reads them only through the store and the bundles.
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../functions/shared/dynamodb-client.ts';
 import type { SpecialEvent } from '../../functions/shared/event-schema.ts';
+import { planMonths } from '../../functions/shared/event-items.ts';
 import { hashPassword } from '../../functions/shared/passwords.ts';
 import { eventsTable, idempotencyTable, keys } from '../../functions/shared/table-definition.ts';
 import { UsersStore } from '../../functions/shared/users-store.ts';
@@ -38,17 +39,12 @@ export async function addBenchUser(endpoint: string, table: string): Promise<voi
   }
 }
 
-/** The base item and the per-date index items of one event, as EventsStore.createEvent writes them. */
+/** The base item and the per-month index items of one event, as EventsStore.createEvent writes them. */
 export function eventItems(event: SpecialEvent): Record<string, unknown>[] {
   const now = new Date().toISOString();
-  return [
-    { ...keys.event(event.eventId), ...event, version: 1, createdAt: now, updatedAt: now },
-    ...event.dates.map((date) => ({
-      ...keys.eventDate(event.eventId, date, event.name),
-      ...keys.dateIndex(date, event.name, event.eventId, { version: 1, writtenAt: Date.parse(now), writeId: event.eventId.slice(0, 8) }),
-      writeVersion: 1,
-    })),
-  ];
+  const stamp = { version: 1, writtenAt: Date.parse(now), writeId: event.eventId.slice(0, 8) };
+  const plan = planMonths(event.eventId, undefined, event, stamp);
+  return [{ ...keys.event(event.eventId), ...event, version: 1, monthTags: plan.monthTags, lastWriteId: stamp.writeId, createdAt: now, updatedAt: now }, ...plan.puts];
 }
 
 export function sampleEvent(dates: string[], name = `Bench event ${randomUUID().slice(0, 8)}`): SpecialEvent {

@@ -4,15 +4,24 @@ import { BasicAuthenticator } from './basic-auth.ts';
 import { isTimeZone } from './calendar-dates.ts';
 import { getDocumentClient, requiredEnv } from './dynamodb-client.ts';
 import { EventsStore } from './events-store.ts';
+import { EventsReader } from './month-index-reader.ts';
 import { UsersStore } from './users-store.ts';
 
 let authenticator: BasicAuthenticator | undefined;
 let timeZone: string | undefined;
 
-/** A store whose DynamoDB calls `signal` aborts (the invocation's deadline); building one is cheap. */
-export function eventsStore(signal?: AbortSignal): EventsStore {
-  // Only the create function may use the idempotency table (lib/function-permissions.ts).
-  return new EventsStore(getDocumentClient(), requiredEnv('TABLE_NAME'), process.env.IDEMPOTENCY_TABLE_NAME, signal);
+/**
+ * A store whose DynamoDB calls `signal` aborts at `deadline` (epoch ms: the invocation's early
+ * timeout); building one is cheap.
+ */
+export function eventsStore(signal?: AbortSignal, deadline?: number): EventsStore {
+  // Only the write functions may use the idempotency table (lib/function-permissions.ts).
+  return new EventsStore(getDocumentClient(), requiredEnv('TABLE_NAME'), process.env.IDEMPOTENCY_TABLE_NAME, signal, deadline);
+}
+
+/** The list's reader (a module of its own: the write bundles leave it out). */
+export function eventsReader(signal?: AbortSignal): EventsReader {
+  return new EventsReader(getDocumentClient(), requiredEnv('TABLE_NAME'), signal);
 }
 
 export function basicAuthenticator(): BasicAuthenticator {

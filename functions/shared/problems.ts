@@ -102,7 +102,15 @@ export function toProblem(error: unknown): { problem: Problem; headers: Record<s
       case 'EventVersionMismatchError':
         return expected(problemBody('precondition-failed', error.message));
       case 'ConcurrentModificationError':
-        return expected(problemBody('conflict', `${error.message}; retry the request`));
+        // The write did not commit and will not: a retry after Retry-After is safe.
+        return {
+          problem: problemBody('conflict', error.message),
+          headers: { 'Retry-After': String((error as Error & { retryAfterSeconds?: number }).retryAfterSeconds ?? RETRY_AFTER_SECONDS) },
+          expected: true,
+        };
+      case 'WriteOutcomeUnknownError':
+        // Not a 503: the write may have applied. Read the event, or retry with the same Idempotency-Key.
+        return expected(problemBody('gateway-timeout', `${error.message}: read the event, or retry with the same Idempotency-Key`));
       case 'IdempotencyKeyReusedError':
         return expected(problemBody('idempotency-key-reused', error.message));
     }

@@ -6,31 +6,37 @@ export interface KeyAttribute {
   type: 'S';
 }
 
+/** What a global secondary index copies from the table: the keys only, or the keys and some attributes. */
+export type IndexProjection = { type: 'KEYS_ONLY' } | { type: 'INCLUDE'; attributes: readonly string[] };
+
 export interface TableDefinition {
   partitionKey: KeyAttribute;
   sortKey?: KeyAttribute;
-  globalSecondaryIndexes: { indexName: string; partitionKey: KeyAttribute; sortKey: KeyAttribute; projection: 'KEYS_ONLY' }[];
+  globalSecondaryIndexes: readonly { indexName: string; partitionKey: KeyAttribute; sortKey: KeyAttribute; projection: IndexProjection }[];
   timeToLiveAttribute?: string;
 }
 
-/** Events, their per-date index items and users: one table, item types told apart by key prefix. */
+/** Events, their per-month index items and users: one table, item types told apart by key prefix. */
 export const eventsTable = {
   partitionKey: { name: 'pk', type: 'S' },
   sortKey: { name: 'sk', type: 'S' },
   globalSecondaryIndexes: [
     {
-      indexName: 'byDate',
+      // Named for its projection: a GSI's projection cannot be changed in place, so the index that
+      // replaced the KEYS_ONLY `byDate` has a new name (README "Data model": migration).
+      indexName: 'byMonth',
       partitionKey: { name: 'gsi1pk', type: 'S' },
       sortKey: { name: 'gsi1sk', type: 'S' },
-      // The base-table keys (EVENT#<id>, DATE#<date>) carry all that listing needs from the index.
-      projection: 'KEYS_ONLY',
+      // The keys carry the first date, name, id and stamp; `dates` (that month's dates) lets a list
+      // place an event whose first date in the month is before the range's start.
+      projection: { type: 'INCLUDE', attributes: ['dates'] },
     },
   ],
 } as const satisfies TableDefinition;
 
 /**
- * Idempotency records of POST /special-events (Idempotency-Key), each written in the same
- * transaction as the event it created; TTL removes them after LIMITS.idempotencyWindowHours.
+ * Idempotency records of POST, PATCH and DELETE (Idempotency-Key), each written in the same
+ * transaction as the write it answers; TTL removes them after LIMITS.idempotencyWindowHours.
  */
 export const idempotencyTable = {
   partitionKey: { name: 'id', type: 'S' },
@@ -38,16 +44,16 @@ export const idempotencyTable = {
   timeToLiveAttribute: 'expiration',
 } as const satisfies TableDefinition;
 
-export const DATE_INDEX = eventsTable.globalSecondaryIndexes[0].indexName;
+export const MONTH_INDEX = eventsTable.globalSecondaryIndexes[0].indexName;
 
-// Separates the parts of a date-index sort key; names cannot contain control characters
+// Separates the parts of an index sort key; names cannot contain control characters
 // (validated), so U+0000 sorts before any character of a name: "Art" < "Art Deco".
 const KEY_SEPARATOR = '\u0000';
 
 /**
  * Who wrote an index item: the version of the event its write commits (or tried to commit), when,
- * and a random id of that write attempt. Readers see it in the index sort key (the index is
- * KEYS_ONLY) and use it to tell a committed entry from a leftover they may delete.
+ * and a random id of that write attempt. Readers see it in the index sort key and use it to tell
+ * an abandoned item from one a write in flight may still commit.
  */
 export interface IndexStamp {
   version: number;
@@ -55,44 +61,56 @@ export interface IndexStamp {
   writeId: string;
 }
 
-/** One entry of the `byDate` index, read back from its keys. */
-export interface DateIndexEntry {
+/** The tag of the month items one write attempt puts: unique per attempt, named by the base item's `monthTags`. */
+export function stampTag(stamp: Pick<IndexStamp, 'version' | 'writeId'>): string {
+  return `${stamp.version}.${stamp.writeId}`;
+}
+
+/** One entry of the `byMonth` index: an event's dates in one month, read back from the index. */
+export interface MonthIndexEntry {
   pk: string;
   sk: string;
   gsi1sk: string;
   eventId: string;
-  date: string;
+  month: string;
+  /** The event's first date in the month (the sort key's first part). */
+  firstDate: string;
   name: string;
-  /** Undefined for an item written before stamps existed (treated as version 0). */
-  stamp: IndexStamp | undefined;
+  /** That month's dates, sorted. */
+  dates: string[];
+  stamp: IndexStamp;
+  tag: string;
 }
 
 export const keys = {
   event: (eventId: string) => ({ pk: `EVENT#${eventId}`, sk: 'EVENT' }),
   /**
-   * One index item per (date, name): during a rename the old name's item (still committed) and the
-   * new name's item (not yet committed) must coexist, so the name is part of the key.
+   * One index item per event, month and write attempt (`tag`): an item is only ever put once and
+   * deleted, never changed in place, so a late or abandoned put can never alter the item a
+   * committed base item names (`monthTags`).
    */
-  eventDate: (eventId: string, date: string, name: string) => ({ pk: `EVENT#${eventId}`, sk: `DATE#${date}#${name}` }),
-  /** Index keys of one event date: partitioned by month, sorted by date, then name, then id (then the stamp). */
-  dateIndex: (date: string, name: string, eventId: string, stamp: IndexStamp) => ({
-    gsi1pk: `MONTH#${date.slice(0, 7)}`,
-    gsi1sk: [date, name, eventId, stamp.version, stamp.writtenAt, stamp.writeId].join(KEY_SEPARATOR),
+  monthItem: (eventId: string, month: string, tag: string) => ({ pk: `EVENT#${eventId}`, sk: `MONTH#${month}#${tag}` }),
+  /** Index keys of an event's dates in one month: partitioned by month, sorted by first date, then name, then id (then the stamp). */
+  monthIndex: (firstDate: string, name: string, eventId: string, stamp: IndexStamp) => ({
+    gsi1pk: `MONTH#${firstDate.slice(0, 7)}`,
+    gsi1sk: [firstDate, name, eventId, stamp.version, stamp.writtenAt, stamp.writeId].join(KEY_SEPARATOR),
   }),
-  dateIndexPartition: (month: string) => `MONTH#${month}`,
-  /** Sort-key bounds that cover every entry dated from `startDate` to `endDate` inclusive. */
-  dateIndexRange: (startDate: string, endDate: string) => ({ from: startDate, to: `${endDate}\u0001` }),
-  /** Reads an index entry back from its keys (as a KEYS_ONLY index returns them). */
-  dateIndexEntry: (item: Record<string, unknown>): DateIndexEntry => {
-    const [date = '', name = '', eventId = '', version, writtenAt, writeId] = String(item.gsi1sk).split(KEY_SEPARATOR);
+  monthIndexPartition: (month: string) => `MONTH#${month}`,
+  /** Reads an index entry back from its keys and `dates`. */
+  monthIndexEntry: (item: Record<string, unknown>): MonthIndexEntry => {
+    const [firstDate = '', name = '', eventId = '', version, writtenAt, writeId = ''] = String(item.gsi1sk).split(KEY_SEPARATOR);
+    const stamp = { version: Number(version), writtenAt: Number(writtenAt), writeId };
     return {
       pk: String(item.pk),
       sk: String(item.sk),
       gsi1sk: String(item.gsi1sk),
       eventId,
-      date,
+      month: firstDate.slice(0, 7),
+      firstDate,
       name,
-      stamp: writeId === undefined ? undefined : { version: Number(version), writtenAt: Number(writtenAt), writeId },
+      dates: [...((item.dates as string[] | undefined) ?? [])],
+      stamp,
+      tag: stampTag(stamp),
     };
   },
   // Few users, read through the authorizer's caches: one partition lets the CLI list them with a Query.
@@ -100,5 +118,4 @@ export const keys = {
   usersPartition: 'USERS',
   usernameFromSk: (sk: string) => sk.slice('USER#'.length),
   eventIdFromPk: (pk: string) => pk.slice('EVENT#'.length),
-  dateFromSk: (sk: string) => sk.slice('DATE#'.length, 'DATE#yyyy-mm-dd'.length),
 };

@@ -260,7 +260,16 @@ export async function startDynamoDbLocal(options: { dataDirectory?: string; sign
 /** Creates the table if it is missing (on-demand, like the deployed one). */
 export async function ensureTable(client: DynamoDBClient, tableName: string, definition: TableDefinition): Promise<void> {
   const { TableNames = [] } = await client.send(new ListTablesCommand({}));
-  if (TableNames.includes(tableName)) return;
+  if (TableNames.includes(tableName)) {
+    // A data directory from before an index change (e.g. `byDate`, replaced by `byMonth`) cannot serve this code.
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const present = new Set((Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
+    const missing = definition.globalSecondaryIndexes.filter((index) => !present.has(index.indexName)).map((index) => index.indexName);
+    if (missing.length > 0) {
+      throw new Error(`Table ${tableName} lacks the index ${missing.join(', ')}: export its events, delete the data directory and import them (README, Data model)`);
+    }
+    return;
+  }
   const keyAttributes = [
     definition.partitionKey,
     ...(definition.sortKey ? [definition.sortKey] : []),
@@ -284,7 +293,10 @@ export async function ensureTable(client: DynamoDBClient, tableName: string, def
                 { AttributeName: index.partitionKey.name, KeyType: 'HASH' },
                 { AttributeName: index.sortKey.name, KeyType: 'RANGE' },
               ],
-              Projection: { ProjectionType: index.projection },
+              Projection:
+                index.projection.type === 'INCLUDE'
+                  ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.projection.attributes] }
+                  : { ProjectionType: 'KEYS_ONLY' },
             }))
           : undefined,
     }),

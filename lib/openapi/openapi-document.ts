@@ -199,9 +199,21 @@ const parameterRef = (name: string) => ({ $ref: `#/components/parameters/${name}
 const schemaRef = (name: string) => ({ $ref: `${SCHEMA_REF_PREFIX}${name}` });
 const json = (schema: unknown, examples: Record<string, { summary: string; value: unknown }>) => ({ 'application/json': { schema, examples } });
 
+/** What a client can know of a PATCH or DELETE it sent (README "Write outcomes"). */
+const WRITE_OUTCOMES =
+  `Send an \`Idempotency-Key\` to make retries safe: a repeat with the same key and request within ${LIMITS.idempotencyWindowHours} hours ` +
+  'gets the first answer again instead of writing again. A 409 or 503 means nothing was written and nothing will be; a 504 means the ' +
+  'outcome is unknown: read the event, or retry with the same key.';
+
 const conditionalWriteErrors = (verb: string) => ({
   404: problemResponse(404, 'No event has this id', { notFound: problems.notFound }),
-  409: problemResponse(409, `Other requests kept changing the event while it was being ${verb}; retry`, { concurrentWrites: problems.concurrentWrites }),
+  409: problemResponse(
+    409,
+    `Other requests changed the event while it was being ${verb}, or a large write holds it: nothing was written; retry after \`Retry-After\` seconds`,
+    { concurrentWrites: problems.concurrentWrites },
+    { 'Retry-After': HEADER_REFS.RetryAfter },
+  ),
+  422: problemResponse(422, 'The `Idempotency-Key` was already used with a different request', { idempotencyKeyReused: problems.idempotencyKeyReused }),
   412: problemResponse(
     412,
     '`If-Match` matches no current version of the event: it names other versions, only weak entity-tags (which never match), or nothing at all (an empty field); read the event again',
@@ -291,8 +303,8 @@ function operationDetails(): Record<string, OperationDetails> {
     updateSpecialEvent: {
       description:
         'Changes the fields sent and keeps the others; returns the whole event. With `If-Match` the update applies only ' +
-        'to a version it names (otherwise 412); without it the last writer wins.',
-      parameters: [parameterRef('EventId'), parameterRef('IfMatch')],
+        'to a version it names (otherwise 412); without it the last writer wins. ' + WRITE_OUTCOMES,
+      parameters: [parameterRef('EventId'), parameterRef('IfMatch'), parameterRef('IdempotencyKey')],
       requestBody: {
         required: true,
         content: {
@@ -324,8 +336,9 @@ function operationDetails(): Record<string, OperationDetails> {
     },
     deleteSpecialEvent: {
       description:
-        'Removes the event from the collection, which cancels a planned event. With `If-Match` only a version it names is deleted (otherwise 412).',
-      parameters: [parameterRef('EventId'), parameterRef('IfMatch')],
+        'Removes the event from the collection, which cancels a planned event. With `If-Match` only a version it names is deleted (otherwise 412). ' +
+        WRITE_OUTCOMES,
+      parameters: [parameterRef('EventId'), parameterRef('IfMatch'), parameterRef('IdempotencyKey')],
       success: { description: 'Success - no content' },
       errors: {
         400: problemResponse(400, '`eventId` is not a UUID, a query parameter is given, or `If-Match` is not `*` or a list of entity-tags', {
@@ -431,7 +444,7 @@ function parameters(): Record<string, unknown> {
       name: 'Idempotency-Key',
       in: 'header',
       required: false,
-      description: `A unique key per intended creation (a UUID, say). Keys are kept per user for ${LIMITS.idempotencyWindowHours} hours.`,
+      description: `A unique key per intended write (a UUID, say): a creation, an update or a deletion. Keys are kept per user and operation for ${LIMITS.idempotencyWindowHours} hours.`,
       schema: { type: 'string', minLength: 1, maxLength: LIMITS.idempotencyKeyLength },
       example: '5b0e8c4f-1d7a-4a59-9d0c-3c2f8f6b1e21',
     },

@@ -181,7 +181,7 @@ export function sharedResponses(): Record<string, Record<string, unknown>> {
       },
       { 'Retry-After': HEADER_REFS.RetryAfter },
     ),
-    GatewayTimeout: problemResponse(504, 'The operation did not answer within the API Gateway integration timeout', {
+    GatewayTimeout: problemResponse(504, 'The operation did not answer within the API Gateway integration timeout, or a write could not learn whether it applied (retry it with the same `Idempotency-Key`, or read the event)', {
       integrationTimeout: gatewayExample('INTEGRATION_TIMEOUT', 'The function timed out'),
     }),
   };

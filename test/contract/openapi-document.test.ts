@@ -110,8 +110,8 @@ describe('the OpenAPI document', () => {
     }
     const parameterNames = (operationId: string) => (byId[operationId]!.parameters as Json[]).map((p) => resolve(p).name);
     expect(parameterNames('createSpecialEvent')).toEqual(['Idempotency-Key']);
-    expect(parameterNames('updateSpecialEvent')).toEqual(['eventId', 'If-Match']);
-    expect(parameterNames('deleteSpecialEvent')).toEqual(['eventId', 'If-Match']);
+    expect(parameterNames('updateSpecialEvent')).toEqual(['eventId', 'If-Match', 'Idempotency-Key']);
+    expect(parameterNames('deleteSpecialEvent')).toEqual(['eventId', 'If-Match', 'Idempotency-Key']);
     expect(parameterNames('listSpecialEvents')).toEqual(['startDate', 'endDate', 'page', 'limit']);
   });
 

@@ -414,7 +414,7 @@ describe('REST API', () => {
 });
 
 describe('DynamoDB', () => {
-  test('the events table has the key schema and byDate index of the shared definition, on demand', () => {
+  test('the events table has the key schema and byMonth index (dates projected) of the shared definition, on demand', () => {
     const index = eventsTable.globalSecondaryIndexes[0];
     prod.apiTemplate.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
       BillingMode: 'PAY_PER_REQUEST',
@@ -429,7 +429,7 @@ describe('DynamoDB', () => {
             { AttributeName: index.partitionKey.name, KeyType: 'HASH' },
             { AttributeName: index.sortKey.name, KeyType: 'RANGE' },
           ],
-          Projection: { ProjectionType: 'KEYS_ONLY' },
+          Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['dates'] },
         },
       ],
     });

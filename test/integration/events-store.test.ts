@@ -5,6 +5,7 @@ import { addDays } from '../../functions/shared/calendar-dates.ts';
 import { createDocumentClient } from '../../functions/shared/dynamodb-client.ts';
 import {
   EventNotFoundError,
+  EventsReader,
   EventsStore,
   EventVersionMismatchError,
   IdempotencyKeyReusedError,
@@ -19,18 +20,22 @@ const client = localClient(testEnvironment().dynamodbEndpoint);
 const documentClient = createDocumentClient(client);
 const idempotencyTableName = `idempotency-${randomUUID()}`;
 const store = new EventsStore(documentClient, tableName, idempotencyTableName);
+const reader = new EventsReader(documentClient, tableName);
 
 function newEvent(fields: Partial<NewSpecialEvent> = {}): NewSpecialEvent {
   return { name: 'Lecture', location: 'Auditorium', eventDescription: 'A talk.', dates: ['2030-03-10'], price: 10, ...fields };
 }
 
-/** Every item stored under the event's partition key: the base item and its date items. */
+/** Every item stored under the event's partition key: the base item and its month items (sort keys without their write tags). */
 async function itemsOf(eventId: string) {
   const { Items = [] } = await documentClient.send(
     new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `EVENT#${eventId}` } }),
   );
-  return Items.map((item) => String(item.sk)).sort();
+  return Items.map((item) => String(item.sk).replace(/^(MONTH#\d{4}-\d{2})#.*$/, '$1')).sort();
 }
+
+/** The month item sort keys (without tags) of `dates`, and the base item's. */
+const itemsFor = (dates: string[]) => ['EVENT', ...new Set(dates.map((date) => `MONTH#${date.slice(0, 7)}`))].sort();
 
 beforeAll(async () => {
   await ensureTable(client, tableName, eventsTable);
@@ -40,18 +45,33 @@ beforeAll(async () => {
 afterAll(() => client.destroy());
 
 describe('events store', () => {
-  test('a created event is stored with one date item per date and read back whole', async () => {
+  test('a created event is stored with one index item per month and read back whole', async () => {
     const { event, version } = await store.createEvent(newEvent({ dates: ['2030-03-10', '2030-03-12'] }));
     expect(version).toBe(1);
     expect(await store.getEvent(event.eventId)).toEqual({ event, version: 1 });
-    expect(await itemsOf(event.eventId)).toEqual(['DATE#2030-03-10#Lecture', 'DATE#2030-03-12#Lecture', 'EVENT']);
+    expect(await itemsOf(event.eventId)).toEqual(['EVENT', 'MONTH#2030-03']);
   });
 
-  test('an update replaces the date items atomically and bumps the version', async () => {
+  test('an update replaces the month items atomically and bumps the version', async () => {
     const { event } = await store.createEvent(newEvent({ dates: ['2030-04-01', '2030-04-02'] }));
     const updated = await store.updateEvent(event.eventId, { dates: ['2030-04-02', '2030-05-01'], price: 12.5 });
     expect(updated).toEqual({ event: { ...event, dates: ['2030-04-02', '2030-05-01'], price: 12.5 }, version: 2 });
-    expect(await itemsOf(event.eventId)).toEqual(['DATE#2030-04-02#Lecture', 'DATE#2030-05-01#Lecture', 'EVENT']);
+    expect(await itemsOf(event.eventId)).toEqual(['EVENT', 'MONTH#2030-04', 'MONTH#2030-05']);
+  });
+
+  test('DynamoDB Local honours ClientRequestToken: a resent transaction applies once, even when the copies race', async () => {
+    const { event } = await store.createEvent(newEvent());
+    const { TransactWriteCommand } = await import('@aws-sdk/lib-dynamodb');
+    const bump = () =>
+      documentClient.send(
+        new TransactWriteCommand({
+          ClientRequestToken: `token-${event.eventId}`.slice(0, 36),
+          TransactItems: [{ Update: { TableName: tableName, Key: { pk: `EVENT#${event.eventId}`, sk: 'EVENT' }, UpdateExpression: 'SET version = version + :one', ExpressionAttributeValues: { ':one': 1 } } }],
+        }),
+      );
+    await Promise.all([bump(), bump(), bump()]);
+    await bump();
+    expect((await store.getEvent(event.eventId))?.version).toBe(2);
   });
 
   test('an update with a stale expected version fails and changes nothing', async () => {
@@ -68,19 +88,30 @@ describe('events store', () => {
     expect(await itemsOf(eventId)).toEqual([]);
   });
 
-  test('a delete removes the event and all its date items', async () => {
+  test('a delete removes the event and all its month items', async () => {
     const { event } = await store.createEvent(newEvent({ dates: ['2030-06-01', '2030-06-02', '2030-06-03'] }));
     await store.deleteEvent(event.eventId);
     expect(await store.getEvent(event.eventId)).toBeUndefined();
     expect(await itemsOf(event.eventId)).toEqual([]);
   });
 
-  test('an event of 49 dates can be renamed with all its dates replaced in one transaction', async () => {
-    const dates = Array.from({ length: 49 }, (_, i) => addDays('2031-01-01', i));
-    const replacement = Array.from({ length: 49 }, (_, i) => addDays('2032-01-01', i));
-    const { event } = await store.createEvent(newEvent({ dates }));
-    await store.updateEvent(event.eventId, { name: 'Renamed', dates: replacement });
-    expect(await itemsOf(event.eventId)).toEqual(['EVENT', ...replacement.map((d) => `DATE#${d}#Renamed`)].sort());
+  test('an event with dates in 49 months can be renamed with all its dates replaced in one transaction', async () => {
+    const monthly = (year: number) => Array.from({ length: 49 }, (_, i) => new Date(Date.UTC(year, i, 1)).toISOString().slice(0, 10));
+    const { event } = await store.createEvent(newEvent({ dates: monthly(2050) }));
+    const renamed = await store.updateEvent(event.eventId, { name: 'Renamed', dates: monthly(2060) });
+    expect(await itemsOf(event.eventId)).toEqual(itemsFor(monthly(2060)));
+    expect(renamed.version).toBe(2);
+  });
+
+  test('a whole year of dates is 12 month items; a change of one month rewrites only that month', async () => {
+    const year = Array.from({ length: 365 }, (_, i) => addDays('2033-01-01', i));
+    const { event } = await store.createEvent(newEvent({ dates: year }));
+    const before = await documentClient.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `EVENT#${event.eventId}` } }));
+    await store.updateEvent(event.eventId, { dates: year.filter((date) => date !== '2033-06-15') });
+    const after = await documentClient.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `EVENT#${event.eventId}` } }));
+    const keysOf = (items: Record<string, unknown>[] | undefined) => (items ?? []).map((item) => String(item.sk)).filter((sk) => sk !== 'EVENT');
+    expect(keysOf(after.Items).filter((sk) => !keysOf(before.Items).includes(sk)).map((sk) => sk.slice(0, 'MONTH#2033-06'.length))).toEqual(['MONTH#2033-06']);
+    expect(keysOf(after.Items)).toHaveLength(12);
   });
 
   describe('listing by date', () => {
@@ -97,33 +128,45 @@ describe('events store', () => {
     });
 
     test('returns events with a date in the range once each, by first date in range, then name', async () => {
-      const { events } = await store.listEvents({ startDate: `${year}-02-01`, endDate: `${year}-02-05`, page: 1, limit: 10 });
+      const { events } = await reader.listEvents({ startDate: `${year}-02-01`, endDate: `${year}-02-05`, page: 1, limit: 10 });
       expect(events.map((e) => e.name)).toEqual(['Apple', 'Multi', 'Zebra', 'Later']);
     });
 
     test('both ends of the range are inclusive and a range can span months', async () => {
-      const { events } = await store.listEvents({ startDate: `${year}-01-30`, endDate: `${year}-02-01`, page: 1, limit: 10 });
+      const { events } = await reader.listEvents({ startDate: `${year}-01-30`, endDate: `${year}-02-01`, page: 1, limit: 10 });
       expect(events.map((e) => e.name)).toEqual(['Before', 'Multi', 'Apple', 'Zebra']);
     });
 
     test('pages follow each other without gaps or duplicates, and a page past the end is empty', async () => {
       const range = { startDate: `${year}-01-01`, endDate: `${year}-12-31` };
-      const all = (await store.listEvents({ ...range, page: 1, limit: 30 })).events.map((e) => e.eventId);
+      const all = (await reader.listEvents({ ...range, page: 1, limit: 30 })).events.map((e) => e.eventId);
       const pages = [];
-      for (let page = 1; page <= 4; page++) pages.push((await store.listEvents({ ...range, page, limit: 2 })).events.map((e) => e.eventId));
+      for (let page = 1; page <= 4; page++) pages.push((await reader.listEvents({ ...range, page, limit: 2 })).events.map((e) => e.eventId));
       expect(pages.flat()).toEqual(all);
       expect(all).toHaveLength(6);
       expect(pages[3]).toEqual([]);
     });
 
+    test('a range starting mid-month places an event whose first date in the month is before it by its first date in the range', async () => {
+      await store.createEvent(newEvent({ name: 'Early and late', dates: [`${year}-06-01`, `${year}-06-20`] }));
+      await store.createEvent(newEvent({ name: 'Middle', dates: [`${year}-06-15`] }));
+      await store.createEvent(newEvent({ name: 'Only early', dates: [`${year}-06-02`] }));
+      await store.createEvent(newEvent({ name: 'July', dates: [`${year}-07-01`] }));
+      const { events } = await reader.listEvents({ startDate: `${year}-06-10`, endDate: `${year}-07-05`, page: 1, limit: 10 });
+      expect(events.map((e) => e.name)).toEqual(['Middle', 'Early and late', 'July']);
+      const paged = [];
+      for (let page = 1; page <= 3; page++) paged.push(...(await reader.listEvents({ startDate: `${year}-06-10`, endDate: `${year}-07-05`, page, limit: 1 })).events.map((e) => e.name));
+      expect(paged).toEqual(['Middle', 'Early and late', 'July']);
+    });
+
     test('an event moved out of the range no longer appears, and reports its read capacity', async () => {
       const moved = (await store.createEvent(newEvent({ name: 'Moving', dates: [`${year}-03-03`] }))).event.eventId;
       const range = { startDate: `${year}-03-01`, endDate: `${year}-03-05`, page: 1, limit: 10 };
-      const before = await store.listEvents(range);
+      const before = await reader.listEvents(range);
       expect(before.events.map((e) => e.eventId)).toEqual([moved]);
       expect(before.consumedReadCapacity).toBeGreaterThan(0);
       await store.updateEvent(moved, { dates: [`${year}-04-03`] });
-      expect((await store.listEvents(range)).events).toEqual([]);
+      expect((await reader.listEvents(range)).events).toEqual([]);
     });
 
     test('a stale index entry of a deleted event is never returned', async () => {
@@ -132,12 +175,12 @@ describe('events store', () => {
       const ghost = (await store.createEvent(newEvent({ name: 'Ghost', dates: [`${year}-05-05`] }))).event.eventId;
       const { DeleteCommand } = await import('@aws-sdk/lib-dynamodb');
       await documentClient.send(new DeleteCommand({ TableName: tableName, Key: { pk: `EVENT#${ghost}`, sk: 'EVENT' } }));
-      const { events } = await store.listEvents({ startDate: `${year}-05-01`, endDate: `${year}-05-31`, page: 1, limit: 10 });
+      const { events } = await reader.listEvents({ startDate: `${year}-05-01`, endDate: `${year}-05-31`, page: 1, limit: 10 });
       expect(events).toEqual([]);
     });
   });
 
-  test('concurrent updates and a delete leave either nothing or one consistent event, never orphan date items', async () => {
+  test('concurrent updates and a delete leave either nothing or one consistent event, never orphan index items', async () => {
     const { event } = await store.createEvent(newEvent({ dates: ['2045-01-01'] }));
     const updates = Array.from({ length: 10 }, (_, i) =>
       store.updateEvent(event.eventId, { dates: [`2045-02-${String(i + 1).padStart(2, '0')}`] }),
@@ -148,8 +191,31 @@ describe('events store', () => {
     }
     const remaining = await itemsOf(event.eventId);
     const stored = await store.getEvent(event.eventId);
-    if (stored) expect(remaining).toEqual([...stored.event.dates.map((d) => `DATE#${d}#Lecture`), 'EVENT'].sort());
+    if (stored) expect(remaining).toEqual(itemsFor(stored.event.dates));
     else expect(remaining).toEqual([]);
+  });
+});
+
+describe('idempotent PATCH and DELETE', () => {
+  const scope = (request: unknown) => ({ principal: 'editor', key: randomUUID(), request });
+
+  test('a repeated PATCH gets the first answer and writes nothing more; another request with the key is refused', async () => {
+    const { event } = await store.createEvent(newEvent({ dates: ['2034-01-01'] }));
+    const key = scope({ dates: ['2034-02-01'] });
+    const first = await store.updateEvent(event.eventId, { dates: ['2034-02-01'] }, undefined, key);
+    expect(await store.updateEvent(event.eventId, { dates: ['2034-02-01'] }, undefined, key)).toEqual(first);
+    expect((await store.getEvent(event.eventId))?.version).toBe(2);
+    await expect(store.updateEvent(event.eventId, { dates: ['2034-03-01'] }, undefined, { ...key, request: { dates: ['2034-03-01'] } })).rejects.toBeInstanceOf(
+      IdempotencyKeyReusedError,
+    );
+  });
+
+  test('a repeated DELETE is a success again, not a 404', async () => {
+    const { event } = await store.createEvent(newEvent());
+    const key = scope({ eventId: 'any' });
+    await store.deleteEvent(event.eventId, undefined, key);
+    await expect(store.deleteEvent(event.eventId, undefined, key)).resolves.toBeUndefined();
+    await expect(store.deleteEvent(event.eventId)).rejects.toBeInstanceOf(EventNotFoundError);
   });
 });
 
@@ -181,7 +247,7 @@ describe('idempotent creation', () => {
     const key = scope();
     const first = await store.createEvent(newEvent({ name: 'Expired' }), key);
     const { Items = [] } = await documentClient.send(new ScanCommand({ TableName: idempotencyTableName }));
-    for (const item of Items.filter((candidate) => (candidate.event as { eventId: string }).eventId === first.event.eventId)) {
+    for (const item of Items.filter((candidate) => (candidate.event as { eventId: string } | undefined)?.eventId === first.event.eventId)) {
       await documentClient.send(
         new UpdateCommand({ TableName: idempotencyTableName, Key: { id: item.id }, UpdateExpression: 'SET expiration = :past', ExpressionAttributeValues: { ':past': 1 } }),
       );

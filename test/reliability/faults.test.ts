@@ -10,10 +10,11 @@ import { join } from 'node:path';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { DYNAMODB_CLIENT_SETTINGS } from '../../functions/shared/dynamodb-client.ts';
 import { EARLY_TIMEOUT_MS } from '../../functions/shared/http.ts';
+import { FENCE_TIMEOUT_MS } from '../../functions/shared/store-writes.ts';
 import { FUNCTION_SETTINGS } from '../../functions/shared/routes.ts';
-import { DATE_INDEX, keys } from '../../functions/shared/table-definition.ts';
+import { MONTH_INDEX, keys } from '../../functions/shared/table-definition.ts';
 import { basicAuthorization, type SpecialEventBody } from '../support/api-client.ts';
-import { listedIn, monthWindows } from '../support/list-windows.ts';
+import { listedIn } from '../support/list-windows.ts';
 import { assertMatchesContract } from '../support/contract.ts';
 import { startFaultProxy, type FaultKind, type FaultProxy, type FaultRule } from '../support/fault-proxy.ts';
 import { startLocalApiProcess, type LocalApiProcess } from '../support/local-api-process.ts';
@@ -60,6 +61,11 @@ async function call<T = unknown>(method: string, path: string, options: { json?:
   return answer;
 }
 
+/** A write whose outcome the service could not learn: 504 gateway-timeout, never a 503 (which says nothing was written). */
+function expectOutcomeUnknown(response: Answer): void {
+  expect({ status: response.status, kind: documentedProblemKind(response) }).toEqual({ status: 504, kind: 'gateway-timeout' });
+}
+
 function inject(...rules: FaultRule[]) {
   for (const rule of rules) proxy.inject(rule);
 }
@@ -79,12 +85,12 @@ async function indexEntriesOn(date: string): Promise<unknown[]> {
   const { Items = [] } = await tableClient().send(
     new QueryCommand({
       TableName: testEnvironment().tableName,
-      IndexName: DATE_INDEX,
-      KeyConditionExpression: 'gsi1pk = :month AND begins_with(gsi1sk, :date)',
-      ExpressionAttributeValues: { ':month': keys.dateIndexPartition(date.slice(0, 7)), ':date': date },
+      IndexName: MONTH_INDEX,
+      KeyConditionExpression: 'gsi1pk = :month',
+      ExpressionAttributeValues: { ':month': keys.monthIndexPartition(date.slice(0, 7)) },
     }),
   );
-  return Items;
+  return Items.filter((item) => keys.monthIndexEntry(item).dates.includes(date));
 }
 
 /** The event as stored, read straight from the table: unchanged means same fields, version and index items. */
@@ -148,12 +154,14 @@ describe('a persistent DynamoDB fault', () => {
   });
 
   test.each<FaultKind>(['throttling', 'internal-server-error', 'connection-reset'])(
-    '%s on the UpdateItem of a price change: PATCH is a 503 and the event is unchanged',
+    '%s on the UpdateItem of a price change: PATCH is a 504 (outcome unknown) and the event is unchanged',
     async (fault) => {
       const event = await createEvent();
       inject({ fault, operation: 'UpdateItem' });
       const patched = await call('PATCH', `/special-events/${event.eventId}`, { json: { price: 99 } });
-      expectServiceUnavailable(patched);
+      // The SDK retried the UpdateItem: an earlier attempt could still land, and the fence that
+      // would rule it out is an UpdateItem too, failing the same way. So not a 503: unknown.
+      expectOutcomeUnknown(patched);
       proxy.clear();
       await expectUnchanged(event, 1);
       survived.push({ scenario: `PATCH of the price, ${fault} on UpdateItem`, status: patched.status, ms: patched.ms });
@@ -199,25 +207,30 @@ describe('a hung DynamoDB call', () => {
   test.each<[string, Record<string, unknown>]>([
     ['TransactWriteItems', { price: 99, dates: [dayOfYear(YEAR, 301)] }],
     ['UpdateItem', { price: 99 }],
-  ])('on %s ends after the SDK timeouts and retries as a 503, well before the Lambda timeout, and writes nothing', async (operation, changes) => {
+  ])('on %s ends after the SDK timeouts and retries as a 503 or 504, well before the Lambda timeout, and writes nothing', async (operation, changes) => {
     const event = await createEvent();
     inject({ fault: 'hang', operation });
     const patched = await call('PATCH', `/special-events/${event.eventId}`, { json: changes });
-    expectServiceUnavailable(patched);
-    expect(patched.ms).toBeLessThan(SDK_GIVE_UP_MS);
+    // A hung transaction is fenced (an UpdateItem) and answered 503; a hung UpdateItem's fence hangs too: 504.
+    if (operation === 'UpdateItem') expectOutcomeUnknown(patched);
+    else expectServiceUnavailable(patched);
+    // The SDK's attempts, then (for the UpdateItem) its fence, which hangs as well.
+    expect(patched.ms).toBeLessThan(SDK_GIVE_UP_MS + (operation === 'UpdateItem' ? FENCE_TIMEOUT_MS : 0));
     proxy.clear();
     await expectUnchanged(event, 1);
     survived.push({ scenario: `PATCH, ${operation} hangs`, status: patched.status, ms: patched.ms });
   });
 
-  test('calls that each stay within the SDK timeouts but add up past the Lambda timeout end as a 503 before it, and the write never lands', async () => {
+  test('calls that each stay within the SDK timeouts but would add up past the Lambda timeout end as a 503 before it, and the write never lands', async () => {
     const event = await createEvent();
     // Two hung reads (retried: ~4 s), then a write that hangs on every attempt (~6 s more).
     inject({ fault: 'hang', operation: 'GetItem', times: 2 }, { fault: 'hang', operation: 'TransactWriteItems' });
     // A change of dates: read first, then the transaction.
     const patched = await call('PATCH', `/special-events/${event.eventId}`, { json: { price: 99, dates: [dayOfYear(YEAR, 302)] } });
+    // The commit gets the time left before the early timeout less the fence's; then the fence
+    // (an UpdateItem, which works) proves it did not apply: a 503, before the early timeout.
     expectServiceUnavailable(patched);
-    expect(patched.ms).toBeGreaterThan(LAMBDA_TIMEOUT_MS - EARLY_TIMEOUT_MS - 500);
+    expect(patched.ms).toBeLessThan(LAMBDA_TIMEOUT_MS - EARLY_TIMEOUT_MS + 500);
     proxy.clear();
     // The aborted call is not retried later: the event stays as it was.
     await new Promise((resolve) => setTimeout(resolve, 3_000));
@@ -295,43 +308,45 @@ describe('a short DynamoDB fault', () => {
   });
 });
 
-describe('a write of 365 dates (more than one transaction holds) through the faulty API', () => {
-  const LARGE_YEAR = RESERVED_YEARS.largeFaultsApi;
-  const wholeYear = (first: number) => Array.from({ length: 365 }, (_, i) => dayOfYear(first, i));
-  const months = monthWindows(LARGE_YEAR);
+describe('a write of dates in more months than one transaction holds through the faulty API', () => {
+  const FIRST_YEAR = RESERVED_YEARS.manyMonths + 20;
+  /** One date in each of `count` months from January of FIRST_YEAR. */
+  const monthly = (count: number) => Array.from({ length: count }, (_, i) => new Date(Date.UTC(FIRST_YEAR, i, 1)).toISOString().slice(0, 10));
+  const months = Array.from({ length: 10 }, (_, i) => ({ startDate: `${FIRST_YEAR + i}-01-01`, endDate: `${FIRST_YEAR + i}-12-31` }));
 
   test('a PATCH whose index writes keep failing is a 503; readers see the old event; lists delete what it left once another write commits', async () => {
-    const created = await call<SpecialEventBody>('POST', '/special-events', { json: { ...newEventBody('Large fault'), dates: wholeYear(LARGE_YEAR) } });
+    const created = await call<SpecialEventBody>('POST', '/special-events', { json: { ...newEventBody('Large fault'), dates: monthly(60) } });
     expect(created.status).toBe(201);
     const event = created.body;
-    // 200 new index items (a new name) go in 2 transactions: the second fails.
-    inject({ fault: 'internal-server-error', operation: 'TransactWriteItems', after: 1 });
-    const patched = await call('PATCH', `/special-events/${event.eventId}`, { json: { name: 'Large fault, renamed', dates: wholeYear(LARGE_YEAR).slice(0, 200) } });
+    // 60 new month items (a new name) go in one transaction before the commit: it fails.
+    inject({ fault: 'internal-server-error', operation: 'TransactWriteItems' });
+    const patched = await call('PATCH', `/special-events/${event.eventId}`, { json: { name: 'Large fault, renamed', dates: monthly(60) } });
     expectServiceUnavailable(patched);
     proxy.clear();
-    survived.push({ scenario: 'PATCH of 365 dates, internal-server-error on its index writes', status: patched.status, ms: patched.ms });
+    survived.push({ scenario: 'PATCH of 60 months, internal-server-error on its index writes', status: patched.status, ms: patched.ms });
     const read = await call<SpecialEventBody>('GET', `/special-events/${event.eventId}`);
     expect(read.body).toEqual(event);
     expect(read.headers.get('etag')).toBe('"1"');
     // The new name's items it wrote are there, but no reader counts them.
     expect((await storageProblems(event.eventId, event)).filter((problem) => !problem.startsWith('orphan'))).toEqual([]);
-    for (const month of months) expect((await listedIn(call, month)).filter((listed) => listed.eventId === event.eventId)).toEqual([event]);
+    for (const month of months.slice(0, 5)) expect((await listedIn(call, month)).filter((listed) => listed.eventId === event.eventId)).toEqual([event]);
     // A price change commits version 2: the failed write's items (stamped 2) are now older than
     // the event, and the lists that meet them delete them.
     const repriced = await call<SpecialEventBody>('PATCH', `/special-events/${event.eventId}`, { json: { price: 11 } });
     expect(repriced.status).toBe(200);
-    for (const month of months) expect((await listedIn(call, month)).filter((listed) => listed.eventId === event.eventId)).toEqual([repriced.body]);
+    for (const month of months.slice(0, 5)) expect((await listedIn(call, month)).filter((listed) => listed.eventId === event.eventId)).toEqual([repriced.body]);
     expect(await storageProblems(event.eventId, repriced.body)).toEqual([]);
   });
 
   test('a DELETE whose clean-up fails after its commit is a 204; nothing of the event is listed', async () => {
-    const created = await call<SpecialEventBody>('POST', '/special-events', { json: { ...newEventBody('Large delete'), dates: wholeYear(LARGE_YEAR) } });
+    // 110 month items: more than one transaction deletes with the event.
+    const created = await call<SpecialEventBody>('POST', '/special-events', { json: { ...newEventBody('Large delete'), dates: monthly(110) } });
     expect(created.status).toBe(201);
-    inject({ fault: 'internal-server-error', operation: 'DeleteItem', after: 50 });
+    inject({ fault: 'internal-server-error', operation: 'DeleteItem', after: 20 });
     const deleted = await call('DELETE', `/special-events/${created.body.eventId}`);
     expect(deleted.status).toBe(204);
     proxy.clear();
-    survived.push({ scenario: 'DELETE of 365 dates, internal-server-error on its clean-up', status: deleted.status, ms: deleted.ms });
+    survived.push({ scenario: 'DELETE of 110 months, internal-server-error on its clean-up', status: deleted.status, ms: deleted.ms });
     expect((await call('GET', `/special-events/${created.body.eventId}`)).status).toBe(404);
     for (const month of months) expect((await listedIn(call, month)).filter((listed) => listed.eventId === created.body.eventId)).toEqual([]);
   });
@@ -363,6 +378,82 @@ describe('idempotent creation under faults', () => {
     expect((await first).body).toEqual(meanwhile.body);
     expect(await baseItemsNamed(body.name)).toHaveLength(1);
     survived.push({ scenario: 'POST with Idempotency-Key overtaken by its retry (first write delayed 1.5 s)', status: 201, ms: (await first).ms });
+  });
+});
+
+describe('a client that retries every 503 and 504 with its Idempotency-Key', () => {
+  test('ends with exactly the state it intended: each PATCH applied once, then the DELETE', async () => {
+    const event = await createEvent();
+    // Each intended write meets one fault (then DynamoDB is fine again): a lost response after the
+    // commit, a server error, a reset, throttling, a hang, a lost response on the fence's UpdateItem.
+    const faults: FaultRule[] = [
+      { fault: 'lost-response', operation: 'TransactWriteItems', times: 1 },
+      { fault: 'internal-server-error', operation: 'TransactWriteItems', times: 3 },
+      { fault: 'connection-reset', operation: 'TransactWriteItems', times: 1 },
+      { fault: 'throttling', operation: 'TransactWriteItems', times: 3 },
+      { fault: 'hang', operation: 'TransactWriteItems', times: 1 },
+      { fault: 'lost-response', operation: 'TransactWriteItems', times: 3 },
+    ];
+    const intended = [
+      { dates: [dayOfYear(YEAR, 340)], name: 'Retried 1' },
+      { price: 21 },
+      { dates: [dayOfYear(YEAR, 341), dayOfYear(YEAR, 342)] },
+      { name: 'Retried 2', price: 22 },
+      { eventDescription: 'Retried to the end' },
+      { dates: [dayOfYear(YEAR, 343)] },
+    ];
+    let expected: SpecialEventBody = event;
+    const statuses: number[][] = [];
+    for (const [i, changes] of intended.entries()) {
+      const key = randomUUID();
+      inject(faults[i] as FaultRule);
+      const seen: number[] = [];
+      let answer: Answer<SpecialEventBody> | undefined;
+      for (let attempt = 0; attempt < 6; attempt++) {
+        answer = await call<SpecialEventBody>('PATCH', `/special-events/${event.eventId}`, { json: changes, headers: { 'Idempotency-Key': key } });
+        seen.push(answer.status);
+        if (answer.status !== 503 && answer.status !== 504) break;
+        if (answer.status === 503) documentedProblemKind(answer);
+        if (attempt === 2) proxy.clear(); // the outage ends
+      }
+      proxy.clear();
+      statuses.push(seen);
+      expected = { ...expected, ...changes } as SpecialEventBody;
+      expected.dates = [...expected.dates].sort();
+      expect({ i, status: answer?.status, body: answer?.body, etag: answer?.headers.get('etag') }).toEqual({ i, status: 200, body: expected, etag: `"${i + 2}"` });
+    }
+    // Exactly once each: the version counts the intended writes, no more.
+    const read = await call<SpecialEventBody>('GET', `/special-events/${event.eventId}`);
+    expect(read.body).toEqual(expected);
+    expect(read.headers.get('etag')).toBe(`"${intended.length + 1}"`);
+    expect(await storageProblems(event.eventId, expected)).toEqual([]);
+    // The DELETE, with a lost response: retried with its key, 204 again, never 404.
+    const key = randomUUID();
+    inject({ fault: 'lost-response', operation: 'TransactWriteItems', times: 3 });
+    const deletions: number[] = [];
+    for (let attempt = 0; attempt < 6; attempt++) {
+      const deleted = await call('DELETE', `/special-events/${event.eventId}`, { headers: { 'Idempotency-Key': key } });
+      deletions.push(deleted.status);
+      if (deleted.status !== 503 && deleted.status !== 504) break;
+    }
+    proxy.clear();
+    expect(deletions.at(-1)).toBe(204);
+    expect((await call('GET', `/special-events/${event.eventId}`)).status).toBe(404);
+    expect(await storageProblems(event.eventId, undefined)).toEqual([]);
+    recordFigures('retrying client', { patches: statuses, delete: deletions });
+  }, 120_000);
+
+  test('the same key with another request is a 422; a replay after the event changed still gets the first answer', async () => {
+    const event = await createEvent();
+    const key = randomUUID();
+    const first = await call<SpecialEventBody>('PATCH', `/special-events/${event.eventId}`, { json: { price: 30 }, headers: { 'Idempotency-Key': key } });
+    expect(first.status).toBe(200);
+    expect((await call('PATCH', `/special-events/${event.eventId}`, { json: { price: 31 } })).status).toBe(200);
+    const replay = await call<SpecialEventBody>('PATCH', `/special-events/${event.eventId}`, { json: { price: 30 }, headers: { 'Idempotency-Key': key } });
+    expect({ status: replay.status, body: replay.body, etag: replay.headers.get('etag') }).toEqual({ status: 200, body: first.body, etag: '"2"' });
+    const reused = await call('PATCH', `/special-events/${event.eventId}`, { json: { price: 32 }, headers: { 'Idempotency-Key': key } });
+    expect({ status: reused.status, kind: documentedProblemKind(reused) }).toEqual({ status: 422, kind: 'idempotency-key-reused' });
+    expect((await call('GET', `/special-events/${event.eventId}`)).headers.get('etag')).toBe('"3"');
   });
 });
 

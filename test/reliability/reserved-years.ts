@@ -17,6 +17,12 @@ export const RESERVED_YEARS = {
   largeFaultsApi: 9987,
   /** One year per run of the large-event property, 9993-9998. */
   largeProperty: { first: 9993, count: 6 },
+  /**
+   * Events with dates in more months than one transaction can write (one date a month for 5-15
+   * years): 1910-1929 (large-events.test.ts) and 1930-1939 (faults.test.ts), before anything
+   * else writes (the fuzz and edge tests use 1900-1901).
+   */
+  manyMonths: 1910,
   /** Every date a fuzzed request could get stored with. */
   fuzz: 9990,
 } as const;

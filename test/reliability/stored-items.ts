@@ -1,8 +1,9 @@
 // Looks at the events table directly (not through the API) to check what a write really left
-// behind: one base item plus exactly one index item per date, with the index keys of the
-// current name, or nothing at all.
+// behind: one base item plus exactly one index item per month of its dates (the one the base item
+// names, with that month's dates and the current name), or nothing at all.
 import { QueryCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../functions/shared/dynamodb-client.ts';
+import { datesByMonth } from '../../functions/shared/event-items.ts';
 import { keys } from '../../functions/shared/table-definition.ts';
 import { localClient } from '../../lib/local/dynamodb-local.ts';
 import type { SpecialEventBody } from '../support/api-client.ts';
@@ -57,12 +58,24 @@ export async function storageProblems(eventId: string, expected: SpecialEventBod
     if (base[field] !== expected[field]) problems.push(`base ${field} is ${JSON.stringify(base[field])}, expected ${JSON.stringify(expected[field])}`);
   }
   if (JSON.stringify(base.dates) !== JSON.stringify(expected.dates)) problems.push(`base dates are ${JSON.stringify(base.dates)}`);
-  const wanted = new Set(expected.dates.map((date) => keys.eventDate(eventId, date, expected.name).sk));
+  // One month item per month of the dates, the one the base item names, with that month's dates.
+  const months = datesByMonth(expected.dates);
+  const tags = (base.monthTags ?? {}) as Record<string, string>;
+  if (JSON.stringify(Object.keys(tags).sort()) !== JSON.stringify([...months.keys()].sort())) problems.push(`base monthTags are ${JSON.stringify(tags)}`);
+  const wanted = new Map([...months].map(([month, dates]) => [keys.monthItem(eventId, month, tags[month] ?? '?').sk, dates]));
   for (const item of dateItems) {
-    const entry = keys.dateIndexEntry(item);
-    if (!wanted.has(String(item.sk))) problems.push(`orphan index item ${String(item.sk)}`);
-    else if (item.gsi1pk !== `MONTH#${entry.date.slice(0, 7)}` || entry.name !== expected.name || entry.eventId !== eventId || `DATE#${entry.date}#${entry.name}` !== item.sk) {
-      problems.push(`index item ${String(item.sk)} has stale index keys`);
+    const entry = keys.monthIndexEntry(item);
+    const dates = wanted.get(String(item.sk));
+    if (!dates) problems.push(`orphan index item ${String(item.sk)}`);
+    else if (
+      item.gsi1pk !== `MONTH#${entry.month}` ||
+      entry.name !== expected.name ||
+      entry.eventId !== eventId ||
+      entry.firstDate !== dates[0] ||
+      JSON.stringify(entry.dates) !== JSON.stringify(dates) ||
+      `MONTH#${entry.month}#${entry.tag}` !== item.sk
+    ) {
+      problems.push(`index item ${String(item.sk)} has stale index keys or dates`);
     }
   }
   for (const sk of wanted.keys()) {

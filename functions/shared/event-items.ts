@@ -1,0 +1,101 @@
+// How an event is stored: its base item (the only record of what is committed) and one index
+// item per month it has dates in. README "Data model".
+import type { SpecialEvent } from './event-schema.ts';
+import { keys, stampTag, type IndexStamp } from './table-definition.ts';
+
+export type Item = Record<string, unknown>;
+
+export interface StoredEvent {
+  event: SpecialEvent;
+  /** Incremented by every write; the HTTP layer exposes it as the ETag. */
+  version: number;
+}
+
+/** A base item as a write needs it: the event, and which month items it names. */
+export interface BaseItem extends StoredEvent {
+  /** month (yyyy-mm) → tag of the index item holding the event's dates in that month. */
+  monthTags: Record<string, string>;
+  /** Epoch ms until which a large write holds the event (see EventsStore), if one does. */
+  leaseUntil?: number;
+  leaseId?: string;
+  lastWriteId?: string;
+}
+
+/** The attributes a list reads of a base item. */
+export const BASE_ATTRIBUTES = ['eventId', 'name', 'location', 'eventDescription', 'dates', 'price', 'version', 'monthTags'];
+
+export function toStoredEvent(item: Item): StoredEvent {
+  return {
+    event: {
+      eventId: String(item.eventId),
+      name: String(item.name),
+      location: String(item.location),
+      eventDescription: String(item.eventDescription),
+      dates: [...(item.dates as string[])],
+      price: Number(item.price),
+    },
+    version: Number(item.version),
+  };
+}
+
+/** A base item, or undefined for none (or for the marker a create's fence leaves: it has no version). */
+export function toBaseItem(item: Item | undefined): BaseItem | undefined {
+  if (!item || item.version === undefined) return undefined;
+  return {
+    ...toStoredEvent(item),
+    monthTags: { ...((item.monthTags as Record<string, string> | undefined) ?? {}) },
+    ...(item.leaseUntil === undefined ? {} : { leaseUntil: Number(item.leaseUntil), leaseId: String(item.leaseId) }),
+    ...(item.lastWriteId === undefined ? {} : { lastWriteId: String(item.lastWriteId) }),
+  };
+}
+
+/** The dates of `dates` grouped by month, each month's sorted. */
+export function datesByMonth(dates: readonly string[]): Map<string, string[]> {
+  const months = new Map<string, string[]>();
+  for (const date of [...dates].sort()) {
+    const month = date.slice(0, 7);
+    months.set(month, [...(months.get(month) ?? []), date]);
+  }
+  return months;
+}
+
+/** The index changes of a write: the month items to put and delete, and the new base item's `monthTags`. */
+export interface MonthPlan {
+  monthTags: Record<string, string>;
+  puts: Item[];
+  deletes: { pk: string; sk: string }[];
+}
+
+/**
+ * The month items that take `current` (undefined for a create; its `monthTags` name its items) to
+ * `next` (undefined for a delete). A month whose dates and name are unchanged keeps its item.
+ */
+export function planMonths(
+  eventId: string,
+  current: Pick<BaseItem, 'event' | 'monthTags'> | undefined,
+  next: Pick<SpecialEvent, 'name' | 'dates'> | undefined,
+  stamp: IndexStamp,
+): MonthPlan {
+  const before = current ? datesByMonth(current.event.dates) : new Map<string, string[]>();
+  const after = next ? datesByMonth(next.dates) : new Map<string, string[]>();
+  const monthTags: Record<string, string> = {};
+  const puts: Item[] = [];
+  for (const [month, dates] of after) {
+    const kept = current?.monthTags[month];
+    if (kept !== undefined && current?.event.name === next?.name && sameList(before.get(month), dates)) {
+      monthTags[month] = kept;
+      continue;
+    }
+    const tag = stampTag(stamp);
+    monthTags[month] = tag;
+    puts.push({ ...keys.monthItem(eventId, month, tag), ...keys.monthIndex(dates[0] as string, next?.name ?? '', eventId, stamp), dates, writeVersion: stamp.version });
+  }
+  const deletes = Object.entries(current?.monthTags ?? {})
+    .filter(([month, tag]) => monthTags[month] !== tag)
+    .map(([month, tag]) => keys.monthItem(eventId, month, tag));
+  return { monthTags, puts, deletes };
+}
+
+function sameList(a: readonly string[] | undefined, b: readonly string[]): boolean {
+  return a !== undefined && a.length === b.length && a.every((value, i) => value === b[i]);
+}

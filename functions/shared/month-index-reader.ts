@@ -1,0 +1,252 @@
+// Listing: one page of the events with a date in a range, read from the `byMonth` index and
+// confirmed by the base items. README "Data model".
+import { setTimeout as sleep } from 'node:timers/promises';
+import { BatchGetCommand, DeleteCommand, QueryCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { monthsBetween } from './calendar-dates.ts';
+import type { SpecialEvent } from './event-schema.ts';
+import { BASE_ATTRIBUTES, toBaseItem, type BaseItem, type Item } from './event-items.ts';
+import { StoreBusyError } from './store-errors.ts';
+import { keys, MONTH_INDEX, type MonthIndexEntry } from './table-definition.ts';
+
+export interface ListEventsQuery {
+  startDate: string;
+  endDate: string;
+  page: number;
+  limit: number;
+}
+
+export interface ListEventsResult {
+  events: SpecialEvent[];
+  /** Read capacity units consumed by the index queries and item reads of this page. */
+  consumedReadCapacity: number;
+}
+
+/**
+ * An index item older than this that no commit made valid can no longer become valid (a write
+ * commits at most COMMIT_WINDOW_MS after its first index item): readers may delete it.
+ */
+export const LEFTOVER_GRACE_MS = 5 * 60_000;
+export const COMMIT_WINDOW_MS = 60_000;
+/** Leftovers one list deletes at most, so a list is never delayed by many; the rest go to later lists. */
+const MAX_LEFTOVER_DELETES_PER_LIST = 100;
+
+interface Listing {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+  signal: AbortSignal | undefined;
+}
+
+/**
+ * The list's side of the store, apart from EventsStore so that the write functions' bundles leave
+ * it out (and the list's leaves the writes out): every bundle must stay under 250,000 bytes.
+ */
+export class EventsReader {
+  private readonly listing: Listing;
+  /** `signal` aborts every DynamoDB call and retry wait (the invocation's deadline). */
+  constructor(client: DynamoDBDocumentClient, tableName: string, signal?: AbortSignal) {
+    this.listing = { client, tableName, signal };
+  }
+
+  listEvents(query: ListEventsQuery): Promise<ListEventsResult> {
+    return listEvents(this.listing, query);
+  }
+}
+
+/**
+ * One page of the events with at least one date in [startDate, endDate], ordered by their first
+ * date in the range, then name, then id. An index entry counts only if its event's base item,
+ * read strongly consistently, names it (`monthTags`) under the same name: leftovers of
+ * unfinished writes and the index's propagation delay never show, and the event takes the place
+ * of its first entry that counts. Skipped pages are validated the same way, so pages never
+ * overlap or leave an event out. Leftovers it meets that no write can still commit are deleted.
+ */
+export async function listEvents(listing: Listing, query: ListEventsQuery): Promise<ListEventsResult> {
+  const entries = new MonthIndexReader(listing, query.startDate, query.endDate);
+  const baseItems = new Map<string, BaseItem | undefined>();
+  const listed = new Set<string>();
+  const leftovers: MonthIndexEntry[] = [];
+  const events: SpecialEvent[] = [];
+  let toSkip = (query.page - 1) * query.limit;
+  let itemReadCapacity = 0;
+  const now = Date.now();
+  while (events.length < query.limit) {
+    const entry = await entries.next();
+    if (!entry) break;
+    if (!baseItems.has(entry.eventId)) {
+      // Read this event and the next ones the page may need in one batch.
+      const wanted = Math.min(100, toSkip + query.limit - events.length);
+      const upcoming = await entries.upcomingEventIds(wanted - 1, (id) => id !== entry.eventId && !baseItems.has(id) && !listed.has(id));
+      const { items, consumedReadCapacity } = await batchGetEvents(listing, [entry.eventId, ...upcoming]);
+      itemReadCapacity += consumedReadCapacity;
+      for (const eventId of [entry.eventId, ...upcoming]) baseItems.set(eventId, toBaseItem(items.get(eventId)));
+    }
+    const committed = baseItems.get(entry.eventId);
+    if (!committed || committed.event.name !== entry.name || committed.monthTags[entry.month] !== entry.tag) {
+      if (isAbandoned(entry, committed, now)) leftovers.push(entry);
+    } else if (!listed.has(entry.eventId)) {
+      listed.add(entry.eventId);
+      if (toSkip > 0) toSkip -= 1;
+      else events.push(committed.event);
+    }
+  }
+  // Best effort (throttled or out of time: the next list that meets them tries again); each only
+  // if it is still exactly the item this list saw (same stamp).
+  await Promise.all(leftovers.slice(0, MAX_LEFTOVER_DELETES_PER_LIST).map((entry) => deleteLeftover(listing, entry))).catch(() => undefined);
+  return { events, consumedReadCapacity: entries.consumedReadCapacity + itemReadCapacity };
+}
+
+/**
+ * An index entry that is not committed and that no write can still commit: no newer than the
+ * event's committed version (its write lost, or a later one replaced it), of a deleted event
+ * (only a create writes version 1, and ids are never reused), or older than any write may take.
+ */
+function isAbandoned(entry: MonthIndexEntry, committed: BaseItem | undefined, now: number): boolean {
+  if (now - entry.stamp.writtenAt > LEFTOVER_GRACE_MS) return true;
+  return committed ? entry.stamp.version <= committed.version : entry.stamp.version > 1;
+}
+
+async function deleteLeftover(listing: Listing, entry: MonthIndexEntry): Promise<void> {
+  try {
+    await listing.client.send(
+      new DeleteCommand({
+        TableName: listing.tableName,
+        Key: { pk: entry.pk, sk: entry.sk },
+        ConditionExpression: 'gsi1sk = :seen',
+        ExpressionAttributeValues: { ':seen': entry.gsi1sk },
+      }),
+      { abortSignal: listing.signal },
+    );
+  } catch (error) {
+    if (!(error instanceof Error && error.name === 'ConditionalCheckFailedException')) throw error;
+  }
+}
+
+async function batchGetEvents(listing: Listing, eventIds: string[]): Promise<{ items: Map<string, Item>; consumedReadCapacity: number }> {
+  const items = new Map<string, Item>();
+  let consumedReadCapacity = 0;
+  let keysToRead: Item[] | undefined = eventIds.map((eventId) => keys.event(eventId));
+  for (let attempt = 1; keysToRead && keysToRead.length > 0; attempt++) {
+    if (attempt > 5) throw new StoreBusyError('DynamoDB left part of a batch read unprocessed');
+    if (attempt > 1) await sleep(2 ** attempt * 10 * Math.random(), undefined, { signal: listing.signal });
+    const response: BatchGetCommandOutput = await listing.client.send(
+      new BatchGetCommand({
+        RequestItems: {
+          [listing.tableName]: {
+            Keys: keysToRead,
+            ConsistentRead: true,
+            ProjectionExpression: BASE_ATTRIBUTES.map((_, i) => `#a${i}`).join(', '),
+            ExpressionAttributeNames: Object.fromEntries(BASE_ATTRIBUTES.map((name, i) => [`#a${i}`, name])),
+          },
+        },
+        ReturnConsumedCapacity: 'TOTAL',
+      }),
+      { abortSignal: listing.signal },
+    );
+    for (const item of response.Responses?.[listing.tableName] ?? []) items.set(String(item.eventId), item);
+    consumedReadCapacity += sumCapacity(response.ConsumedCapacity);
+    keysToRead = response.UnprocessedKeys?.[listing.tableName]?.Keys;
+  }
+  return { items, consumedReadCapacity };
+}
+
+/**
+ * Walks the `byMonth` index month by month over a date range and hands out its entries in list
+ * order: by first date in the range, then name, then id. After the first month an entry's first
+ * date in the range is its first date, the index's own order. The first month of a range that
+ * starts after the 1st is read whole up to the range's end (its entries whose first date is
+ * before startDate may have later dates inside the range), then placed by their first date in
+ * the range: the one read the month design costs beyond the range's own entries.
+ */
+class MonthIndexReader {
+  consumedReadCapacity = 0;
+  private readonly listing: Listing;
+  private readonly startDate: string;
+  private readonly endDate: string;
+  private readonly months: string[];
+  private monthIndex = 0;
+  private exclusiveStartKey: Record<string, unknown> | undefined;
+  private buffered: MonthIndexEntry[] = [];
+
+  constructor(listing: Listing, startDate: string, endDate: string) {
+    this.listing = listing;
+    this.startDate = startDate;
+    this.endDate = endDate;
+    this.months = monthsBetween(startDate, endDate);
+  }
+
+  async next(): Promise<MonthIndexEntry | undefined> {
+    while (this.buffered.length === 0 && this.monthIndex < this.months.length) await this.readMore(32);
+    return this.buffered.shift();
+  }
+
+  /** Up to `count` distinct event ids of the entries after the current one that pass `wanted`, without consuming them. */
+  async upcomingEventIds(count: number, wanted: (eventId: string) => boolean): Promise<string[]> {
+    const found = new Set<string>();
+    let scanned = 0;
+    while (found.size < count) {
+      if (scanned === this.buffered.length) {
+        if (this.monthIndex >= this.months.length) break;
+        await this.readMore(2 * (count - found.size));
+        continue;
+      }
+      const eventId = (this.buffered[scanned++] as MonthIndexEntry).eventId;
+      if (wanted(eventId)) found.add(eventId);
+    }
+    return [...found];
+  }
+
+  private async readMore(wanted: number): Promise<void> {
+    const month = this.months[this.monthIndex] as string;
+    if (this.monthIndex === 0 && !this.startDate.endsWith('-01')) {
+      this.buffered.push(...(await this.wholeFirstMonth(month)));
+      this.monthIndex += 1;
+      return;
+    }
+    const page = await this.query(month, this.startDate, this.exclusiveStartKey, Math.min(1000, Math.max(32, wanted)));
+    this.buffered.push(...page.entries);
+    // Only a missing LastEvaluatedKey means the month is exhausted (pages also stop at 1 MB).
+    this.exclusiveStartKey = page.lastEvaluatedKey;
+    if (!this.exclusiveStartKey) this.monthIndex += 1;
+  }
+
+  /** Every entry of the first month with a date in the range, in list order. */
+  private async wholeFirstMonth(month: string): Promise<MonthIndexEntry[]> {
+    const all: { entry: MonthIndexEntry; first: string }[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.query(month, `${month}-01`, startKey, 1000);
+      for (const entry of page.entries) {
+        const first = entry.dates.find((date) => date >= this.startDate && date <= this.endDate);
+        if (first) all.push({ entry, first });
+      }
+      startKey = page.lastEvaluatedKey;
+    } while (startKey);
+    // Binary (UTF-8) order, as DynamoDB sorts the keys of the other months.
+    const order = (a: { entry: MonthIndexEntry; first: string }) => Buffer.from(`${a.first}\u0000${a.entry.name}\u0000${a.entry.eventId}`);
+    return all.sort((a, b) => Buffer.compare(order(a), order(b))).map(({ entry }) => entry);
+  }
+
+  private async query(month: string, from: string, startKey: Record<string, unknown> | undefined, limit: number) {
+    const response = await this.listing.client.send(
+      new QueryCommand({
+        TableName: this.listing.tableName,
+        IndexName: MONTH_INDEX,
+        KeyConditionExpression: 'gsi1pk = :month AND gsi1sk BETWEEN :from AND :to',
+        // An entry whose first date is after endDate has no date in the range.
+        ExpressionAttributeValues: { ':month': keys.monthIndexPartition(month), ':from': from, ':to': `${this.endDate}\u0001` },
+        ProjectionExpression: 'pk, sk, gsi1sk, dates',
+        Limit: limit,
+        ExclusiveStartKey: startKey,
+        ReturnConsumedCapacity: 'TOTAL',
+      }),
+      { abortSignal: this.listing.signal },
+    );
+    this.consumedReadCapacity += sumCapacity(response.ConsumedCapacity);
+    return { entries: (response.Items ?? []).map((item) => keys.monthIndexEntry(item)), lastEvaluatedKey: response.LastEvaluatedKey };
+  }
+}
+
+export function sumCapacity(consumed: { CapacityUnits?: number }[] | { CapacityUnits?: number } | undefined): number {
+  const list = Array.isArray(consumed) ? consumed : consumed ? [consumed] : [];
+  return list.reduce((sum, entry) => sum + (entry.CapacityUnits ?? 0), 0);
+}
