@@ -5,6 +5,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { basicAuthenticator } from './shared/config.ts';
+import { QueueBusyError } from './shared/fair-queue.ts';
 import { logger } from './shared/observability.ts';
 import { arnResourcePath, roleAllows, routes, type Role } from './shared/routes.ts';
 
@@ -27,7 +28,15 @@ function headerValue(headers: Record<string, string | undefined> | null, name: s
 }
 
 async function authorize(event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
-  const principal = await basicAuthenticator().authenticate(headerValue(event.headers, 'authorization'));
+  let principal;
+  try {
+    principal = await basicAuthenticator().authenticate(headerValue(event.headers, 'authorization'));
+  } catch (error) {
+    // Not a 401: the credentials were not checked. Any error but 'Unauthorized' is API Gateway's
+    // AUTHORIZER_FAILURE, a 503 with Retry-After (docs/DEPLOY.md, "Gateway responses").
+    if (error instanceof QueueBusyError) logger.warn('Too many verifications waiting: try again later', { reason: error.message });
+    throw error;
+  }
   if (!principal) {
     logger.info('Authentication failed'); // no username: it may be a mistyped password
     // This exact message is what makes API Gateway answer 401 (the UNAUTHORIZED gateway response).
