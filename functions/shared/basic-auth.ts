@@ -1,7 +1,6 @@
 // HTTP Basic authentication (RFC 7617) against the users store, with small in-memory caches and
 // fair admission to scrypt (docs/RELIABILITY.md, "Brute force"; docs/DEPLOY.md, "Logins under a flood").
 import { createHmac, randomBytes } from 'node:crypto';
-import { availableParallelism } from 'node:os';
 import { FairQueue } from './fair-queue.ts';
 import { isPossiblePassword, verifyPassword } from './passwords.ts';
 import type { Role } from './routes.ts';
@@ -44,9 +43,12 @@ export function parseBasicCredentials(header: string | undefined): { username: s
 export interface BasicAuthenticatorOptions {
   /** How long a verified Authorization value is remembered (AUTH_CACHE_TTL_SECONDS, 60 s). */
   cacheTtlSeconds: number;
-  /** How long a wrong one is (10 s): short, so that a user created or a password set just now works soon. */
+  /**
+   * How long a wrong one is (default: as long as a right one): a user added, or a password set to
+   * the very value a client kept sending, works for that client after at most this long.
+   */
   negativeCacheTtlSeconds?: number;
-  /** Concurrent scrypt verifications; default the CPUs, at most libuv's 4 threads. */
+  /** Concurrent scrypt verifications (3), of which suspect ones (unknown users, recent failures) may hold 1. */
   verificationSlots?: number;
 }
 
@@ -59,17 +61,22 @@ export interface BasicAuthenticatorOptions {
  *   users exist) for `negativeCacheTtlSeconds`, so a client repeating a wrong password costs one
  *   scrypt, not one per request.
  * Concurrent requests with the same value share one verification. Verifications run through a
- * FairQueue keyed by username (all unknown usernames share one key), so a flood against one user
- * delays other users' logins by about one verification, not by the whole flood.
+ * FairQueue keyed by username (all unknown usernames share one key); unknown users and users with
+ * a wrong password in the last minute are suspect, held to one slot and served after the others, so a flood of wrong passwords never delays the login of a user it is not aimed at by more
+ * than about one verification. Deployed, an instance runs one invocation at a time and no queue
+ * forms; locally every invocation shares one process and its CPUs, and this is what keeps them fair.
  */
 export class BasicAuthenticator {
   private static readonly MAX_CACHE_ENTRIES = 1000;
   private static readonly MAX_NEGATIVE_ENTRIES = 10_000;
+  private static readonly SUSPECT_MS = 60_000;
 
   private readonly cacheKeySecret = randomBytes(32);
   private readonly cache = new Map<string, { principal: Principal; expiresAt: number }>();
   private readonly rejected = new Map<string, number>();
   private readonly inFlight = new Map<string, Promise<Principal | undefined>>();
+  /** Usernames whose password was wrong lately (until when): their verifications are suspect. */
+  private readonly recentFailures = new Map<string, number>();
   private readonly verifications: FairQueue;
   private readonly users: UsersStore;
   private readonly cacheTtlMs: number;
@@ -81,11 +88,13 @@ export class BasicAuthenticator {
     const settings = typeof options === 'number' ? { cacheTtlSeconds: options } : options;
     this.users = users;
     this.cacheTtlMs = settings.cacheTtlSeconds * 1000;
-    this.negativeCacheTtlMs = (settings.negativeCacheTtlSeconds ?? 10) * 1000;
-    const slots = settings.verificationSlots ?? Math.min(availableParallelism(), 4);
-    // Each key may have as many waiting as there are slots, and nobody waits past 5 s: the
-    // authorizer's timeout is 10 s, and a verification must still fit after the wait.
-    this.verifications = new FairQueue({ slots, maxWaitingPerKey: slots, maxWaitMs: 5_000 });
+    this.negativeCacheTtlMs = (settings.negativeCacheTtlSeconds ?? settings.cacheTtlSeconds) * 1000;
+    // Three slots, within libuv's four threads (scrypt runs there; one stays free for other work).
+    // On a shared CPU more threads get more of it, and the one suspect slot holds a flood of wrong
+    // passwords to one thread's worth. Each key may have as many waiting as there are slots, and
+    // nobody waits past 5 s: the authorizer's timeout is 10 s, and a verification must still fit.
+    const slots = settings.verificationSlots ?? 3;
+    this.verifications = new FairQueue({ slots, suspectSlots: 1, maxWaitingPerKey: slots, maxWaitMs: 5_000 });
   }
 
   async authenticate(authorizationHeader: string | undefined): Promise<Principal | undefined> {
@@ -108,17 +117,26 @@ export class BasicAuthenticator {
 
   private async verify(username: string, password: string, key: string): Promise<Principal | undefined> {
     const user = await this.users.getUser(username);
-    // Unknown users are verified against a dummy hash: the same cost as a wrong password.
-    const valid = await this.verifications.run(user ? `user:${username}` : 'unknown', () => {
-      this.verificationsStarted++;
-      return verifyPassword(password, user?.passwordHash);
-    });
+    // Unknown users are verified against a dummy hash: the same cost as a wrong password. They
+    // share one key and are always suspect, as is a user whose password was wrong in the last minute.
+    const failedUntil = this.recentFailures.get(username);
+    const suspect = !user || (failedUntil !== undefined && failedUntil > Date.now());
+    const valid = await this.verifications.run(
+      user ? `user:${username}` : 'unknown',
+      () => {
+        this.verificationsStarted++;
+        return verifyPassword(password, user?.passwordHash);
+      },
+      suspect,
+    );
     if (!valid || !user) {
       remember(this.rejected, key, Date.now() + this.negativeCacheTtlMs, BasicAuthenticator.MAX_NEGATIVE_ENTRIES);
+      if (user) remember(this.recentFailures, username, Date.now() + BasicAuthenticator.SUSPECT_MS, BasicAuthenticator.MAX_NEGATIVE_ENTRIES);
       return undefined;
     }
     const principal: Principal = { username: user.username, role: user.role };
     this.rejected.delete(key);
+    this.recentFailures.delete(username);
     remember(this.cache, key, { principal, expiresAt: Date.now() + this.cacheTtlMs }, BasicAuthenticator.MAX_CACHE_ENTRIES);
     return principal;
   }

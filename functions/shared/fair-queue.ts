@@ -1,9 +1,11 @@
-// Fair admission to a few concurrent slots: waiting work is served round-robin between keys, each
-// key may hold only a few waiting, and nothing waits for ever. The authorizer runs its scrypt
-// verifications through one, keyed by username, so that a flood of wrong passwords for one user
-// (or for unknown users, who share one key) takes its share of the CPU and no more: a login of any
-// other user is next in line. Written here because it is twenty lines of scheduling that no
-// library we use offers with per-key round-robin (p-limit and p-queue are FIFO or priority only).
+// Fair admission to a few concurrent slots. Work comes in two classes: ordinary, and suspect (its
+// key failed recently); suspect work may hold only some of the slots (never the last), and waiting
+// ordinary work always starts first. Within a class, waiting keys are served round-robin, each key may hold only a few
+// waiting, and nothing waits for ever. The authorizer runs its scrypt verifications through one,
+// keyed by username: a flood of wrong passwords for one user (or for unknown users, who share one
+// key and are always suspect) keeps its share and no more, and the login of a user with no recent
+// failure waits for no flood. Written here because it is a few lines of scheduling that no
+// library we use offers (p-limit and p-queue are FIFO or priority only, not per-key round-robin).
 
 /** The work was not started: its key had too many waiting, or no slot freed up in time. */
 export class QueueBusyError extends Error {
@@ -18,16 +20,21 @@ interface Waiter {
   timer: NodeJS.Timeout;
 }
 
+type WorkClass = 'ordinary' | 'suspect';
+
 export class FairQueue {
-  private running = 0;
-  /** Keys in the order they are served next; a key is moved to the end each time one of its waiters starts. */
-  private readonly waiting = new Map<string, Waiter[]>();
+  private readonly running: Record<WorkClass, number> = { ordinary: 0, suspect: 0 };
+  /** Per class, keys in the order they are served next; a key moves to the end each time one of its waiters starts. */
+  private readonly waiting: Record<WorkClass, Map<string, Waiter[]>> = { ordinary: new Map(), suspect: new Map() };
   private readonly slots: number;
+  private readonly suspectSlots: number;
   private readonly maxWaitingPerKey: number;
   private readonly maxWaitMs: number;
 
-  constructor(options: { slots: number; maxWaitingPerKey: number; maxWaitMs: number }) {
+  /** `suspectSlots` (default all but one) is clamped to 1 .. slots - 1, so one slot is always left for ordinary work (if there are two). */
+  constructor(options: { slots: number; suspectSlots?: number; maxWaitingPerKey: number; maxWaitMs: number }) {
     this.slots = Math.max(1, options.slots);
+    this.suspectSlots = Math.max(1, Math.min(options.suspectSlots ?? this.slots - 1, this.slots - 1));
     this.maxWaitingPerKey = options.maxWaitingPerKey;
     this.maxWaitMs = options.maxWaitMs;
   }
@@ -35,22 +42,31 @@ export class FairQueue {
   /** How many are waiting (for tests and figures). */
   get queued(): number {
     let count = 0;
-    for (const waiters of this.waiting.values()) count += waiters.length;
+    for (const byKey of Object.values(this.waiting)) for (const waiters of byKey.values()) count += waiters.length;
     return count;
   }
 
-  async run<T>(key: string, work: () => Promise<T>): Promise<T> {
-    if (this.running >= this.slots || this.waiting.size > 0) await this.waitForSlot(key);
-    else this.running++;
+  async run<T>(key: string, work: () => Promise<T>, suspect = false): Promise<T> {
+    const workClass: WorkClass = suspect ? 'suspect' : 'ordinary';
+    if (this.waiting[workClass].size === 0 && this.mayStart(workClass)) this.running[workClass]++;
+    else await this.waitForSlot(workClass, key);
     try {
       return await work();
     } finally {
-      this.release();
+      this.running[workClass]--;
+      this.startNext();
     }
   }
 
-  private waitForSlot(key: string): Promise<void> {
-    const waiters = this.waiting.get(key) ?? [];
+  private mayStart(workClass: WorkClass): boolean {
+    const total = this.running.ordinary + this.running.suspect;
+    if (total >= this.slots) return false;
+    return workClass === 'ordinary' || (this.running.suspect < this.suspectSlots && this.waiting.ordinary.size === 0);
+  }
+
+  private waitForSlot(workClass: WorkClass, key: string): Promise<void> {
+    const byKey = this.waiting[workClass];
+    const waiters = byKey.get(key) ?? [];
     if (waiters.length >= this.maxWaitingPerKey) return Promise.reject(new QueueBusyError('Too many verifications waiting for this key'));
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
@@ -59,29 +75,35 @@ export class FairQueue {
           resolve();
         },
         timer: setTimeout(() => {
-          const queue = this.waiting.get(key);
+          const queue = byKey.get(key);
           const index = queue?.indexOf(waiter) ?? -1;
           if (queue && index >= 0) queue.splice(index, 1);
-          if (queue?.length === 0) this.waiting.delete(key);
+          if (queue?.length === 0) byKey.delete(key);
           reject(new QueueBusyError(`No verification slot within ${this.maxWaitMs} ms`));
         }, this.maxWaitMs),
       };
       waiters.push(waiter);
-      this.waiting.set(key, waiters);
+      byKey.set(key, waiters);
     });
   }
 
-  /** The slot passes straight to the next key's oldest waiter (round-robin), or is freed. */
-  private release(): void {
-    const next = this.waiting.entries().next();
-    if (next.done) {
-      this.running--;
-      return;
+  /** Starts waiting work while slots allow: ordinary first, then suspect; round-robin between keys. */
+  private startNext(): void {
+    for (const workClass of ['ordinary', 'suspect'] as const) {
+      const byKey = this.waiting[workClass];
+      while (byKey.size > 0 && this.mayStartWaiting(workClass)) {
+        const [key, waiters] = byKey.entries().next().value as [string, Waiter[]];
+        const waiter = waiters.shift() as Waiter;
+        byKey.delete(key);
+        if (waiters.length > 0) byKey.set(key, waiters);
+        this.running[workClass]++;
+        waiter.start();
+      }
     }
-    const [key, waiters] = next.value;
-    const waiter = waiters.shift() as Waiter;
-    this.waiting.delete(key);
-    if (waiters.length > 0) this.waiting.set(key, waiters);
-    waiter.start();
+  }
+
+  private mayStartWaiting(workClass: WorkClass): boolean {
+    const total = this.running.ordinary + this.running.suspect;
+    return total < this.slots && (workClass === 'ordinary' || this.running.suspect < this.suspectSlots);
   }
 }

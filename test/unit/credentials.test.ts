@@ -95,6 +95,22 @@ describe('FairQueue', () => {
     return { started, work, releaseOne };
   }
 
+  test('suspect work holds at most its slots and starts after waiting ordinary work', async () => {
+    const queue = new FairQueue({ slots: 3, suspectSlots: 1, maxWaitingPerKey: 10, maxWaitMs: 10_000 });
+    const { started, work, releaseOne } = gate();
+    const done = [
+      ...Array.from({ length: 3 }, (_, i) => queue.run('flood', work(`flood-${i}`), true)),
+      queue.run('alice', work('alice')),
+      queue.run('bob', work('bob')),
+      queue.run('carol', work('carol')),
+    ];
+    // One suspect running, alice and bob in the two other slots; carol waits, and is next.
+    expect(started).toEqual(['flood-0', 'alice', 'bob']);
+    for (let i = 0; i < 6; i++) await releaseOne();
+    await Promise.all(done);
+    expect(started).toEqual(['flood-0', 'alice', 'bob', 'carol', 'flood-1', 'flood-2']);
+  });
+
   test('serves waiting keys round-robin: a flood on one key delays another key by one turn, not by the flood', async () => {
     const queue = new FairQueue({ slots: 1, maxWaitingPerKey: 10, maxWaitMs: 10_000 });
     const { started, work, releaseOne } = gate();
