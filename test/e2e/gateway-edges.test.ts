@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { FUNCTION_SETTINGS } from '../../functions/shared/routes.ts';
 import { listenOnLoopback, startLocalApiGateway } from '../../lib/local/local-api-gateway.ts';
 import { basicAuthorization } from '../support/api-client.ts';
-import { startLocalApiProcess, type LocalApiProcess } from '../support/local-api-process.ts';
+import { LOCAL_API_START_TIMEOUT_MS, startLocalApiProcess, type LocalApiProcess } from '../support/local-api-process.ts';
 import { TEST_USERS, testEnvironment } from '../support/test-environment.ts';
 
 interface RawResponse {
@@ -190,7 +190,7 @@ describe('a flood of wrong passwords', () => {
     // Its own gateway process (on the shared DynamoDB Local), so that the flood slows no other test.
     work = await mkdtemp(join(tmpdir(), 'museum-flood-'));
     flooded = await startLocalApiProcess({ DYNAMODB_ENDPOINT: testEnvironment().dynamodbEndpoint, MUSEUM_DATA_DIR: join(work, 'data') }, join(work, 'api.log'));
-  }, 120_000);
+  }, LOCAL_API_START_TIMEOUT_MS + 30_000);
 
   afterAll(async () => {
     await flooded?.stop();

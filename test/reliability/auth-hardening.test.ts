@@ -13,7 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { hashPassword, MIN_PASSWORD_LENGTH } from '../../functions/shared/passwords.ts';
 import { UsersStore } from '../../functions/shared/users-store.ts';
 import { api, basicAuthorization, createEvent } from '../support/api-client.ts';
-import { startLocalApiProcess, type LocalApiProcess } from '../support/local-api-process.ts';
+import { LOCAL_API_START_TIMEOUT_MS, startLocalApiProcess, type LocalApiProcess } from '../support/local-api-process.ts';
 import { TEST_USERS, testEnvironment } from '../support/test-environment.ts';
 import { recordFigures } from './figures.ts';
 import { closeTableClient, tableClient } from './stored-items.ts';
@@ -139,9 +139,14 @@ describe('the users CLI', () => {
         stdio: ['pipe', 'pipe', 'pipe'],
       });
       let output = '';
+      // Stopped before the test's own timeout, so that a hung CLI never outlives the test.
+      const timer = setTimeout(() => child.kill('SIGKILL'), 45_000);
       child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
       child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      child.on('exit', (code) => resolve({ code, output }));
+      child.on('exit', (code) => {
+        clearTimeout(timer);
+        resolve({ code, output });
+      });
       child.stdin.end(`${password}\n`);
     });
   }
@@ -248,7 +253,7 @@ describe('response hardening', () => {
       },
       join(workDirectory, 'local-api.log'),
     );
-  }, 60_000);
+  }, LOCAL_API_START_TIMEOUT_MS + 30_000);
   afterAll(async () => {
     await corsApi?.stop();
     await rm(workDirectory, { recursive: true, force: true });

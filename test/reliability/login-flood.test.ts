@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { hashPassword } from '../../functions/shared/passwords.ts';
 import { UsersStore } from '../../functions/shared/users-store.ts';
 import { basicAuthorization } from '../support/api-client.ts';
-import { startLocalApiProcess, type LocalApiProcess } from '../support/local-api-process.ts';
+import { LOCAL_API_START_TIMEOUT_MS, startLocalApiProcess, type LocalApiProcess } from '../support/local-api-process.ts';
 import { TEST_USERS, testEnvironment } from '../support/test-environment.ts';
 import { recordFigures } from './figures.ts';
 import { closeTableClient, tableClient } from './stored-items.ts';
@@ -27,7 +27,7 @@ beforeAll(async () => {
   // Its own gateway and authorizer (on the shared DynamoDB Local), so that the flood slows no other test.
   work = await mkdtemp(join(tmpdir(), 'museum-login-flood-'));
   flooded = await startLocalApiProcess({ DYNAMODB_ENDPOINT: testEnvironment().dynamodbEndpoint, MUSEUM_DATA_DIR: join(work, 'data') }, join(work, 'api.log'));
-}, 120_000);
+}, LOCAL_API_START_TIMEOUT_MS + 30_000);
 
 afterAll(async () => {
   try {
