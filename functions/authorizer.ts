@@ -27,6 +27,17 @@ function headerValue(headers: Record<string, string | undefined> | null, name: s
   return Object.entries(headers ?? {}).find(([key]) => key.toLowerCase() === name)?.[1];
 }
 
+// Turned-away verifications come in floods: one line per 10 s with their count, not one each.
+let turnedAway = 0;
+let lastTurnedAwayLog = 0;
+function logTurnedAway(reason: string) {
+  turnedAway++;
+  if (Date.now() - lastTurnedAwayLog < 10_000) return;
+  logger.warn('Verifications turned away (503): too many waiting', { count: turnedAway, lastReason: reason });
+  turnedAway = 0;
+  lastTurnedAwayLog = Date.now();
+}
+
 async function authorize(event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
   let principal;
   try {
@@ -34,7 +45,7 @@ async function authorize(event: APIGatewayRequestAuthorizerEvent): Promise<APIGa
   } catch (error) {
     // Not a 401: the credentials were not checked. Any error but 'Unauthorized' is API Gateway's
     // AUTHORIZER_FAILURE, a 503 with Retry-After (docs/DEPLOY.md, "Gateway responses").
-    if (error instanceof QueueBusyError) logger.warn('Too many verifications waiting: try again later', { reason: error.message });
+    if (error instanceof QueueBusyError) logTurnedAway(error.message);
     throw error;
   }
   if (!principal) {

@@ -1,7 +1,7 @@
 // HTTP Basic authentication (RFC 7617) against the users store, with small in-memory caches and
 // fair admission to scrypt (docs/RELIABILITY.md, "Brute force"; docs/DEPLOY.md, "Logins under a flood").
 import { createHmac, randomBytes } from 'node:crypto';
-import { FairQueue } from './fair-queue.ts';
+import { FairQueue, QueueBusyError } from './fair-queue.ts';
 import { isPossiblePassword, verifyPassword } from './passwords.ts';
 import type { Role } from './routes.ts';
 import { USERNAME_PATTERN, type UsersStore } from './users-store.ts';
@@ -116,11 +116,15 @@ export class BasicAuthenticator {
   }
 
   private async verify(username: string, password: string, key: string): Promise<Principal | undefined> {
+    // A user whose password was wrong in the last minute is suspect; when its key already has as
+    // many waiting as allowed, the request is turned away before it costs even a read.
+    const failedUntil = this.recentFailures.get(username);
+    const failing = failedUntil !== undefined && failedUntil > Date.now();
+    if (failing && this.verifications.isFull(`user:${username}`, true)) throw new QueueBusyError('Too many verifications waiting for this key');
     const user = await this.users.getUser(username);
     // Unknown users are verified against a dummy hash: the same cost as a wrong password. They
-    // share one key and are always suspect, as is a user whose password was wrong in the last minute.
-    const failedUntil = this.recentFailures.get(username);
-    const suspect = !user || (failedUntil !== undefined && failedUntil > Date.now());
+    // share one key and are always suspect.
+    const suspect = !user || failing;
     const valid = await this.verifications.run(
       user ? `user:${username}` : 'unknown',
       () => {

@@ -46,6 +46,11 @@ export class FairQueue {
     return count;
   }
 
+  /** Whether run(key, …, suspect) would be refused at once (its key has as many waiting as allowed): lets a caller skip the work of preparing it. */
+  isFull(key: string, suspect = false): boolean {
+    return (this.waiting[suspect ? 'suspect' : 'ordinary'].get(key)?.length ?? 0) >= this.maxWaitingPerKey;
+  }
+
   async run<T>(key: string, work: () => Promise<T>, suspect = false): Promise<T> {
     const workClass: WorkClass = suspect ? 'suspect' : 'ordinary';
     if (this.waiting[workClass].size === 0 && this.mayStart(workClass)) this.running[workClass]++;
