@@ -10,6 +10,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { BasicAuthenticator } from '../../functions/shared/basic-auth.ts';
 import { hashPassword, MIN_PASSWORD_LENGTH } from '../../functions/shared/passwords.ts';
 import { UsersStore } from '../../functions/shared/users-store.ts';
 import { api, basicAuthorization, createEvent } from '../support/api-client.ts';
@@ -210,6 +211,27 @@ describe('credential rules', () => {
     ];
     for (const header of headers) expect((await api('GET', '/special-events?startDate=9980-05-05&endDate=9980-05-05', { as: { header } })).status).toBe(401);
   });
+
+  test('a repeated wrong password costs one verification, concurrent ones share it, and an impossible one costs none', async () => {
+    const authenticator = new BasicAuthenticator(users(), { cacheTtlSeconds: 60 });
+    const user = await freshUser('viewer');
+    const wrong = basicAuthorization(user.username, `${user.password}-not`);
+    expect(await Promise.all(Array.from({ length: 5 }, () => authenticator.authenticate(wrong)))).toEqual(Array(5).fill(undefined));
+    expect(authenticator.verificationsStarted).toBe(1);
+    for (let i = 0; i < 5; i++) expect(await authenticator.authenticate(wrong)).toBeUndefined();
+    expect(authenticator.verificationsStarted).toBe(1);
+    // Unknown users alike (nothing tells them apart from a wrong password).
+    const unknown = basicAuthorization(`nobody-${randomUUID().slice(0, 8)}`, 'some-password-1');
+    for (let i = 0; i < 3; i++) expect(await authenticator.authenticate(unknown)).toBeUndefined();
+    expect(authenticator.verificationsStarted).toBe(2);
+    // A password scrypt would confuse with the right one is refused before any verification.
+    expect(await authenticator.authenticate(basicAuthorization(user.username, `${user.password}\u0000`))).toBeUndefined();
+    expect(authenticator.verificationsStarted).toBe(2);
+    // The right password, just after wrong ones, still gets in (a new value), once.
+    expect(await authenticator.authenticate(basicAuthorization(user.username, user.password))).toEqual({ username: user.username, role: 'viewer' });
+    expect(await authenticator.authenticate(basicAuthorization(user.username, user.password))).toEqual({ username: user.username, role: 'viewer' });
+    expect(authenticator.verificationsStarted).toBe(3);
+  }, 60_000);
 
   test('the users store refuses a username outside the exact set, and a hash not made by hashPassword', async () => {
     const passwordHash = await hashPassword(`password-${randomUUID()}`);
