@@ -93,9 +93,10 @@ export class BasicAuthenticator {
     // Three slots, within libuv's four threads (scrypt runs there; one stays free for other work).
     // On a shared CPU more threads get more of it, and the one suspect slot holds a flood of wrong
     // passwords to one thread's worth. Each key may have as many waiting as there are slots, and
-    // nobody waits past 5 s: the authorizer's timeout is 10 s, and a verification must still fit.
+    // nobody waits past 8 s, within the authorizer's 10 s timeout: a verification that finishes
+    // after the gateway has answered 503 is not lost, its result is cached for the client's retry.
     const slots = settings.verificationSlots ?? 3;
-    this.verifications = new FairQueue({ slots, suspectSlots: 1, maxWaitingPerKey: slots, maxWaitMs: 5_000 });
+    this.verifications = new FairQueue({ slots, suspectSlots: 1, maxWaitingPerKey: slots, maxWaitMs: 8_000 });
   }
 
   async authenticate(authorizationHeader: string | undefined): Promise<Principal | undefined> {
