@@ -34,7 +34,7 @@ afterAll(async () => {
     await flooded?.stop();
   } finally {
     closeTableClient();
-    if (!process.env.KEEP_FLOOD_LOG) await rm(work, { recursive: true, force: true });
+    await rm(work, { recursive: true, force: true });
   }
 });
 
