@@ -21,7 +21,7 @@ const FLOOD_REQUESTS = 300;
 const VALID_LOGINS = 10;
 
 let flooded: LocalApiProcess | undefined;
-let work: string;
+let work: string | undefined;
 
 beforeAll(async () => {
   // Its own gateway and authorizer (on the shared DynamoDB Local), so that the flood slows no other test.
@@ -34,7 +34,7 @@ afterAll(async () => {
     await flooded?.stop();
   } finally {
     closeTableClient();
-    await rm(work, { recursive: true, force: true });
+    if (work) await rm(work, { recursive: true, force: true });
   }
 });
 
