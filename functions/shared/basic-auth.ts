@@ -62,7 +62,8 @@ export interface BasicAuthenticatorOptions {
  *   scrypt, not one per request.
  * Concurrent requests with the same value share one verification. Verifications run through a
  * FairQueue keyed by username (all unknown usernames share one key); unknown users and users with
- * a wrong password in the last minute are suspect, held to one slot and served after the others,
+ * a wrong password in the last minute are suspect, held to one slot used only while no other
+ * verification runs or waits,
  * so a flood of wrong passwords never delays the login of a user it is not aimed at by more than
  * about one verification. Deployed, an instance runs one invocation at a time and no queue
  * forms; locally every invocation shares one process and its CPUs, and this is what keeps them fair.

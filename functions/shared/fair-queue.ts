@@ -1,6 +1,7 @@
 // Fair admission to a few concurrent slots. Work comes in two classes: ordinary, and suspect (its
-// key failed recently); suspect work may hold only some of the slots (never the last), and waiting
-// ordinary work always starts first. Within a class, waiting keys are served round-robin, each key may hold only a few
+// key failed recently); suspect work may hold only some of the slots (never the last), and starts
+// only while no ordinary work is running or waiting, so it never takes CPU an ordinary one wants
+// (one suspect already running finishes). Within a class, waiting keys are served round-robin, each key may hold only a few
 // waiting, and nothing waits for ever. The authorizer runs its scrypt verifications through one,
 // keyed by username: a flood of wrong passwords for one user (or for unknown users, who share one
 // key and are always suspect) keeps its share and no more, and the login of a user with no recent
@@ -66,7 +67,12 @@ export class FairQueue {
   private mayStart(workClass: WorkClass): boolean {
     const total = this.running.ordinary + this.running.suspect;
     if (total >= this.slots) return false;
-    return workClass === 'ordinary' || (this.running.suspect < this.suspectSlots && this.waiting.ordinary.size === 0);
+    return workClass === 'ordinary' || this.suspectMayStart();
+  }
+
+  /** Suspect work takes only CPU no ordinary work wants: none running or waiting, and within its slots. */
+  private suspectMayStart(): boolean {
+    return this.running.suspect < this.suspectSlots && this.running.ordinary === 0 && this.waiting.ordinary.size === 0;
   }
 
   private waitForSlot(workClass: WorkClass, key: string): Promise<void> {
@@ -109,6 +115,6 @@ export class FairQueue {
 
   private mayStartWaiting(workClass: WorkClass): boolean {
     const total = this.running.ordinary + this.running.suspect;
-    return total < this.slots && (workClass === 'ordinary' || this.running.suspect < this.suspectSlots);
+    return total < this.slots && (workClass === 'ordinary' || this.suspectMayStart());
   }
 }
