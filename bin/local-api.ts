@@ -7,7 +7,7 @@ import type { Server } from 'node:http';
 import { relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createDocumentClient } from '../functions/shared/dynamodb-client.ts';
-import { hashPassword, MIN_PASSWORD_LENGTH } from '../functions/shared/passwords.ts';
+import { hashPassword, passwordProblem } from '../functions/shared/passwords.ts';
 import { UsersStore } from '../functions/shared/users-store.ts';
 import { lockDataDirectory, processStart, type DataDirectoryLock } from '../lib/local/data-directory-lock.ts';
 import { ensureLocalTables, KEY_FILE, killStartedJavaNow, localClient } from '../lib/local/dynamodb-local.ts';
@@ -49,9 +49,8 @@ async function fail(message: string): Promise<never> {
 
 // Checked before anything starts. The users CLI's rule, so that no shorter password ever exists.
 const adminPassword = process.env.MUSEUM_ADMIN_PASSWORD || undefined;
-if (adminPassword !== undefined && [...adminPassword].length < MIN_PASSWORD_LENGTH) {
-  await fail(`MUSEUM_ADMIN_PASSWORD must be at least ${MIN_PASSWORD_LENGTH} characters`);
-}
+const adminPasswordProblem = adminPassword === undefined ? undefined : passwordProblem(adminPassword);
+if (adminPasswordProblem) await fail(`MUSEUM_ADMIN_PASSWORD: ${adminPasswordProblem}`);
 const port = Number(process.env.PORT ?? 3000);
 if (!Number.isInteger(port) || port < 0 || port > 65_535) await fail(`PORT must be a port number (0-65535), not ${process.env.PORT}`);
 

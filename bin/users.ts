@@ -8,7 +8,7 @@
 import { parseArgs } from 'node:util';
 import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDocumentClient } from '../functions/shared/dynamodb-client.ts';
-import { hashPassword, MIN_PASSWORD_LENGTH } from '../functions/shared/passwords.ts';
+import { hashPassword, passwordProblem } from '../functions/shared/passwords.ts';
 import { ROLES, type Role } from '../functions/shared/routes.ts';
 import { USERNAME_PATTERN, UsersStore } from '../functions/shared/users-store.ts';
 import { lockDataDirectory, processStart, type DataDirectoryLock } from '../lib/local/data-directory-lock.ts';
@@ -58,7 +58,9 @@ async function readPassword(prompt: string): Promise<string> {
 
 async function newPassword(): Promise<string> {
   const password = await readPassword('Password: ');
-  if ([...password].length < MIN_PASSWORD_LENGTH) throw new Error(`The password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  // Length, and no control or invisible format character (a NUL, a BOM from a file): passwords.ts.
+  const problem = passwordProblem(password);
+  if (problem) throw new Error(problem);
   if (process.stdin.isTTY && (await readPassword('Repeat password: ')) !== password) throw new Error('The passwords do not match');
   return password;
 }

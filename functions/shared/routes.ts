@@ -82,10 +82,12 @@ export const FUNCTION_SETTINGS = {
   // Halves the CPU-bound part of cold starts and calls against 512 MB for ~$0.03 more per million requests.
   handler: { memorySize: 1024, timeoutSeconds: 10 },
   // One full vCPU: scrypt is CPU-bound, so its cost per verification is flat up to here and its latency lowest.
-  // reservedConcurrency caps what a flood of new (wrong) credentials can cost: each one is a
-  // ~350 ms scrypt verification. Over the cap Lambda throttles, and API Gateway answers
-  // AUTHORIZER_FAILURE (503 + Retry-After). The local gateway enforces the same cap.
-  authorizer: { memorySize: 1769, timeoutSeconds: 10, reservedConcurrency: 10 },
+  // reservedConcurrency: the stage limit (100 requests/s) of ~350 ms verifications keeps 35 busy,
+  // so 40 is never full of what the stage and WAF let through, and a flood of wrong passwords does
+  // not throttle other logins; it still bounds the cost. Over it Lambda throttles, and API Gateway
+  // answers AUTHORIZER_FAILURE (503 + Retry-After). The local gateway enforces the same cap.
+  // docs/DEPLOY.md, "Logins under a flood of wrong passwords".
+  authorizer: { memorySize: 1769, timeoutSeconds: 10, reservedConcurrency: 40 },
 } as const;
 
 /**

@@ -9,7 +9,11 @@ export interface User {
   passwordHash: string;
 }
 
-/** RFC 7617: a user-id cannot contain a colon; we also keep it to a safe printable set. */
+/**
+ * RFC 7617: a user-id cannot contain a colon; we also keep it to a safe printable ASCII set, so a
+ * name is compared exactly: no invisible character (BOM, zero-width space) nor another Unicode
+ * form of the same letters can name a user.
+ */
 export const USERNAME_PATTERN = /^[A-Za-z0-9._@-]{1,64}$/;
 
 export class UsersStore {
@@ -28,8 +32,13 @@ export class UsersStore {
     return Item ? { username: String(Item.username), role: Item.role as Role, passwordHash: String(Item.passwordHash) } : undefined;
   }
 
-  /** `mode` says whether the user must be new (add) or must exist already (passwd). */
+  /**
+   * `mode` says whether the user must be new (add) or must exist already (passwd). The hash comes
+   * from hashPassword(), which refuses a password passwordProblem() refuses; the name is checked here.
+   */
   async putUser(user: User, mode: 'create' | 'replace'): Promise<void> {
+    if (!USERNAME_PATTERN.test(user.username)) throw new Error(`The username ${JSON.stringify(user.username)} is not letters, digits and . _ @ - (at most 64)`);
+    if (!user.passwordHash.startsWith('scrypt$')) throw new Error('The password hash is not one of hashPassword()');
     await this.client.send(
       new PutCommand({
         TableName: this.tableName,

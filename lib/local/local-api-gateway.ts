@@ -18,6 +18,7 @@ import { GATEWAY_RESPONSE_HEADERS, gatewayResponse, methodNotAllowedResponse, ty
 import { AUTHORIZER_HANDLER, BASE_PATH, CORS_REQUEST_HEADERS, FUNCTION_SETTINGS, matchRoute, type Route } from '../../functions/shared/routes.ts';
 import { PUBLIC_DOCUMENT_PATHS, publicDocuments } from '../openapi/public-documents.ts';
 import { serviceIndex, serviceIndexHeaders } from '../openapi/service-index.ts';
+import { AuthorizerEmulator } from './authorizer-emulator.ts';
 import { lambdaContext, LOCAL_ACCOUNT, LOCAL_REGION } from './lambda-context.ts';
 
 type LambdaHandler<E, R> = (event: E, context: Context) => Promise<R>;
@@ -56,11 +57,6 @@ export interface LocalApiGateway {
 const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
 const API_ID = 'localapi';
 const STAGE = 'local';
-
-interface CachedAuthorization {
-  result: APIGatewayAuthorizerResult;
-  expiresAt: number;
-}
 
 class GatewayError extends Error {
   readonly type: GatewayResponseType;
@@ -150,9 +146,6 @@ function writeRawAnswer(socket: Duplex, answer: { statusCode: number; headers: R
   socket.end(`HTTP/1.1 ${answer.statusCode} ${STATUS_CODES[answer.statusCode] ?? ''}\r\n${headers}\r\n${body}`);
 }
 
-/** API Gateway's default cap on an authorizer's concurrent invocations here is the function's reserved concurrency. */
-const AUTHORIZER_CONCURRENCY = FUNCTION_SETTINGS.authorizer.reservedConcurrency;
-
 /**
  * Binds 127.0.0.1:`port` and answers 503 until startLocalApiGateway() takes over: taking the port
  * first makes a busy port fail fast, before DynamoDB Local starts.
@@ -204,9 +197,7 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
       .handler;
   const authorizer = await load<APIGatewayRequestAuthorizerEvent, APIGatewayAuthorizerResult>(AUTHORIZER_HANDLER);
   const handlers = new Map<string, LambdaHandler<APIGatewayProxyEvent, APIGatewayProxyResult>>();
-  const cacheTtlMs = (options.authorizerCacheTtlSeconds ?? 300) * 1000;
-  const authorizationCache = new Map<string, CachedAuthorization>();
-  let authorizersInFlight = 0;
+  const authorizerGate = new AuthorizerEmulator(options.authorizerCacheTtlSeconds ?? 300);
   const accessLog = options.accessLog ?? ((entry: AccessLogEntry) => console.log(JSON.stringify(entry)));
   const corsOrigins = new Set(options.corsAllowedOrigins ?? []);
   const publicDocument = publicDocuments();
@@ -227,17 +218,11 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
     const authorization = identitySource(request);
     // The identity source (Authorization) is missing: API Gateway answers 401 without calling the authorizer.
     if (!authorization) throw new GatewayError('UNAUTHORIZED');
-    const cached = authorizationCache.get(authorization);
-    let result = cached && cached.expiresAt > Date.now() ? cached.result : undefined;
+    let result = authorizerGate.cached(authorization);
     if (!result) {
-      // Over the reserved concurrency Lambda throttles the invocation, and API Gateway answers
-      // AUTHORIZER_FAILURE at once: a flood of new (wrong) credentials cannot queue up until
-      // everyone's requests time out.
-      if (authorizersInFlight >= AUTHORIZER_CONCURRENCY) throw new GatewayError('AUTHORIZER_FAILURE');
-      authorizersInFlight++;
-      // Freed when the authorizer itself finishes, not when its timeout answers: a timed-out
-      // invocation still runs (and still counts, as in Lambda).
-      const authorizerFinished = () => void authorizersInFlight--;
+      // Over the reserved concurrency: throttled, AUTHORIZER_FAILURE at once (authorizer-emulator.ts).
+      const authorizerFinished = authorizerGate.startInvocation();
+      if (!authorizerFinished) throw new GatewayError('AUTHORIZER_FAILURE');
       try {
         result = await invoke(authorizer, AUTHORIZER_HANDLER, 'authorizer', {
           type: 'REQUEST',
@@ -258,7 +243,7 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
         console.error('Authorizer failed:', error instanceof Error ? error.message : error);
         throw new GatewayError('AUTHORIZER_FAILURE');
       }
-      if (cacheTtlMs > 0) authorizationCache.set(authorization, { result, expiresAt: Date.now() + cacheTtlMs });
+      authorizerGate.remember(authorization, result);
     }
     if (!policyAllows(result, methodArn)) throw new GatewayError('ACCESS_DENIED');
     return result;

@@ -3,14 +3,14 @@
 // and a flood of wrong passwords against the authorizer's concurrency cap. Raw sockets where
 // fetch() would refuse to send the request at all.
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FUNCTION_SETTINGS } from '../../functions/shared/routes.ts';
 import { listenOnLoopback, startLocalApiGateway } from '../../lib/local/local-api-gateway.ts';
 import { basicAuthorization } from '../support/api-client.ts';
-import { startLocalApiProcess, type LocalApiProcess } from '../support/local-api-process.ts';
+import { LOCAL_API_START_TIMEOUT_MS, startLocalApiProcess, type LocalApiProcess } from '../support/local-api-process.ts';
 import { TEST_USERS, testEnvironment } from '../support/test-environment.ts';
 
 interface RawResponse {
@@ -183,33 +183,45 @@ describe('a request body that is not UTF-8', () => {
 });
 
 describe('a flood of wrong passwords', () => {
-  let flooded: LocalApiProcess;
+  let flooded: LocalApiProcess | undefined;
+  let work: string | undefined;
 
   beforeAll(async () => {
     // Its own gateway process (on the shared DynamoDB Local), so that the flood slows no other test.
-    const work = await mkdtemp(join(tmpdir(), 'museum-flood-'));
+    work = await mkdtemp(join(tmpdir(), 'museum-flood-'));
     flooded = await startLocalApiProcess({ DYNAMODB_ENDPOINT: testEnvironment().dynamodbEndpoint, MUSEUM_DATA_DIR: join(work, 'data') }, join(work, 'api.log'));
-  });
+  }, LOCAL_API_START_TIMEOUT_MS + 30_000);
 
   afterAll(async () => {
     await flooded?.stop();
+    if (work) await rm(work, { recursive: true, force: true });
   });
 
-  test('is answered 401 or 503 with Retry-After (the authorizer concurrency cap), never 500, and a right password still gets in', async () => {
-    const wrong = basicAuthorization(TEST_USERS.editor.username, 'not-the-password-1');
+  test('is answered 401 or the documented 503 with Retry-After, never another 5xx, and a right password gets in', async () => {
     const right = basicAuthorization(TEST_USERS.viewer.username, TEST_USERS.viewer.password);
-    const send = (authorization: string) => fetch(`${flooded.url}/special-events`, { headers: { Authorization: authorization } });
-    const responses = await Promise.all([...Array.from({ length: 40 }, () => send(wrong)), send(right)]);
+    const send = (authorization: string) => fetch(`${flooded?.url}/special-events`, { headers: { Authorization: authorization } });
+    // The same wrong password 40 times at once (one verification, shared, then remembered) and 40
+    // different ones for the same user (over the slots a user with failures may hold: some are
+    // turned away with 503 before their credentials are checked; how many depends on the machine).
+    const repeated = basicAuthorization(TEST_USERS.editor.username, 'not-the-password-1');
+    const distinct = Array.from({ length: 40 }, () => basicAuthorization(TEST_USERS.editor.username, `guess-${randomBytes(8).toString('hex')}`));
+    const responses = await Promise.all([...Array.from({ length: 40 }, () => send(repeated)), ...distinct.map(send), send(right)]);
     const legitimate = responses.pop() as Response;
-    const statuses = responses.map((response) => response.status);
-    expect(new Set(statuses)).toEqual(new Set([401, 503]));
-    for (const response of responses.filter((r) => r.status === 503)) {
-      expect(response.headers.get('retry-after')).toMatch(/^\d+$/);
+    for (const response of responses) {
+      expect([401, 503]).toContain(response.status);
       expect(response.headers.get('content-type')).toBe('application/problem+json');
+      if (response.status === 503) expect(response.headers.get('retry-after')).toMatch(/^\d+$/);
     }
+    // Some of the flood was checked and refused; no wrong password ever got in.
+    expect(responses.some((response) => response.status === 401)).toBe(true);
     expect([200, 503]).toContain(legitimate.status);
-    expect((await send(right)).status).toBe(200);
-  });
+    // Once the flood has been answered, the right password gets in (a 503 is an answer to retry).
+    let status = 503;
+    for (let attempt = 0; attempt < 5 && status === 503; attempt++) status = (await send(right)).status;
+    expect(status).toBe(200);
+    // And the repeated wrong password is now refused at once, from the authorizer's memory.
+    expect((await send(repeated)).status).toBe(401);
+  }, 120_000);
 });
 
 describe('an authorizer that outlives its timeout', () => {

@@ -126,7 +126,8 @@ describe('Lambda functions', () => {
         expect(reserved).toBe(name === AUTHORIZER_HANDLER ? FUNCTION_SETTINGS.authorizer.reservedConcurrency : undefined);
       }
     }
-    expect(FUNCTION_SETTINGS.authorizer.reservedConcurrency).toBe(10);
+    // The stage's 100 requests/s of ~350 ms verifications keep 35 busy (docs/DEPLOY.md, "Logins under a flood of wrong passwords").
+    expect(FUNCTION_SETTINGS.authorizer.reservedConcurrency).toBe(40);
   });
 });
 

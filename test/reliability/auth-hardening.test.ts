@@ -1,5 +1,6 @@
 // Authentication and response hardening: usernames do not leak through timing, credentials never
-// reach a log, the users CLI refuses short passwords, repeated Authorization headers cannot borrow
+// reach a log, the users CLI refuses short passwords and passwords with control or invisible
+// characters, a password never matches with such characters appended, usernames are compared exactly, repeated Authorization headers cannot borrow
 // another user's cached policy, and every response is marked nosniff / no-store with an
 // allow-list-only CORS policy.
 import { spawn } from 'node:child_process';
@@ -9,10 +10,11 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { BasicAuthenticator } from '../../functions/shared/basic-auth.ts';
 import { hashPassword, MIN_PASSWORD_LENGTH } from '../../functions/shared/passwords.ts';
 import { UsersStore } from '../../functions/shared/users-store.ts';
 import { api, basicAuthorization, createEvent } from '../support/api-client.ts';
-import { startLocalApiProcess, type LocalApiProcess } from '../support/local-api-process.ts';
+import { LOCAL_API_START_TIMEOUT_MS, startLocalApiProcess, type LocalApiProcess } from '../support/local-api-process.ts';
 import { TEST_USERS, testEnvironment } from '../support/test-environment.ts';
 import { recordFigures } from './figures.ts';
 import { closeTableClient, tableClient } from './stored-items.ts';
@@ -138,9 +140,14 @@ describe('the users CLI', () => {
         stdio: ['pipe', 'pipe', 'pipe'],
       });
       let output = '';
+      // Stopped before the test's own timeout, so that a hung CLI never outlives the test.
+      const timer = setTimeout(() => child.kill('SIGKILL'), 45_000);
       child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
       child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      child.on('exit', (code) => resolve({ code, output }));
+      child.on('exit', (code) => {
+        clearTimeout(timer);
+        resolve({ code, output });
+      });
       child.stdin.end(`${password}\n`);
     });
   }
@@ -156,12 +163,83 @@ describe('the users CLI', () => {
     }
   });
 
+  test('refuses a password with a control or invisible character (NUL, tab, DEL, C1, BOM, zero-width space) and creates no user', async () => {
+    const passwords = ['long-enough-password\u0000', 'long-enough\tpassword', 'long-enough-password\u007f', 'long-enough-password\u0085', '\ufefflong-enough-password', 'long-enough\u200bpassword'];
+    const named = passwords.map((password) => ({ username: `ctl-${randomUUID().slice(0, 8)}`, password }));
+    const results = await Promise.all(named.map((user) => addUser(user.username, user.password)));
+    for (const [i, { code, output }] of results.entries()) {
+      expect(code).toBe(1);
+      expect(output).toContain('control or invisible');
+      expect(output).not.toContain(named[i]?.password as string);
+      expect(await users().getUser(named[i]?.username as string)).toBeUndefined();
+    }
+  });
+
   test(`accepts ${MIN_PASSWORD_LENGTH} characters, and never prints the password`, async () => {
     const user = { username: `long-${randomUUID().slice(0, 8)}`, password: `x${randomUUID().slice(0, MIN_PASSWORD_LENGTH - 1)}` };
     const { code, output } = await addUser(user.username, user.password);
     expect(code).toBe(0);
     expect(output).not.toContain(user.password);
     expect((await users().getUser(user.username))?.role).toBe('viewer');
+  });
+});
+
+describe('credential rules', () => {
+  const encodedHeader = (bytes: Buffer) => `Basic ${bytes.toString('base64')}`;
+
+  test('a password followed by NUL bytes, or holding another control or invisible character, never logs in', async () => {
+    const { username, password } = TEST_USERS.editor;
+    expect((await api('GET', '/special-events?startDate=9980-05-05&endDate=9980-05-05', { as: TEST_USERS.editor })).status).toBe(200);
+    // scrypt's HMAC pads its key with zero bytes: these derive the very key of the right password.
+    for (const presented of [`${password}\u0000`, `${password}\u0000\u0000\u0000\u0000`, `\ufeff${password}`, `${password}\u200b`, `${password}\u007f`, `${password}\u0085`]) {
+      const response = await api('GET', '/special-events?startDate=9980-05-05&endDate=9980-05-05', { as: { header: basicAuthorization(username, presented) } });
+      expect(response.status).toBe(401);
+    }
+  });
+
+  test('the username is compared exactly: a BOM before it, an invisible character in it, another Unicode form of it name no user', async () => {
+    const { username, password } = TEST_USERS.editor;
+    const headers = [
+      // A UTF-8 BOM at the start of the decoded credentials (a decoder that drops it would see `admin`).
+      encodedHeader(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(`${username}:${password}`)])),
+      basicAuthorization(`\ufeff${username}`, password),
+      basicAuthorization(`${username.slice(0, 2)}\u200b${username.slice(2)}`, password),
+      basicAuthorization(`${username}\u00ad`, password),
+      basicAuthorization(username.toUpperCase(), password),
+      basicAuthorization([...username].map((c) => String.fromCodePoint(c.codePointAt(0)! + 0xfee0)).join(''), password), // fullwidth
+      basicAuthorization(`${username}\u0000`, password),
+    ];
+    for (const header of headers) expect((await api('GET', '/special-events?startDate=9980-05-05&endDate=9980-05-05', { as: { header } })).status).toBe(401);
+  });
+
+  test('a repeated wrong password costs one verification, concurrent ones share it, and an impossible one costs none', async () => {
+    const authenticator = new BasicAuthenticator(users(), { cacheTtlSeconds: 60 });
+    const user = await freshUser('viewer');
+    const wrong = basicAuthorization(user.username, `${user.password}-not`);
+    expect(await Promise.all(Array.from({ length: 5 }, () => authenticator.authenticate(wrong)))).toEqual(Array(5).fill(undefined));
+    expect(authenticator.verificationsStarted).toBe(1);
+    for (let i = 0; i < 5; i++) expect(await authenticator.authenticate(wrong)).toBeUndefined();
+    expect(authenticator.verificationsStarted).toBe(1);
+    // Unknown users alike (nothing tells them apart from a wrong password).
+    const unknown = basicAuthorization(`nobody-${randomUUID().slice(0, 8)}`, 'some-password-1');
+    for (let i = 0; i < 3; i++) expect(await authenticator.authenticate(unknown)).toBeUndefined();
+    expect(authenticator.verificationsStarted).toBe(2);
+    // A password scrypt would confuse with the right one is refused before any verification.
+    expect(await authenticator.authenticate(basicAuthorization(user.username, `${user.password}\u0000`))).toBeUndefined();
+    expect(authenticator.verificationsStarted).toBe(2);
+    // The right password, just after wrong ones, still gets in (a new value), once.
+    expect(await authenticator.authenticate(basicAuthorization(user.username, user.password))).toEqual({ username: user.username, role: 'viewer' });
+    expect(await authenticator.authenticate(basicAuthorization(user.username, user.password))).toEqual({ username: user.username, role: 'viewer' });
+    expect(authenticator.verificationsStarted).toBe(3);
+  }, 60_000);
+
+  test('the users store refuses a username outside the exact set, and a hash not made by hashPassword', async () => {
+    const passwordHash = await hashPassword(`password-${randomUUID()}`);
+    for (const username of ['\ufeffbom-user', 'zero\u200bwidth', 'ren\u00e9', 'a'.repeat(65), '']) {
+      await expect(users().putUser({ username, role: 'viewer', passwordHash }, 'create')).rejects.toThrow(/username/);
+      expect(await users().getUser(username || 'x')).toBeUndefined();
+    }
+    await expect(users().putUser({ username: `plain-${randomUUID().slice(0, 8)}`, role: 'viewer', passwordHash: 'correct-horse-battery' }, 'create')).rejects.toThrow(/hash/);
   });
 });
 
@@ -197,7 +275,7 @@ describe('response hardening', () => {
       },
       join(workDirectory, 'local-api.log'),
     );
-  }, 60_000);
+  }, LOCAL_API_START_TIMEOUT_MS + 30_000);
   afterAll(async () => {
     await corsApi?.stop();
     await rm(workDirectory, { recursive: true, force: true });

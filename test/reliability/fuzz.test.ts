@@ -1,5 +1,6 @@
 // A fixed-seed slice of the HTTP fuzz (the long run is `npm run fuzz`): a few hundred generated
-// bad requests over all five routes. No 5xx, every error a documented problem+json that also
+// bad requests over all five routes. No 5xx but the 503 the document lists for an operation (a
+// busy machine may answer it, and it is counted), every error a documented problem+json that also
 // matches the contract, and the API still serving afterwards.
 import { api, type SpecialEventBody } from '../support/api-client.ts';
 import { testEnvironment } from '../support/test-environment.ts';
@@ -10,7 +11,7 @@ import { apiStillServes, formatReport, runFuzz } from './fuzz-runner.ts';
 const SLICE = { seed: 20_261_122, requests: 400, concurrency: 4, maxPasswordChecks: 4 };
 
 describe('the fuzz slice', () => {
-  test(`${SLICE.requests} bad requests (seed ${SLICE.seed}): no 5xx, every error a documented problem, the API still serving`, async () => {
+  test(`${SLICE.requests} bad requests (seed ${SLICE.seed}): no 5xx but a documented 503, every error a documented problem, the API still serving`, async () => {
     const { url } = testEnvironment();
     const report = await runFuzz({ url, ...SLICE });
     recordFigures('fuzz-slice', { ...report, failures: report.failures.length });
@@ -18,6 +19,8 @@ describe('the fuzz slice', () => {
 
     expect(report.requests).toBe(SLICE.requests);
     expect(report.serverErrors).toBe(0);
+    // Documented 503s are allowed, but a run turned away half the time would have tested little.
+    expect(report.temporaryFailures).toBeLessThan(SLICE.requests / 2);
     for (const category of FUZZ_CATEGORIES) expect(report.byCategory[category]).toBeGreaterThan(5);
     expect(report.passwordChecks).toBeLessThanOrEqual(SLICE.maxPasswordChecks);
     expect(await apiStillServes(url)).toBe(true);

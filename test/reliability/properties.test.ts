@@ -3,15 +3,17 @@
 // the shrunk counterexample; rerun it with FAST_CHECK_SEED=<seed>.
 import fc from 'fast-check';
 import { api, type SpecialEventBody } from '../support/api-client.ts';
+import { jestTimeoutFor, propertyRuns } from './property-runs.ts';
 import { dayOfYear, listPropertyYears, RESERVED_YEARS } from './reserved-years.ts';
 import { closeTableClient, storageProblems } from './stored-items.ts';
 import { eventChanges, eventInput, eventTemplate, inYear, normalised, type EventInput } from './valid-events.ts';
 
-/** Bounded runs; shrinking a failure stops after 40 s and reports the smallest case found by then. */
-function runs(numRuns: number): fc.Parameters<unknown> {
-  const seed = process.env.FAST_CHECK_SEED;
-  return { numRuns, interruptAfterTimeLimit: 40_000, markInterruptAsFailure: false, ...(seed ? { seed: Number(seed) } : {}) };
-}
+/**
+ * Each property runs all its cases or fails (property-runs.ts). The limit is generous: a case is a
+ * few requests, a fraction of a second idle and a few seconds on a machine loaded several times over.
+ */
+const TIME_LIMIT_MS = 240_000;
+const runs = (numRuns: number) => propertyRuns(numRuns, TIME_LIMIT_MS);
 
 async function create(input: EventInput): Promise<SpecialEventBody> {
   const response = await api<SpecialEventBody>('POST', '/special-events', { json: input });
@@ -39,7 +41,7 @@ describe('created events', () => {
       }),
       runs(25),
     );
-  });
+  }, jestTimeoutFor(TIME_LIMIT_MS));
 });
 
 describe('PATCH with a random subset of fields', () => {
@@ -62,7 +64,7 @@ describe('PATCH with a random subset of fields', () => {
       }),
       runs(25),
     );
-  });
+  }, jestTimeoutFor(TIME_LIMIT_MS));
 });
 
 /** DynamoDB compares string keys as UTF-8 bytes; JavaScript's `<` compares UTF-16 code units. */
@@ -137,5 +139,5 @@ describe('GET /special-events', () => {
       ),
       runs(20),
     );
-  }, 90_000);
+  }, jestTimeoutFor(TIME_LIMIT_MS));
 });

@@ -1,4 +1,7 @@
 // Starts `bin/local-api.ts` (what `npm start` runs) as a child process and waits for its URL.
+// Nothing it starts outlives the test: a start that fails or times out is stopped before the
+// promise settles, and whatever a test left running (its afterAll never ran, its hook timed out)
+// is killed when the test process exits; its DynamoDB Local's watchdog then stops Java too.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { freePort } from '../../lib/local/dynamodb-local.ts';
@@ -9,42 +12,60 @@ export interface LocalApiProcess {
   stop(): Promise<void>;
 }
 
+/** How long a start may take; a hook that starts one needs a longer timeout than this. */
+export const LOCAL_API_START_TIMEOUT_MS = 90_000;
+
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
 export async function startLocalApiProcess(env: Record<string, string>, logFile: string): Promise<LocalApiProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local-api.ts'], {
     env: { ...process.env, PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  running.add(child);
   const log = createWriteStream(logFile);
   child.stdout?.pipe(log);
   child.stderr?.pipe(log);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const url = await new Promise<string>((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL'); // its DynamoDB Local's watchdog then stops Java too
-      reject(new Error(`The local API did not start in 60 s:\n${output}`));
-    }, 60_000);
-    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (\S+)/.exec(output);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`The local API exited with ${code}:\n${output}`));
-    });
-  });
-  return {
-    url,
-    process: child,
-    stop: async () => {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      await exited;
-    },
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      running.delete(child);
+      resolve();
+    }),
+  );
+  /** `signal`, then SIGKILL if it has not exited within 20 s (a stop must end even if the process hangs). */
+  const stop = async (signal: NodeJS.Signals) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill(signal);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    await exited;
+    clearTimeout(timer);
   };
+  let url: string;
+  try {
+    url = await new Promise<string>((resolve, reject) => {
+      let output = '';
+      const timer = setTimeout(() => reject(new Error(`The local API did not start in ${LOCAL_API_START_TIMEOUT_MS / 1000} s:\n${output}`)), LOCAL_API_START_TIMEOUT_MS);
+      child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stdout?.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        const match = /listening on (\S+)/.exec(output);
+        if (match?.[1]) {
+          clearTimeout(timer);
+          resolve(match[1]);
+        }
+      });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`The local API exited with ${code}:\n${output}`));
+      });
+    });
+  } catch (error) {
+    await stop('SIGKILL');
+    throw error;
+  }
+  return { url, process: child, stop: () => stop('SIGTERM') };
 }

@@ -1,0 +1,143 @@
+// Logins during a flood of wrong passwords, against the local API (`bin/local-api.ts`, the
+// authorizer bundle behind the local gateway, on its own DynamoDB Local). The flood: 20 clients
+// that never wait, not even after a 503: 10 send distinct wrong passwords for a real user, 5 random
+// unknown users, 5 one wrong password repeated; at least 300 requests, and on until the valid
+// logins are done. Meanwhile 10 users never seen before log in, one after another or all at once.
+// Reports per scenario how many valid logins got 200 and their latency (share within 2 s), and
+// what the flood was answered. Target (docs/RELIABILITY.md, "Brute force"): at least 90 % of the
+// valid logins succeed within 2 s.
+//   npm run build && node --import tsx bench/authorizer/flood.ts [--repetitions 3]
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createDocumentClient } from '../../functions/shared/dynamodb-client.ts';
+import { hashPassword } from '../../functions/shared/passwords.ts';
+import { UsersStore } from '../../functions/shared/users-store.ts';
+import { ensureLocalTables, freePort, LOCAL_TABLE_NAMES, localClient, startDynamoDbLocal } from '../../lib/local/dynamodb-local.ts';
+
+const FLOOD_CLIENTS = 20;
+const FLOOD_REQUESTS = 300;
+const VALID_LOGINS = 10;
+const TARGET_MS = 2_000;
+
+const { values } = parseArgs({ options: { repetitions: { type: 'string', default: '3' } } });
+const repetitions = Number(values.repetitions);
+
+const basic = (username: string, password: string) => `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+
+const work = await mkdtemp(join(tmpdir(), 'museum-bench-flood-'));
+const dynamodb = await startDynamoDbLocal();
+let api: ReturnType<typeof spawn> | undefined;
+try {
+  await ensureLocalTables(dynamodb.endpoint, LOCAL_TABLE_NAMES);
+  const client = localClient(dynamodb.endpoint);
+  const store = new UsersStore(createDocumentClient(client), LOCAL_TABLE_NAMES.events);
+  const victim = { username: 'curator', password: `curator-${randomUUID()}` };
+  await store.putUser({ ...victim, role: 'editor', passwordHash: await hashPassword(victim.password) }, 'create');
+  const repeatedUser = { username: 'visitor', password: `visitor-${randomUUID()}` };
+  await store.putUser({ ...repeatedUser, role: 'viewer', passwordHash: await hashPassword(repeatedUser.password) }, 'create');
+
+  const port = await freePort();
+  api = spawn(process.execPath, ['--import', 'tsx', 'bin/local-api.ts'], {
+    env: { ...process.env, PORT: String(port), DYNAMODB_ENDPOINT: dynamodb.endpoint, MUSEUM_DATA_DIR: join(work, 'data') },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  // Its log (a line per turned-away request) goes to a file, not the report.
+  const logFile = join(work, 'local-api.log');
+  api.stderr?.pipe(createWriteStream(logFile));
+  const url = await new Promise<string>((resolve, reject) => {
+    let output = '';
+    api?.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (\S+)/.exec(output);
+      if (match?.[1]) resolve(match[1]);
+    });
+    api?.once('exit', (code) => reject(new Error(`the local API exited with ${code}`)));
+  });
+  api.stdout?.resume();
+
+  const login = async (authorization: string) => {
+    const started = performance.now();
+    const response = await fetch(`${url}/special-events?startDate=9970-01-01&endDate=9970-01-01`, { headers: { Authorization: authorization } });
+    await response.arrayBuffer();
+    return { status: response.status, ms: performance.now() - started };
+  };
+  const freshUsers = () =>
+    Promise.all(
+      Array.from({ length: VALID_LOGINS }, async () => {
+        const user = { username: `fresh-${randomUUID().slice(0, 8)}`, password: `valid-${randomUUID()}` };
+        await store.putUser({ ...user, role: 'viewer', passwordHash: await hashPassword(user.password) }, 'create');
+        return user;
+      }),
+    );
+
+  async function scenario(arrival: 'one after another' | 'all at once', flood: boolean) {
+    const users = await freshUsers();
+    let sent = 0;
+    let validDone = false;
+    const floodStatuses: number[] = [];
+    const attackers = flood
+      ? Array.from({ length: FLOOD_CLIENTS }, async (_, client) => {
+          while (sent < FLOOD_REQUESTS || !validDone) {
+            sent++;
+            const header =
+              client < 10 ? basic(victim.username, `guess-${randomUUID()}`) : client < 15 ? basic(`nobody-${randomUUID().slice(0, 12)}`, 'guess') : basic(repeatedUser.username, 'the-same-wrong-password');
+            floodStatuses.push((await login(header)).status);
+          }
+        })
+      : [];
+    if (flood) while (sent < 2 * FLOOD_CLIENTS) await new Promise((resolve) => setTimeout(resolve, 10));
+    const valid: { status: number; ms: number }[] = [];
+    if (arrival === 'all at once') valid.push(...(await Promise.all(users.map((user) => login(basic(user.username, user.password))))));
+    else for (const user of users) valid.push(await login(basic(user.username, user.password)));
+    validDone = true;
+    await Promise.all(attackers);
+    const ok = valid.filter((answer) => answer.status === 200).map((answer) => answer.ms).sort((a, b) => a - b);
+    return {
+      arrival,
+      flood,
+      valid200: ok.length,
+      validWithin2s: ok.filter((ms) => ms <= TARGET_MS).length,
+      validOther: valid.filter((answer) => answer.status !== 200).map((answer) => answer.status),
+      p50Ms: Math.round(percentile(ok, 50)),
+      p90Ms: Math.round(percentile(ok, 90)),
+      maxMs: Math.round(ok.at(-1) ?? Number.NaN),
+      floodRequests: floodStatuses.length,
+      flood401: floodStatuses.filter((status) => status === 401).length,
+      flood503: floodStatuses.filter((status) => status === 503).length,
+      floodOther: floodStatuses.filter((status) => status !== 401 && status !== 503).length,
+    };
+  }
+
+  // A first login warms the authorizer up (bundle load, first scrypt); not measured.
+  await login(basic(repeatedUser.username, repeatedUser.password));
+  const rows = [];
+  for (let repetition = 1; repetition <= repetitions; repetition++) {
+    for (const [arrival, flood] of [['one after another', false], ['one after another', true], ['all at once', false], ['all at once', true]] as const) {
+      const row = { repetition, ...(await scenario(arrival, flood)) };
+      rows.push(row);
+      console.error(JSON.stringify(row));
+    }
+  }
+  console.log('| valid logins | flood | 200 (of 10) | within 2 s | p50 / p90 / max ms | flood requests: 401 / 503 / other |');
+  console.log('|---|---|---|---|---|---|');
+  for (const row of rows) {
+    console.log(
+      `| ${row.arrival} | ${row.flood ? 'yes' : 'no'} | ${row.valid200} | ${row.validWithin2s} | ${row.p50Ms} / ${row.p90Ms} / ${row.maxMs} | ${row.flood ? `${row.floodRequests}: ${row.flood401} / ${row.flood503} / ${row.floodOther}` : '-'} |`,
+    );
+  }
+  client.destroy();
+} finally {
+  if (api && api.exitCode === null) {
+    const exited = new Promise((resolve) => api?.once('exit', resolve));
+    api.kill('SIGTERM');
+    await exited;
+  }
+  await dynamodb.stop();
+  await rm(work, { recursive: true, force: true });
+}

@@ -1,0 +1,151 @@
+// Credential rules (functions/shared/passwords.ts, basic-auth.ts) and the fair verification queue
+// (functions/shared/fair-queue.ts): what a password may hold, what a login may present, and how
+// verifications share the CPU.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseBasicCredentials } from '../../functions/shared/basic-auth.ts';
+import { FairQueue, QueueBusyError } from '../../functions/shared/fair-queue.ts';
+import { hashPassword, isPossiblePassword, MIN_PASSWORD_LENGTH, passwordProblem, verifyPassword } from '../../functions/shared/passwords.ts';
+
+const GOOD = 'correct-horse-battery';
+const encode = (text: string) => `Basic ${Buffer.from(text, 'utf8').toString('base64')}`;
+
+describe('passwords that may be set', () => {
+  test.each([
+    ['NUL', `${GOOD}\u0000`],
+    ['NUL inside', `correct\u0000horse-battery`],
+    ['tab (C0)', `${GOOD}\t`],
+    ['line feed', `correct\nhorse-battery`],
+    ['escape', `\u001b[31m${GOOD}`],
+    ['DEL', `${GOOD}\u007f`],
+    ['C1 (NEL)', `${GOOD}\u0085`],
+    ['C1 (CSI)', `${GOOD}\u009b`],
+    ['byte order mark', `\ufeff${GOOD}`],
+    ['zero-width space', `correct\u200bhorse-battery`],
+    ['zero-width joiner', `${GOOD}\u200d`],
+    ['soft hyphen', `correct\u00adhorse-battery`],
+    ['right-to-left override', `${GOOD}\u202e`],
+    ['word joiner', `${GOOD}\u2060`],
+    ['lone surrogate', `${GOOD}\ud800`],
+  ])('a password holding a %s is refused when set and impossible at login', async (_, password) => {
+    expect(passwordProblem(password)).toMatch(/control or invisible/);
+    expect(isPossiblePassword(password)).toBe(false);
+    await expect(hashPassword(password)).rejects.toThrow(/control or invisible/);
+  });
+
+  test('length counts characters after NFC, not UTF-16 units', () => {
+    expect(passwordProblem('🦕'.repeat(MIN_PASSWORD_LENGTH - 1))).toMatch(/at least/);
+    expect(passwordProblem('🦕'.repeat(MIN_PASSWORD_LENGTH))).toBeUndefined();
+    expect(passwordProblem('x'.repeat(1025))).toMatch(/at most/);
+    // Visible non-ASCII is welcome: accents, other scripts, spaces between words.
+    for (const password of ['mot de passe é à ü', 'пароль-пароль-1', '密码密码密码密码密码密码', 'e\u0301'.repeat(MIN_PASSWORD_LENGTH)]) {
+      expect(passwordProblem(password)).toBeUndefined();
+    }
+  });
+
+  test('a password followed by NUL bytes never matches (scrypt would derive the same key), nor one with a BOM', async () => {
+    const stored = await hashPassword(GOOD);
+    expect(await verifyPassword(GOOD, stored)).toBe(true);
+    for (const presented of [`${GOOD}\u0000`, `${GOOD}\u0000\u0000\u0000`, `\ufeff${GOOD}`]) expect(await verifyPassword(presented, stored)).toBe(false);
+  }, 30_000);
+
+  test('the NFC and NFD forms of a password are the same password (it is normalised before hashing)', async () => {
+    const stored = await hashPassword('caf\u00e9-caf\u00e9-caf\u00e9');
+    expect(await verifyPassword('cafe\u0301-cafe\u0301-cafe\u0301', stored)).toBe(true);
+  }, 30_000);
+});
+
+describe('usernames and passwords presented at login', () => {
+  test.each([
+    ['a BOM before the username', '\ufeffadmin'],
+    ['a zero-width space inside it', 'ad\u200bmin'],
+    ['a soft hyphen inside it', 'ad\u00admin'],
+    ['fullwidth letters', 'ａｄｍｉｎ'],
+    ['a decomposed letter', 'rene\u0301'],
+    ['a precomposed letter', 'ren\u00e9'],
+    ['a trailing NUL', 'admin\u0000'],
+    ['a leading space', ' admin'],
+  ])('%s names no user', (_, username) => {
+    expect(parseBasicCredentials(encode(`${username}:${GOOD}`))).toBeUndefined();
+  });
+
+  test('a leading BOM in the decoded credentials is not dropped', () => {
+    const header = `Basic ${Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(`admin:${GOOD}`)]).toString('base64')}`;
+    expect(parseBasicCredentials(header)).toBeUndefined();
+    expect(parseBasicCredentials(encode(`admin:${GOOD}`))).toEqual({ username: 'admin', password: GOOD });
+  });
+
+  test.each([`${GOOD}\u0000`, `${GOOD}\u0000\u0000`, `\ufeff${GOOD}`, `${GOOD}\u007f`, `${GOOD}\u200b`])('a password %j is refused before any scrypt', (password) => {
+    expect(parseBasicCredentials(encode(`admin:${password}`))).toBeUndefined();
+  });
+});
+
+describe('FairQueue', () => {
+  /** Work that finishes when told to, recording the order in which it started. */
+  function gate() {
+    const started: string[] = [];
+    const releases: (() => void)[] = [];
+    const work = (name: string) => () => {
+      started.push(name);
+      return new Promise<string>((resolve) => releases.push(() => resolve(name)));
+    };
+    const releaseOne = async () => {
+      releases.shift()?.();
+      await sleep(5);
+    };
+    return { started, work, releaseOne };
+  }
+
+  test('suspect work holds at most its slots and starts after waiting ordinary work', async () => {
+    const queue = new FairQueue({ slots: 3, suspectSlots: 1, maxWaitingPerKey: 10, maxWaitMs: 10_000 });
+    const { started, work, releaseOne } = gate();
+    const done = [
+      ...Array.from({ length: 3 }, (_, i) => queue.run('flood', work(`flood-${i}`), true)),
+      queue.run('alice', work('alice')),
+      queue.run('bob', work('bob')),
+      queue.run('carol', work('carol')),
+    ];
+    // One suspect running, alice and bob in the two other slots; carol waits, and is next.
+    expect(started).toEqual(['flood-0', 'alice', 'bob']);
+    for (let i = 0; i < 6; i++) await releaseOne();
+    await Promise.all(done);
+    expect(started).toEqual(['flood-0', 'alice', 'bob', 'carol', 'flood-1', 'flood-2']);
+  });
+
+  test('serves waiting keys round-robin: a flood on one key delays another key by one turn, not by the flood', async () => {
+    const queue = new FairQueue({ slots: 1, maxWaitingPerKey: 10, maxWaitMs: 10_000 });
+    const { started, work, releaseOne } = gate();
+    const done = [
+      ...Array.from({ length: 5 }, (_, i) => queue.run('flood', work(`flood-${i}`))),
+      queue.run('alice', work('alice')),
+      queue.run('bob', work('bob')),
+    ];
+    for (let i = 0; i < 7; i++) await releaseOne();
+    await Promise.all(done);
+    expect(started).toEqual(['flood-0', 'flood-1', 'alice', 'bob', 'flood-2', 'flood-3', 'flood-4']);
+  });
+
+  test('refuses at once (QueueBusyError) beyond the waiting bound of one key, and other keys still get in', async () => {
+    const queue = new FairQueue({ slots: 2, maxWaitingPerKey: 2, maxWaitMs: 10_000 });
+    const { started, work, releaseOne } = gate();
+    const flood = Array.from({ length: 6 }, (_, i) => queue.run('flood', work(`flood-${i}`)).catch((error: unknown) => error));
+    const alice = queue.run('alice', work('alice'));
+    expect(queue.queued).toBe(3);
+    for (let i = 0; i < 5; i++) await releaseOne();
+    const outcomes = await Promise.all(flood);
+    expect(outcomes.filter((outcome) => outcome instanceof QueueBusyError)).toHaveLength(2);
+    expect(await alice).toBe('alice');
+    // The flood key was waiting first, so it has the next turn, then alice: before the rest of the flood.
+    expect(started).toEqual(['flood-0', 'flood-1', 'flood-2', 'alice', 'flood-3']);
+  });
+
+  test('nothing waits longer than maxWaitMs, and a failed piece of work frees its slot', async () => {
+    const queue = new FairQueue({ slots: 1, maxWaitingPerKey: 5, maxWaitMs: 50 });
+    const { work, releaseOne } = gate();
+    const holder = queue.run('a', work('holder'));
+    await expect(queue.run('b', work('late'))).rejects.toBeInstanceOf(QueueBusyError);
+    await releaseOne();
+    expect(await holder).toBe('holder');
+    await expect(queue.run('a', () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    expect(await queue.run('a', async () => 'free again')).toBe('free again');
+  });
+});
