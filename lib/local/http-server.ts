@@ -30,7 +30,20 @@ export function plainProblem(status: number, detail: string): Answer {
   return { statusCode: status, headers: { ...GATEWAY_RESPONSE_HEADERS }, body: { type: 'about:blank', title: STATUS_CODES[status] ?? 'Error', status, detail } };
 }
 
-type ParserError = NodeJS.ErrnoException & { rawPacket?: Buffer };
+type ParserError = NodeJS.ErrnoException & { rawPacket?: Buffer; bytesParsed?: number };
+
+/**
+ * The start of the request the parser failed on. `rawPacket` is the whole chunk read, which may
+ * begin with earlier, valid requests (pipelining): reading it from the start, a stray byte after
+ * a POST was reported as "the method POST is not implemented".
+ */
+function failedRequest(error: ParserError): string {
+  const text = error.rawPacket?.toString('latin1') ?? '';
+  const failedAt = Math.min(error.bytesParsed ?? 0, text.length);
+  const boundary = text.lastIndexOf('\r\n\r\n', Math.max(0, failedAt - 1));
+  const start = boundary >= 0 && boundary + 4 <= failedAt ? boundary + 4 : 0;
+  return text.slice(start, start + 256);
+}
 
 /** Parser errors Node reports through `clientError`, as status and detail. */
 function parserProblem(error: ParserError): Answer {
@@ -41,7 +54,7 @@ function parserProblem(error: ParserError): Answer {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return plainProblem(408, 'The request did not arrive in time');
     case 'HPE_INVALID_METHOD': {
-      const method = /^[A-Z]+(?= )/.exec(error.rawPacket?.toString('latin1', 0, 32) ?? '')?.[0];
+      const method = /^[A-Z]+(?= )/.exec(failedRequest(error))?.[0];
       return method
         ? plainProblem(501, `The method ${method} is not implemented by this API`)
         : plainProblem(400, 'The request method is not valid (methods are case-sensitive: GET, POST, PATCH, DELETE, OPTIONS)');
@@ -121,8 +134,8 @@ function answerClientError(error: ParserError, socket: Duplex, accessLog?: (entr
     if (!socket.writable) return void socket.destroy();
     const answer = parserProblem(error);
     writeRawAnswer(socket, answer);
-    const requestLine = error.rawPacket?.toString('latin1', 0, 256).split('\r\n')[0]?.split(' ') ?? [];
-    accessLog?.({ method: requestLine[0]?.slice(0, 16) ?? '', path: logPath(requestLine[1]), status: answer.statusCode, durationMs: 0 });
+    const [method = '', target] = failedRequest(error).split('\r\n')[0]?.split(' ') ?? [];
+    accessLog?.({ method: /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,16}$/.test(method) ? method : '-', path: logPath(target), status: answer.statusCode, durationMs: 0 });
   };
   const state = connectionState(socket);
   if (state.inFlight > 0) state.pendingRefusal = refuse;
@@ -178,8 +191,9 @@ export function serve(server: Server, onRequest: (request: IncomingMessage, resp
     if (!refused) return onRequest(request, response);
     // The body is not read (its framing is what is refused): the connection is closed after the answer.
     response.shouldKeepAlive = false;
-    response.writeHead(refused.statusCode, { ...refused.headers, Connection: 'close' });
-    response.end(JSON.stringify(refused.body));
+    const body = JSON.stringify(refused.body);
+    response.writeHead(refused.statusCode, { ...refused.headers, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' });
+    response.end(body);
     accessLog({ method: request.method ?? '', path: logPath(request.url), status: refused.statusCode, durationMs: 0 });
   });
   server.removeListener('clientError', answerClientError);
