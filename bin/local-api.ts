@@ -25,6 +25,8 @@ import {
 import { registerRun } from '../lib/local/run-registry.ts';
 import { inMemoryLimitBytes, watchDirectorySize } from '../lib/local/size-watchdog.ts';
 
+/** Where the bundles are built and loaded from (MUSEUM_BUNDLES_DIR: the tests build elsewhere than dist/ that other runs use). */
+const BUNDLES_DIRECTORY = process.env.MUSEUM_BUNDLES_DIR ?? 'dist/functions';
 const { values: flags } = parseArgs({ options: { build: { type: 'boolean', default: false } }, allowNegative: true });
 
 // Request logs: one short human line per request on a terminal; JSON lines otherwise (a file, a
@@ -188,7 +190,14 @@ try {
   if (dynamodb.started) await lock?.update({ dynamodbEndpoint: dynamodb.endpoint, javaPid: dynamodb.started.javaPid, javaStart: processStart(dynamodb.started.javaPid) });
   // A store other than the data directory: recorded, so that the users CLI does not write into
   // .data/ unseen by this run.
-  const run = lock ? undefined : registerRun({ dataDirectory: DATA_DIRECTORY, store: dynamodb.started ? 'in memory' : dynamodb.endpoint, temporaryDirectory: dynamodb.started?.dataDirectory });
+  const run = lock
+    ? undefined
+    : registerRun({
+        dataDirectory: DATA_DIRECTORY,
+        store: dynamodb.started ? 'in memory' : dynamodb.endpoint,
+        dynamodbEndpoint: dynamodb.endpoint,
+        temporaryDirectory: dynamodb.started?.dataDirectory,
+      });
   if (run) cleanups.push(async () => run.remove());
   if (dynamodb.started && !lock) {
     const directory = dynamodb.started.dataDirectory;
@@ -208,6 +217,7 @@ try {
   const gateway = await step('listening', () =>
     startLocalApiGateway({
       server,
+      functionsDirectory: BUNDLES_DIRECTORY,
       authorizerCacheTtlSeconds: Number(process.env.AUTHORIZER_CACHE_TTL_SECONDS ?? 300),
       corsAllowedOrigins: (process.env.CORS_ALLOWED_ORIGINS ?? '').split(',').filter(Boolean),
       accessLog: jsonLogs ? (entry) => say(JSON.stringify({ time: new Date().toISOString(), ...entry })) : (entry) => say(requestLine(entry)),
@@ -235,7 +245,7 @@ try {
 /** Builds the bundles unless the stamp beside them says they were built from these very sources; true if it built. */
 async function buildUnlessUpToDate(): Promise<boolean> {
   const { buildFunctions, FUNCTION_NAMES } = await import('../scripts/build.ts');
-  const outdir = 'dist/functions';
+  const outdir = BUNDLES_DIRECTORY;
   const inputsHash = await bundleInputsHash();
   if (await bundlesUpToDate(outdir, FUNCTION_NAMES, inputsHash)) return false;
   await buildFunctions(outdir);

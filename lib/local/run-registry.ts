@@ -16,6 +16,7 @@ export interface RunRecord {
   dataDirectory: string;
   /** Where its users actually live: `in memory` or a DynamoDB endpoint. */
   store: string;
+  dynamodbEndpoint: string;
   /** The in-memory database's temporary directory, if any. */
   temporaryDirectory?: string;
   url?: string;
