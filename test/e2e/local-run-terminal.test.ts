@@ -23,7 +23,8 @@ async function dataDirectory(): Promise<string> {
 /** The run registry's record of a run on another store than its data directory (in memory here). */
 async function runRecord(local: LocalRun): Promise<RunRecord> {
   let record: RunRecord | undefined;
-  const found = await eventually(() => Boolean((record = runningRuns().find((one) => one.pid === local.child.pid || isChildOf(one.pid, local.child.pid))))), 60_000);
+  const find = () => (record = runningRuns().find((one) => one.pid === local.child.pid || isChildOf(one.pid, local.child.pid)));
+  const found = await eventually(() => find() !== undefined, 60_000);
   if (!found || !record) throw new Error(`No run record for the local run:\n${local.output()}`);
   return record;
 }
