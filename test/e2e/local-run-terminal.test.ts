@@ -51,6 +51,14 @@ describe('Ctrl-C in a terminal (SIGINT to the whole process group)', () => {
       const lock = lockRecord(data);
       expect(isRunning(lock?.javaPid)).toBe(true);
       process.kill(-(local.child.pid as number), 'SIGINT');
+      // npm forwards its own copy of the SIGINT to the server; two deliveries that close together
+      // usually merge into one, but on a busy machine npm's copy comes later, as here.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      try {
+        process.kill(lock?.pid as number, 'SIGINT');
+      } catch {
+        // already gone
+      }
       expect(await local.exited).toBe(0);
       expect(local.output()).toMatch(/SIGINT: stopping/);
       expect(local.output()).not.toMatch(/again/);
