@@ -1,6 +1,7 @@
 // `npm start` on a laptop, tried as its users (and an outsider on the network) would: real
 // processes, real signals, real DynamoDB Local. Every test uses its own data directory, and every
 // process it starts is killed afterwards whatever happens (killAllRuns).
+import { jest } from '@jest/globals';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, symlink, utimes, writeFile } from 'node:fs/promises';
@@ -26,6 +27,9 @@ import {
   startLocalRun,
   untilListening,
 } from '../support/local-run.ts';
+
+// Real processes on a loaded machine: a first start has taken 35 s there. Generous bounds, no timing asserts.
+jest.setTimeout(300_000);
 
 const ADMIN_PASSWORD = 'laptop-admin-password-1';
 const admin = basicAuthorization('admin', ADMIN_PASSWORD);

@@ -3,6 +3,7 @@
 // bound, the users CLI beside an in-memory run, and a second start on unchanged sources. Every
 // process a test starts is killed afterwards whatever happens (killAllRuns); waits are bounded
 // and generous (a busy machine), and nothing here asserts a duration.
+import { jest } from '@jest/globals';
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
@@ -12,6 +13,9 @@ import { promisify } from 'node:util';
 import { CreateTableCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { runningRuns, type RunRecord } from '../../lib/local/run-registry.ts';
 import { eventually, isRunning, javaProcessesUsing, killAllRuns, lockRecord, startLocalRun, untilListening, type LocalRun } from '../support/local-run.ts';
+
+// Real processes on a loaded machine: a first start has taken 35 s there. Generous bounds, no timing asserts.
+jest.setTimeout(300_000);
 
 const run = promisify(execFile);
 const START_TIMEOUT = 240_000;

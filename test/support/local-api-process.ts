@@ -23,8 +23,8 @@ export async function startLocalApiProcess(env: Record<string, string>, logFile:
     let output = '';
     const timer = setTimeout(() => {
       child.kill('SIGKILL'); // its DynamoDB Local's watchdog then stops Java too
-      reject(new Error(`The local API did not start in 60 s:\n${output}`));
-    }, 60_000);
+      reject(new Error(`The local API did not start in 180 s:\n${output}`));
+    }, 180_000); // generous: a first start on a loaded machine has taken 35 s
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stdout?.on('data', (chunk: Buffer) => {
       output += chunk.toString();
@@ -43,8 +43,12 @@ export async function startLocalApiProcess(env: Record<string, string>, logFile:
     url,
     process: child,
     stop: async () => {
-      if (child.exitCode === null) child.kill('SIGTERM');
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      // A stop that hangs (a stopped Java) must not hold the test run: SIGKILL after 60 s, and
+      // DynamoDB Local's watchdog then stops Java.
+      const hung = setTimeout(() => child.kill('SIGKILL'), 60_000);
       await exited;
+      clearTimeout(hung);
     },
   };
 }
