@@ -94,6 +94,25 @@ describe('Ctrl-C in a terminal (SIGINT to the whole process group)', () => {
   );
 });
 
+describe('the emergency exit (a signal seconds after the first, while the stop hangs)', () => {
+  test('in memory: exits 1 at once, Java killed, and the temporary directory removed all the same', async () => {
+    const data = await dataDirectory();
+    const local = await startLocalRun({ MUSEUM_DATA_DIR: data, MUSEUM_IN_MEMORY: '1', MUSEUM_ADMIN_PASSWORD: 'laptop-admin-password-1' });
+    await untilListening(local, START_TIMEOUT);
+    const record = await runRecord(local);
+    const directory = record.temporaryDirectory as string;
+    const [javaPid] = javaProcessesUsing(directory);
+    process.kill(javaPid as number, 'SIGSTOP'); // a Java that does not stop when asked: the first stop hangs
+    process.kill(local.child.pid as number, 'SIGTERM');
+    expect(await eventually(() => /SIGTERM: stopping/.test(local.output()), 30_000)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 3_500));
+    process.kill(local.child.pid as number, 'SIGTERM');
+    expect(await local.exited).toBe(1);
+    expect(local.output()).toMatch(/SIGTERM again: exiting at once/);
+    expect(await eventually(() => !isRunning(javaPid) && !existsSync(directory), 30_000)).toBe(true);
+  });
+});
+
 describe('the in-memory database', () => {
   test(
     'cannot outgrow its bound: an outsider writing under another key id stops the run with a message, and the directory goes',
