@@ -52,17 +52,23 @@ test("the README's examples answer exactly what the README shows", async () => {
 
   const data = join(await mkdtemp(join(tmpdir(), 'museum-readme-')), 'data');
   const local = await startLocalRun({ MUSEUM_DATA_DIR: data, MUSEUM_IN_MEMORY: '1', MUSEUM_ADMIN_PASSWORD: PASSWORD });
-  const url = await untilListening(local);
-  let eventId = '<eventId>';
-  for (const { command, expected } of examples) {
-    const { stdout } = await run('sh', ['-c', command.replaceAll('<eventId>', eventId)], { env: { ...process.env, B: url, A: `admin:${PASSWORD}` } });
-    eventId = /^Location: \/v1\.1\/special-events\/(\S+)\r?$/m.exec(stdout)?.[1] ?? eventId;
-    const shown = stdout
-      .replace(/\r\n/g, '\n')
-      .replace(/\n$/, '')
-      .replaceAll(eventId, '<eventId>')
-      .replace(/^Date: .*$/gm, 'Date: <date>');
-    expect({ command, output: shown }).toEqual({ command, output: expected });
+  try {
+    const url = await untilListening(local);
+    let eventId = '<eventId>';
+    for (const { command, expected } of examples) {
+      const { stdout } = await run('sh', ['-c', command.replaceAll('<eventId>', eventId)], { env: { ...process.env, B: url, A: `admin:${PASSWORD}` } });
+      eventId = /^Location: \/v1\.1\/special-events\/(\S+)\r?$/m.exec(stdout)?.[1] ?? eventId;
+      const shown = stdout
+        .replace(/\r\n/g, '\n')
+        .replace(/\n$/, '')
+        .replaceAll(eventId, '<eventId>')
+        .replace(/^Date: .*$/gm, 'Date: <date>');
+      expect({ command, output: shown }).toEqual({ command, output: expected });
+    }
+    expect(eventId).toMatch(/^[0-9a-f-]{36}$/);
+  } finally {
+    // A clean stop (killAllRuns, afterwards, is the fallback).
+    if (local.child.exitCode === null) process.kill(local.child.pid as number, 'SIGTERM');
+    await Promise.race([local.exited, new Promise((resolve) => setTimeout(resolve, 60_000))]);
   }
-  expect(eventId).toMatch(/^[0-9a-f-]{36}$/);
 });

@@ -61,15 +61,25 @@ export async function untilListening(run: LocalRun, timeoutMs = 180_000): Promis
   throw new Error(`The local API did not start in ${timeoutMs / 1000} s:\n${run.output()}`);
 }
 
-/** Kills every process group started by startLocalRun (SIGKILL: the watchdogs then stop their Java). */
-export function killAllRuns(): void {
-  for (const child of started.splice(0)) {
+/**
+ * Stops every process group started by startLocalRun: SIGTERM to the group (as a terminal or a
+ * process manager would), then SIGKILL to what is left after 30 s (the watchdogs then stop Java).
+ */
+export async function killAllRuns(): Promise<void> {
+  const children = started.splice(0);
+  const signalGroup = (child: ChildProcess, signal: NodeJS.Signals) => {
     try {
-      if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      if (child.pid) process.kill(-child.pid, signal);
     } catch {
       // already gone
     }
-  }
+  };
+  const running = children.filter((child) => child.exitCode === null && child.signalCode === null);
+  for (const child of running) signalGroup(child, 'SIGTERM');
+  await Promise.all(
+    running.map((child) => Promise.race([new Promise((resolve) => child.once('exit', resolve)), sleep(30_000)])),
+  );
+  for (const child of children) signalGroup(child, 'SIGKILL');
 }
 
 export function lockRecord(dataDirectory: string): LockRecord | undefined {
