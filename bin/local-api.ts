@@ -10,6 +10,7 @@ import { createDocumentClient } from '../functions/shared/dynamodb-client.ts';
 import { hashPassword, passwordProblem } from '../functions/shared/passwords.ts';
 import { UsersStore } from '../functions/shared/users-store.ts';
 import { lockDataDirectory, processStart, type DataDirectoryLock } from '../lib/local/data-directory-lock.ts';
+import { bundleInputsHash, bundlesUpToDate, writeBundleStamp } from '../lib/local/bundle-freshness.ts';
 import { ensureLocalTables, KEY_FILE, killStartedJavaNow, localClient } from '../lib/local/dynamodb-local.ts';
 import { listenOnLoopback, startLocalApiGateway, type AccessLogEntry } from '../lib/local/local-api-gateway.ts';
 import {
@@ -21,7 +22,11 @@ import {
   removeOldRuntimeFile,
   usesDataDirectory,
 } from '../lib/local/local-environment.ts';
+import { registerRun } from '../lib/local/run-registry.ts';
+import { inMemoryLimitBytes, watchDirectorySize } from '../lib/local/size-watchdog.ts';
 
+/** Where the bundles are built and loaded from (MUSEUM_BUNDLES_DIR: the tests build elsewhere than dist/ that other runs use). */
+const BUNDLES_DIRECTORY = process.env.MUSEUM_BUNDLES_DIR ?? 'dist/functions';
 const { values: flags } = parseArgs({ options: { build: { type: 'boolean', default: false } }, allowNegative: true });
 
 // Request logs: one short human line per request on a terminal; JSON lines otherwise (a file, a
@@ -31,7 +36,12 @@ const jsonLogs = process.env.MUSEUM_LOG_FORMAT ? process.env.MUSEUM_LOG_FORMAT =
 // drown the request lines: warnings and errors only, unless POWERTOOLS_LOG_LEVEL says otherwise.
 if (!jsonLogs) process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
 
-const say = (line: string) => console.log(line);
+/** Lines printed so far: a step's "…" line is rewritten in place on a terminal only if it is still the last. */
+let linesPrinted = 0;
+const say = (line: string) => {
+  linesPrinted++;
+  console.log(line);
+};
 /** What to undo on stop, last started first. */
 const cleanups: (() => Promise<void>)[] = [];
 let stopping: Promise<void> | undefined;
@@ -51,6 +61,12 @@ async function fail(message: string): Promise<never> {
 const adminPassword = process.env.MUSEUM_ADMIN_PASSWORD || undefined;
 const adminPasswordProblem = adminPassword === undefined ? undefined : passwordProblem(adminPassword);
 if (adminPasswordProblem) await fail(`MUSEUM_ADMIN_PASSWORD: ${adminPasswordProblem}`);
+let inMemoryLimit = 0;
+try {
+  inMemoryLimit = inMemoryLimitBytes();
+} catch (error) {
+  await fail((error as Error).message);
+}
 const port = Number(process.env.PORT ?? 3000);
 if (!Number.isInteger(port) || port < 0 || port > 65_535) await fail(`PORT must be a port number (0-65535), not ${process.env.PORT}`);
 
@@ -68,10 +84,22 @@ async function stop(reason: string) {
   await stopEverything();
   process.exit(0);
 }
+/**
+ * Signals this close to the first are the same request to stop: a terminal's Ctrl-C reaches npm
+ * and this process together (the whole foreground process group), and npm then forwards its own
+ * copy. Only a signal after this window means "the stop hangs: exit now".
+ */
+const SAME_STOP_WINDOW_MS = 3_000;
+let firstSignalAt = 0;
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   process.on(signal, () => {
-    if (!stopping) return void stop(signal);
-    // A second signal: exit now. The lock goes with the exit handler; Java is killed here.
+    if (!stopping) {
+      firstSignalAt = performance.now();
+      return void stop(signal);
+    }
+    if (performance.now() - firstSignalAt < SAME_STOP_WINDOW_MS) return;
+    // A later signal: exit now. The lock and the run's record go with the exit handlers; Java is
+    // killed and an in-memory database removed here.
     say(`${signal} again: exiting at once`);
     killStartedJavaNow();
     process.exit(1);
@@ -93,6 +121,8 @@ async function unlessStopping(): Promise<void> {
 async function step<T>(name: string, action: () => Promise<T>, note: (result: T) => string = () => ''): Promise<T> {
   await unlessStopping();
   const started = performance.now();
+  say(`  ${name.padEnd(15)}   …`);
+  const beganAt = linesPrinted;
   currentStep = action();
   let result: T;
   try {
@@ -105,6 +135,8 @@ async function step<T>(name: string, action: () => Promise<T>, note: (result: T)
   }
   await unlessStopping();
   const extra = note(result);
+  // On a terminal the "…" line becomes the result line when nothing was printed in between.
+  if (process.stdout.isTTY && linesPrinted === beganAt) process.stdout.write('\x1b[1A\x1b[2K');
   say(`  ${name.padEnd(15)} ${((performance.now() - started) / 1000).toFixed(1).padStart(5)} s${extra ? `   ${extra}` : ''}`);
   return result;
 }
@@ -144,12 +176,7 @@ try {
   await unlessStopping();
 
   say('Starting the Museum Special Events API');
-  if (flags.build) {
-    await step('build', async () => {
-      const { buildFunctions } = await import('../scripts/build.ts');
-      await buildFunctions();
-    });
-  }
+  if (flags.build) await step('bundles', buildUnlessUpToDate, (built) => (built ? 'built' : 'up to date (sources unchanged)'));
   const dynamodb = await step(
     'DynamoDB Local',
     async () => {
@@ -160,6 +187,28 @@ try {
     (started) => (started.started ? `port ${new URL(started.endpoint).port}` : `at ${started.endpoint}`),
   );
   if (dynamodb.started) await lock?.update({ dynamodbEndpoint: dynamodb.endpoint, javaPid: dynamodb.started.javaPid, javaStart: processStart(dynamodb.started.javaPid) });
+  // A store other than the data directory: recorded, so that the users CLI does not write into
+  // .data/ unseen by this run.
+  const run = lock
+    ? undefined
+    : registerRun({
+        dataDirectory: DATA_DIRECTORY,
+        store: dynamodb.started ? 'in memory' : dynamodb.endpoint,
+        dynamodbEndpoint: dynamodb.endpoint,
+        temporaryDirectory: dynamodb.started?.dataDirectory,
+      });
+  if (run) cleanups.push(async () => run.remove());
+  if (dynamodb.started && !lock) {
+    const directory = dynamodb.started.dataDirectory;
+    const stopWatching = watchDirectorySize(directory, inMemoryLimit, (bytes) =>
+      void fail(
+        `The in-memory database directory ${directory} holds ${Math.round(bytes / 1024 / 1024)} MB, over the bound of ` +
+          `${Math.round(inMemoryLimit / 1024 / 1024)} MB (MUSEUM_IN_MEMORY_MAX_MB): stopping, so that it cannot fill the machine's memory. ` +
+          'DynamoDB Local accepts any client on the network, which can write databases of its own there.',
+      ),
+    );
+    cleanups.push(async () => stopWatching());
+  }
   Object.assign(process.env, handlerEnvironment(dynamodb.endpoint));
   await step('tables', () => ensureLocalTables(dynamodb.endpoint, localTableNames));
   const created = await step('users', ensureAdminUser, (user) => (user ? `created admin (editor)${user.generated ? ', password below' : ''}` : ''));
@@ -167,6 +216,7 @@ try {
   const gateway = await step('listening', () =>
     startLocalApiGateway({
       server,
+      functionsDirectory: BUNDLES_DIRECTORY,
       authorizerCacheTtlSeconds: Number(process.env.AUTHORIZER_CACHE_TTL_SECONDS ?? 300),
       corsAllowedOrigins: (process.env.CORS_ALLOWED_ORIGINS ?? '').split(',').filter(Boolean),
       accessLog: jsonLogs ? (entry) => say(JSON.stringify({ time: new Date().toISOString(), ...entry })) : (entry) => say(requestLine(entry)),
@@ -174,6 +224,7 @@ try {
   );
   cleanups.push(() => gateway.close());
   await lock?.update({ url: gateway.url });
+  run?.update({ url: gateway.url });
 
   if (created) {
     say(
@@ -188,6 +239,17 @@ try {
   say(process.stdout.isTTY ? 'Ctrl-C stops it.' : 'SIGINT or SIGTERM stops it.');
 } catch (error) {
   await fail(`The local API could not start: ${error instanceof Error ? error.message : String(error)}`);
+}
+
+/** Builds the bundles unless the stamp beside them says they were built from these very sources; true if it built. */
+async function buildUnlessUpToDate(): Promise<boolean> {
+  const { buildFunctions, FUNCTION_NAMES } = await import('../scripts/build.ts');
+  const outdir = BUNDLES_DIRECTORY;
+  const inputsHash = await bundleInputsHash();
+  if (await bundlesUpToDate(outdir, FUNCTION_NAMES, inputsHash)) return false;
+  await buildFunctions(outdir);
+  await writeBundleStamp(outdir, inputsHash);
+  return true;
 }
 
 function dataDescription(endpoint: string, started: boolean): string {

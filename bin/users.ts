@@ -11,9 +11,10 @@ import { createDocumentClient } from '../functions/shared/dynamodb-client.ts';
 import { hashPassword, passwordProblem } from '../functions/shared/passwords.ts';
 import { ROLES, type Role } from '../functions/shared/routes.ts';
 import { USERNAME_PATTERN, UsersStore } from '../functions/shared/users-store.ts';
-import { lockDataDirectory, processStart, type DataDirectoryLock } from '../lib/local/data-directory-lock.ts';
+import { lockDataDirectory, lockHolder, processStart, type DataDirectoryLock } from '../lib/local/data-directory-lock.ts';
 import { ensureLocalTables, localClient, startDynamoDbLocal, type DynamoDbLocal } from '../lib/local/dynamodb-local.ts';
 import { DATA_DIRECTORY, DYNAMODB_DIRECTORY, localTableNames, useDataDirectoryKey, usesDataDirectory } from '../lib/local/local-environment.ts';
+import { otherStoreInUse } from '../lib/local/run-registry.ts';
 
 const USAGE = `Usage: npm run users -- <command> [options]
   add <name> --role editor|viewer   create a user (password from stdin or prompt)
@@ -138,6 +139,8 @@ async function openStore(table: string | undefined, region: string | undefined):
     return { client, tableName: localTableNames.events, target: 'stored data', close: async () => client.destroy() };
   }
   if (!usesDataDirectory()) return 'With MUSEUM_IN_MEMORY=1 the users live inside the running npm start only; set MUSEUM_ADMIN_PASSWORD before it starts instead.';
+  const elsewhere = otherStoreInUse(DATA_DIRECTORY, lockHolder(DATA_DIRECTORY)?.holder === 'npm start');
+  if (elsewhere) return elsewhere;
   const taken = await lockDataDirectory(DATA_DIRECTORY, 'users CLI', (line) => console.error(line));
   if ('heldBy' in taken) {
     const { holder, pid, dynamodbEndpoint } = taken.heldBy;

@@ -14,6 +14,7 @@ import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { API_VERSION, BASE_PATH, CORS_REQUEST_HEADERS, resourceMethods, routes } from '../functions/shared/routes.ts';
+import { MINIMUM_COMPRESSION_BYTES } from '../functions/shared/limits.ts';
 import { jsonAccessLogFormat } from './access-log-format.ts';
 import { addMethodNotAllowed, addOptionsAllow, addServiceIndex, addStaticDocuments, type StaticDocument } from './api-documents.ts';
 import type { MuseumFunctions } from './museum-functions.ts';
@@ -26,8 +27,8 @@ export const VERSION_RESOURCE = BASE_PATH.slice(1);
 /** The security scheme's name in the specification, used as the authorizer's name. */
 export const AUTHORIZER_NAME = 'MuseumPlaceholderAuth';
 
-/** Responses at least this large are gzip-compressed for clients that accept it (openapi.json is ~56 KB). */
-export const MINIMUM_COMPRESSION_SIZE = Size.kibibytes(1);
+/** Responses at least this large are gzip-compressed for clients that accept it (the local gateway reads the same bound). */
+export const MINIMUM_COMPRESSION_SIZE = Size.bytes(MINIMUM_COMPRESSION_BYTES);
 
 export interface SpecialEventsApiProps {
   config: StageConfig;

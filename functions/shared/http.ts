@@ -95,8 +95,14 @@ export function jsonRequestBody(): MiddlewareObj<APIGatewayProxyEvent> {
       if (bytes.length > LIMITS.maxBodyBytes) {
         throw new HttpProblem('payload-too-large', `The request body is ${bytes.length} bytes; at most ${LIMITS.maxBodyBytes} are accepted`);
       }
-      const contentEncoding = (event.headers['content-encoding'] ?? '').trim().toLowerCase();
-      if (contentEncoding !== '' && contentEncoding !== 'identity') {
+      // Every Content-Encoding line and every coding in each: `gzip` then `identity` on two lines
+      // is a gzip body, not an identity one (the single-value header holds only the last line).
+      const codings = [event.headers['content-encoding'], ...Object.entries(event.multiValueHeaders ?? {}).flatMap(([name, values]) => (name.toLowerCase() === 'content-encoding' ? (values ?? []) : []))]
+        .flatMap((value) => (value ?? '').split(','))
+        .map((coding) => coding.trim().toLowerCase())
+        .filter((coding) => coding !== '');
+      const contentEncoding = codings.find((coding) => coding !== 'identity') ?? '';
+      if (contentEncoding !== '') {
         // RFC 9110 §15.5.16 and §12.5.3: an unsupported content coding is a 415 that names the accepted ones.
         throw new HttpProblem('unsupported-media-type', `Content-Encoding ${contentEncoding} is not supported; send the body as it is`, {
           headers: { 'Accept-Encoding': 'identity' },

@@ -22,3 +22,9 @@ export const LIMITS = {
   idempotencyKeyLength: 255,
   idempotencyWindowHours: 24,
 } as const;
+
+/**
+ * Answers at least this large are compressed for clients that accept it (API Gateway's
+ * minimumCompressionSize, mirrored by the local gateway; openapi.json is ~56 KB).
+ */
+export const MINIMUM_COMPRESSION_BYTES = 1024;

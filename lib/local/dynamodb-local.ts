@@ -9,7 +9,7 @@
 // `-sharedDb`, so "in memory" is a temporary directory (in /dev/shm where there is one) instead.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomInt } from 'node:crypto';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
@@ -155,17 +155,25 @@ async function temporaryDirectory(): Promise<string> {
   return mkdtemp(join(base, 'museum-dynamodb-'));
 }
 
-/** Java processes this process started and has not yet seen stop: what a forced exit kills. */
-const runningJava = new Set<number>();
+/**
+ * Java processes this process started and has not yet seen stop, with the temporary directory
+ * each uses (if any): what a forced exit kills and removes.
+ */
+const runningJava = new Map<number, string | undefined>();
 
-/** For an immediate exit (a second Ctrl-C): SIGKILLs every DynamoDB Local this process started. */
+/**
+ * For an immediate exit (a second signal while a stop hangs): SIGKILLs every DynamoDB Local this
+ * process started and removes their temporary directories at once (an in-memory database holds
+ * the users' password hashes; the watchdog would remove it too, but only once Java is reaped).
+ */
 export function killStartedJavaNow(): void {
-  for (const pid of runningJava) {
+  for (const [pid, temporaryDirectory] of runningJava) {
     try {
       process.kill(pid, 'SIGKILL');
     } catch {
       // already gone
     }
+    if (temporaryDirectory) rmSync(temporaryDirectory, { recursive: true, force: true });
   }
 }
 
@@ -232,7 +240,7 @@ export async function startDynamoDbLocal(options: { dataDirectory?: string; sign
     await stop();
     throw error;
   }
-  runningJava.add(javaPid);
+  runningJava.set(javaPid, temporary ? dataDirectory : undefined);
 
   // Child processes (the local API, handler bundles, test workers) learn the key id from the variable.
   useKeyId(endpoint, keyId);

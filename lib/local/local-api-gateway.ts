@@ -2,9 +2,7 @@
 // It turns each HTTP request into the same event API Gateway would send, runs the authorizer
 // bundle with API Gateway's caching and policy evaluation, then runs the handler bundle: the very
 // files that are deployed. Only the gateway is emulated; no handler code differs.
-import { randomUUID } from 'node:crypto';
-import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Duplex } from 'node:stream';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type {
@@ -14,12 +12,29 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from 'aws-lambda';
-import { GATEWAY_RESPONSE_HEADERS, gatewayResponse, methodNotAllowedResponse, type GatewayResponseType } from '../../functions/shared/gateway-responses.ts';
+import { gatewayResponse, methodNotAllowedResponse, type GatewayResponseType } from '../../functions/shared/gateway-responses.ts';
 import { AUTHORIZER_HANDLER, BASE_PATH, CORS_REQUEST_HEADERS, FUNCTION_SETTINGS, matchRoute, type Route } from '../../functions/shared/routes.ts';
 import { PUBLIC_DOCUMENT_PATHS, publicDocuments } from '../openapi/public-documents.ts';
 import { serviceIndex, serviceIndexHeaders } from '../openapi/service-index.ts';
 import { AuthorizerEmulator } from './authorizer-emulator.ts';
+import { listenOnLoopback, logPath, plainProblem, serve, type AccessLogEntry } from './http-server.ts';
 import { lambdaContext, LOCAL_ACCOUNT, LOCAL_REGION } from './lambda-context.ts';
+import {
+  API_ID,
+  eventBody,
+  groupParameters,
+  identitySource,
+  multiValueHeaders,
+  readBody,
+  requestContext,
+  singleValueHeaders,
+  STAGE,
+  withoutAuthorization,
+} from './proxy-event.ts';
+import { parseTarget } from './request-target.ts';
+import { sendAnswer } from './response-compression.ts';
+
+export { listenOnLoopback, type AccessLogEntry };
 
 type LambdaHandler<E, R> = (event: E, context: Context) => Promise<R>;
 
@@ -38,16 +53,6 @@ export interface LocalApiGatewayOptions {
   accessLog?: (entry: AccessLogEntry) => void;
 }
 
-/** What the access log says of a request: never headers (Authorization), query strings or bodies. */
-export interface AccessLogEntry {
-  method: string;
-  path: string;
-  status: number;
-  durationMs: number;
-  /** The authorizer's principal, when the request got that far. */
-  user?: string;
-}
-
 export interface LocalApiGateway {
   url: string;
   close(): Promise<void>;
@@ -55,8 +60,6 @@ export interface LocalApiGateway {
 
 /** API Gateway's own payload limit for REST APIs. */
 const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
-const API_ID = 'localapi';
-const STAGE = 'local';
 
 class GatewayError extends Error {
   readonly type: GatewayResponseType;
@@ -73,121 +76,6 @@ class GatewayAnswer extends Error {
     super(String(answer.statusCode));
     this.answer = answer;
   }
-}
-
-/**
- * A problem for what Node's HTTP parser or the gateway refuses before any route is known. These
- * say nothing specific to this API, so they use `about:blank` and the status phrase (RFC 9457 4.2.1).
- */
-function plainProblem(status: number, detail: string) {
-  return { statusCode: status, headers: { ...GATEWAY_RESPONSE_HEADERS }, body: { type: 'about:blank', title: STATUS_CODES[status] ?? 'Error', status, detail } };
-}
-
-const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-
-/** The body as API Gateway passes it: text when it is UTF-8, otherwise base64 (so no byte is lost or replaced). */
-function eventBody(body: Buffer): { body: string | null; isBase64Encoded: boolean } {
-  if (body.length === 0) return { body: null, isBase64Encoded: false };
-  try {
-    return { body: STRICT_UTF8.decode(body), isBase64Encoded: false };
-  } catch {
-    return { body: body.toString('base64'), isBase64Encoded: true };
-  }
-}
-
-const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
-
-/**
- * The path and query of a request target. Built from the raw target with a fixed origin, so a
- * target such as `//evil.example/v1.1/x` stays a path (it is never read as a host); the
- * absolute form (`http://host/path`, which HTTP/1.1 servers must accept) keeps only its path.
- */
-function parseTarget(target: string): URL {
-  // A dot-segment (`.`, `..`, or either percent-encoded) names no resource of this API. The URL
-  // parser would resolve it (`/v1.1/special-events/..` -> `/v1.1/`) into some other resource.
-  if (target.split('?', 1)[0]?.split('/').some((segment) => DOT_SEGMENT.test(segment))) throw new GatewayError('MISSING_AUTHENTICATION_TOKEN');
-  try {
-    if (target.startsWith('/')) return new URL(`http://gateway.invalid${target}`);
-    if (/^https?:\/\//i.test(target)) {
-      const absolute = new URL(target);
-      return new URL(`http://gateway.invalid${absolute.pathname}${absolute.search}`);
-    }
-  } catch {
-    // answered below
-  }
-  throw new GatewayAnswer(plainProblem(400, 'The request target is not a path'));
-}
-
-/** Parser errors Node reports through `clientError`, as status and detail. */
-function parserProblem(error: ParserError) {
-  switch (error.code) {
-    case 'HPE_HEADER_OVERFLOW':
-      return plainProblem(431, 'The request line and headers exceed 16 KB');
-    case 'HPE_HEADERS_TIMEOUT':
-    case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return plainProblem(408, 'The request did not arrive in time');
-    case 'HPE_INVALID_METHOD': {
-      const method = /^[A-Z]+(?= )/.exec(error.rawPacket?.toString('latin1', 0, 32) ?? '')?.[0];
-      return method
-        ? plainProblem(501, `The method ${method} is not implemented by this API`)
-        : plainProblem(400, 'The request method is not valid (methods are case-sensitive: GET, POST, PATCH, DELETE, OPTIONS)');
-    }
-    default:
-      return plainProblem(400, 'The request is not valid HTTP/1.1 (request line, header syntax or message framing)');
-  }
-}
-
-/** Writes a whole response to a socket the HTTP server has given up on, then closes it. */
-function writeRawAnswer(socket: Duplex, answer: { statusCode: number; headers: Record<string, string>; body: unknown }) {
-  const body = JSON.stringify(answer.body);
-  const headers = Object.entries({ ...answer.headers, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' })
-    .map(([name, value]) => `${name}: ${value}\r\n`)
-    .join('');
-  socket.end(`HTTP/1.1 ${answer.statusCode} ${STATUS_CODES[answer.statusCode] ?? ''}\r\n${headers}\r\n${body}`);
-}
-
-/**
- * Binds 127.0.0.1:`port` and answers 503 until startLocalApiGateway() takes over: taking the port
- * first makes a busy port fail fast, before DynamoDB Local starts.
- */
-export async function listenOnLoopback(port: number): Promise<Server> {
-  const server = createServer(startingUp);
-  server.on('clientError', startingUpClientError);
-  await new Promise<void>((resolvePromise, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => {
-      server.removeListener('error', reject);
-      resolvePromise();
-    });
-  });
-  return server;
-}
-
-type ParserError = NodeJS.ErrnoException & { rawPacket?: Buffer };
-
-/**
- * Requests Node's parser refuses (oversized or malformed) get a problem, not an empty answer; as in
- * Node's own handler, never a second answer on a socket whose response has begun.
- */
-function answerClientError(error: ParserError, socket: Duplex, accessLog?: (entry: AccessLogEntry) => void) {
-  if (error.code === 'ECONNRESET' || !socket.writable || (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage?.headersSent) {
-    socket.destroy();
-    return;
-  }
-  const answer = parserProblem(error);
-  writeRawAnswer(socket, answer);
-  const requestLine = error.rawPacket?.toString('latin1', 0, 256).split('\r\n')[0]?.split(' ') ?? [];
-  accessLog?.({ method: requestLine[0]?.slice(0, 16) ?? '', path: logPath(requestLine[1]), status: answer.statusCode, durationMs: 0 });
-}
-
-function startingUpClientError(error: ParserError, socket: Duplex) {
-  answerClientError(error, socket);
-}
-
-function startingUp(_request: IncomingMessage, response: ServerResponse) {
-  const { statusCode, headers, body } = plainProblem(503, 'The local API is starting; retry in a moment');
-  response.writeHead(statusCode, { ...headers, 'Retry-After': '1' });
-  response.end(JSON.stringify(body));
 }
 
 export async function startLocalApiGateway(options: LocalApiGatewayOptions): Promise<LocalApiGateway> {
@@ -251,6 +139,8 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
 
   async function handle(request: IncomingMessage, response: ServerResponse, log: { user?: string }): Promise<number> {
     const url = parseTarget(request.url ?? '');
+    if (url === 'dot-segment') throw new GatewayError('MISSING_AUTHENTICATION_TOKEN');
+    if (url === 'not-a-path') throw new GatewayAnswer(plainProblem(400, 'The request target is not a path'));
     const method = request.method ?? 'GET';
     const readOnly = method === 'GET' || method === 'HEAD';
     // Browsers ask for it on every page of the origin: an empty answer they may cache, not a 404.
@@ -277,7 +167,7 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
       throw new GatewayError('MISSING_AUTHENTICATION_TOKEN');
     }
     const { route, pathParameters } = match;
-    const body = await readBody(request);
+    const body = await readBody(request, GATEWAY_MAX_BODY_BYTES, () => new GatewayError('REQUEST_TOO_LARGE'));
 
     const methodArn = `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${API_ID}/${STAGE}/${route.method}${path}`;
     const authorization = await authorize(request, route, methodArn, path, pathParameters);
@@ -310,9 +200,7 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
     const headers: Record<string, string | string[]> = { ...result.headers } as Record<string, string>;
     for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) headers[name] = values.map(String);
     // CORS headers on proxy responses are the handler's own (http-cors), as behind API Gateway.
-    response.writeHead(result.statusCode, headers);
-    response.end(result.body ? Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8') : undefined);
-    return result.statusCode;
+    return sendAnswer(response, result.statusCode, headers, result.body ? Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8') : undefined);
   }
 
   function corsHeaders(request: IncomingMessage): Record<string, string> {
@@ -351,10 +239,7 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
           if (!(error instanceof GatewayError)) console.error('Local gateway error:', error);
           answer = gatewayResponse(error instanceof GatewayError ? error.type : 'INTEGRATION_FAILURE');
         }
-        if (!response.headersSent) {
-          response.writeHead(answer.statusCode, { ...answer.headers, ...corsHeaders(request) });
-          response.end(JSON.stringify(answer.body));
-        }
+        if (!response.headersSent) return sendAnswer(response, answer.statusCode, { ...answer.headers, ...corsHeaders(request) }, JSON.stringify(answer.body));
         return answer.statusCode;
       })
       .then((status) => {
@@ -363,18 +248,7 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
   }
 
   const server = options.server ?? (await listenOnLoopback(options.port ?? 0));
-  server.removeListener('request', startingUp);
-  server.on('request', onRequest);
-  server.removeListener('clientError', startingUpClientError);
-  server.on('clientError', (error: ParserError, socket: Duplex) => answerClientError(error, socket, accessLog));
-  // This is no proxy: CONNECT (which Node hands over as a raw socket) is not implemented.
-  server.on('connect', (request: IncomingMessage, socket: Duplex) => {
-    const answer = plainProblem(501, 'This server is not a proxy: CONNECT is not implemented');
-    writeRawAnswer(socket, answer);
-    accessLog({ method: 'CONNECT', path: logPath(request.url), status: answer.statusCode, durationMs: 0 });
-  });
-  // Keep-alive connections must not hold a stopping server open.
-  server.keepAliveTimeout = 5_000;
+  serve(server, onRequest, accessLog);
 
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
@@ -388,25 +262,8 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
   };
 }
 
-function send(response: ServerResponse, statusCode: number, headers: Record<string, string>, body?: string | Buffer): number {
-  response.writeHead(statusCode, headers);
-  response.end(body);
-  return statusCode;
-}
-
-/**
- * The path of a target for the access log, bounded: never the query string (it may carry anything)
- * nor, for an absolute-form target (`http://user:password@host/...`), its scheme, userinfo or host.
- */
-function logPath(target: string | undefined): string {
-  let path = '-';
-  try {
-    if (target?.startsWith('/')) path = new URL(`http://gateway.invalid${target}`).pathname;
-    else if (target && /^https?:\/\//i.test(target)) path = new URL(target).pathname;
-  } catch {
-    // not a URL: logged as '-'
-  }
-  return path.length > 200 ? `${path.slice(0, 200)}…` : path;
+function send(response: ServerResponse, statusCode: number, headers: Record<string, string>, body?: string | Buffer): Promise<number> {
+  return sendAnswer(response, statusCode, headers, body);
 }
 
 /**
@@ -455,79 +312,4 @@ export function policyAllows(result: APIGatewayAuthorizerResult, methodArn: stri
 function arnPattern(resource: string): RegExp {
   const escaped = resource.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
   return new RegExp(`^${escaped}$`);
-}
-
-function readBody(request: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolvePromise, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > GATEWAY_MAX_BODY_BYTES) {
-        reject(new GatewayError('REQUEST_TOO_LARGE'));
-        request.resume();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    request.on('end', () => resolvePromise(Buffer.concat(chunks)));
-    request.on('error', reject);
-  });
-}
-
-/** Header names as the client sent them; for repeated headers the last value (as API Gateway does). */
-function singleValueHeaders(request: IncomingMessage): Record<string, string> {
-  const headers = new Map<string, string>();
-  for (let i = 0; i < request.rawHeaders.length; i += 2) headers.set(request.rawHeaders[i] as string, request.rawHeaders[i + 1] as string);
-  return Object.fromEntries(headers);
-}
-
-/** The last Authorization header, whatever its case. */
-function identitySource(request: IncomingMessage): string | undefined {
-  let value: string | undefined;
-  for (let i = 0; i < request.rawHeaders.length; i += 2) {
-    if ((request.rawHeaders[i] as string).toLowerCase() === 'authorization') value = request.rawHeaders[i + 1];
-  }
-  return value;
-}
-
-function withoutAuthorization<T>(headers: Record<string, T>): Record<string, T> {
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'authorization'));
-}
-
-function multiValueHeaders(request: IncomingMessage): Record<string, string[]> {
-  return groupPairs(Array.from({ length: request.rawHeaders.length / 2 }, (_, i) => [request.rawHeaders[2 * i] as string, request.rawHeaders[2 * i + 1] as string]));
-}
-
-function groupParameters(parameters: URLSearchParams): Record<string, string[]> {
-  return groupPairs(parameters);
-}
-
-// Grouped in a Map, not a plain object: names come from the client, and `__proto__` or
-// `constructor` would otherwise find Object.prototype's members (a query `?__proto__=1` was a 502).
-function groupPairs(pairs: Iterable<[string, string]>): Record<string, string[]> {
-  const grouped = new Map<string, string[]>();
-  for (const [name, value] of pairs) {
-    const values = grouped.get(name);
-    if (values) values.push(value);
-    else grouped.set(name, [value]);
-  }
-  return Object.fromEntries(grouped);
-}
-
-function requestContext(request: IncomingMessage, route: Route, path: string) {
-  return {
-    accountId: LOCAL_ACCOUNT,
-    apiId: API_ID,
-    stage: STAGE,
-    requestId: randomUUID(),
-    httpMethod: route.method,
-    resourcePath: route.path,
-    resourceId: route.operationId,
-    // What the client requested, base path included (as behind a custom domain's base path mapping).
-    path: `${BASE_PATH}${path}`,
-    protocol: `HTTP/${request.httpVersion}`,
-    requestTimeEpoch: Date.now(),
-    identity: { sourceIp: request.socket.remoteAddress ?? '127.0.0.1', userAgent: request.headers['user-agent'] ?? null },
-  };
 }

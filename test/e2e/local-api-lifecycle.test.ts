@@ -1,5 +1,6 @@
 // `npm start` as a user runs it: persistent data under the data directory, the generated admin
 // password, a clean stop on SIGTERM (DynamoDB Local's Java process too), and the users CLI.
+import { jest } from '@jest/globals';
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,6 +10,9 @@ import { basicAuthorization } from '../support/api-client.ts';
 import { startLocalApiProcess } from '../support/local-api-process.ts';
 import { fetchChecked } from '../support/contract.ts';
 import { javaProcessesUsing } from '../support/local-run.ts';
+
+// Real processes on a loaded machine: a first start has taken 35 s there. Generous bounds, no timing asserts.
+jest.setTimeout(300_000);
 
 const run = promisify(execFile);
 
@@ -34,19 +38,24 @@ describe('the local API started with npm start', () => {
 
   test('prints a generated admin password once, keeps data across restarts and stops DynamoDB Local with it', async () => {
     const first = await startLocalApiProcess({ MUSEUM_DATA_DIR: dataDirectory }, join(dataDirectory, 'first.log'));
-    const firstLog = await readFile(join(dataDirectory, 'first.log'), 'utf8');
-    const password = /with password: (\S+)/.exec(firstLog)?.[1];
-    expect(password).toBeDefined();
-    const authorization = basicAuthorization('admin', password as string);
-    const created = await fetchChecked(first.url, '/special-events', {
-      method: 'POST',
-      headers: { Authorization: authorization, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ name: 'Kept', location: 'Hall', eventDescription: 'Survives a restart', dates: ['2033-01-01'], price: 1 }),
-    });
-    expect(created.status).toBe(201);
-    const { eventId } = created.json() as { eventId: string };
-    expect(javaCount(dataDirectory)).toBe(1);
-    await first.stop();
+    let eventId: string;
+    let authorization: string;
+    try {
+      const firstLog = await readFile(join(dataDirectory, 'first.log'), 'utf8');
+      const password = /with password: (\S+)/.exec(firstLog)?.[1];
+      expect(password).toBeDefined();
+      authorization = basicAuthorization('admin', password as string);
+      const created = await fetchChecked(first.url, '/special-events', {
+        method: 'POST',
+        headers: { Authorization: authorization, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: 'Kept', location: 'Hall', eventDescription: 'Survives a restart', dates: ['2033-01-01'], price: 1 }),
+      });
+      expect(created.status).toBe(201);
+      ({ eventId } = created.json() as { eventId: string });
+      expect(javaCount(dataDirectory)).toBe(1);
+    } finally {
+      await first.stop();
+    }
     expect(javaCount(dataDirectory)).toBe(0);
 
     const second = await startLocalApiProcess({ MUSEUM_DATA_DIR: dataDirectory }, join(dataDirectory, 'second.log'));

@@ -1,6 +1,7 @@
 // `npm start` on a laptop, tried as its users (and an outsider on the network) would: real
 // processes, real signals, real DynamoDB Local. Every test uses its own data directory, and every
 // process it starts is killed afterwards whatever happens (killAllRuns).
+import { jest } from '@jest/globals';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, symlink, utimes, writeFile } from 'node:fs/promises';
@@ -26,6 +27,9 @@ import {
   startLocalRun,
   untilListening,
 } from '../support/local-run.ts';
+
+// Real processes on a loaded machine: a first start has taken 35 s there. Generous bounds, no timing asserts.
+jest.setTimeout(300_000);
 
 const ADMIN_PASSWORD = 'laptop-admin-password-1';
 const admin = basicAuthorization('admin', ADMIN_PASSWORD);
@@ -162,7 +166,7 @@ describe('starting and stopping', () => {
     expect(await loser.exited).toBe(1);
     expect(loser.stderr()).toMatch(/already running on .* \(pid \d+/);
     expect(javaProcessesUsing(data)).toHaveLength(1);
-  }, 90_000);
+  });
 
   test('a takeover file whose holder is alive is waited for however old it is; one whose holder is gone is broken', async () => {
     const data = await dataDirectory();
@@ -220,7 +224,7 @@ describe('starting and stopping', () => {
     ['SIGTERM', 'npm'],
     ['SIGHUP', 'npm'],
     ['SIGINT', 'server'],
-  ] as const)('%s to the %s process stops the server and DynamoDB Local within 10 s', async (signal, target) => {
+  ] as const)('%s to the %s process stops the server and DynamoDB Local', async (signal, target) => {
     const data = await dataDirectory();
     const local = await startLocalRun({ MUSEUM_DATA_DIR: data }, { npm: true });
     await untilListening(local);
@@ -228,12 +232,12 @@ describe('starting and stopping', () => {
     expect(isRunning(lock?.pid)).toBe(true);
     expect(isRunning(lock?.javaPid)).toBe(true);
     process.kill(target === 'npm' ? (local.child.pid as number) : (lock?.pid as number), signal);
-    const stopped = await eventually(() => !isRunning(lock?.pid) && !isRunning(lock?.javaPid) && javaProcessesUsing(data).length === 0, 10_000);
+    const stopped = await eventually(() => !isRunning(lock?.pid) && !isRunning(lock?.javaPid) && javaProcessesUsing(data).length === 0, 30_000);
     expect(stopped).toBe(true);
     expect(lockRecord(data)).toBeUndefined();
   });
 
-  test('SIGTERM to npm while DynamoDB Local is starting stops the start, the server and Java within 10 s', async () => {
+  test('SIGTERM to npm while DynamoDB Local is starting stops the start, the server and Java, with bounded waits', async () => {
     const data = await dataDirectory();
     const local = await startLocalRun({ MUSEUM_DATA_DIR: data }, { npm: true });
     expect(await eventually(() => javaProcessesUsing(data).length > 0, 30_000)).toBe(true);
@@ -241,24 +245,28 @@ describe('starting and stopping', () => {
     const server = lockRecord(data)?.pid;
     expect(local.output()).not.toMatch(/listening on/);
     process.kill(local.child.pid as number, 'SIGTERM');
-    const stopped = await eventually(() => !isRunning(server) && java.every((pid) => !isRunning(pid)) && javaProcessesUsing(data).length === 0, 10_000);
+    const stopped = await eventually(() => !isRunning(server) && java.every((pid) => !isRunning(pid)) && javaProcessesUsing(data).length === 0, 30_000);
     expect(stopped).toBe(true);
     expect(local.output()).not.toMatch(/listening on|could not start/);
     expect(lockRecord(data)).toBeUndefined();
   });
 
-  test('a second SIGTERM while a stop hangs exits at once, with Java killed and the lock removed', async () => {
+  test('a second SIGTERM seconds after the first, while the stop hangs, exits at once, with Java killed and the lock removed', async () => {
     const data = await dataDirectory();
     const local = await startLocalRun({ MUSEUM_DATA_DIR: data });
     await untilListening(local);
     const { javaPid } = lockRecord(data) ?? {};
     process.kill(javaPid as number, 'SIGSTOP'); // a Java that does not stop when asked: the first stop hangs
     process.kill(local.child.pid as number, 'SIGTERM');
-    expect(await eventually(() => /SIGTERM: stopping/.test(local.output()), 5_000)).toBe(true);
+    expect(await eventually(() => /SIGTERM: stopping/.test(local.output()), 30_000)).toBe(true);
+    // Past the window in which further signals count as the same stop (a terminal's Ctrl-C
+    // reaches the server twice: directly and through npm).
+    await new Promise((resolve) => setTimeout(resolve, 3_500));
+    expect(local.child.exitCode).toBeNull();
     process.kill(local.child.pid as number, 'SIGTERM');
     expect(await local.exited).toBe(1);
     expect(local.output()).toMatch(/SIGTERM again: exiting at once/);
-    expect(await eventually(() => !isRunning(javaPid), 5_000)).toBe(true);
+    expect(await eventually(() => !isRunning(javaPid), 30_000)).toBe(true);
     expect(lockRecord(data)).toBeUndefined();
   });
 
@@ -268,7 +276,7 @@ describe('starting and stopping', () => {
     const eventId = await createEvent(await untilListening(first));
     const { pid, javaPid } = lockRecord(data) ?? {};
     process.kill(pid as number, 'SIGKILL');
-    expect(await eventually(() => !isRunning(javaPid), 10_000)).toBe(true);
+    expect(await eventually(() => !isRunning(javaPid), 30_000)).toBe(true);
 
     const second = await startLocalRun({ MUSEUM_DATA_DIR: data });
     const url = await untilListening(second);
@@ -284,7 +292,7 @@ describe('starting and stopping', () => {
     const { stdout } = await run('ps', ['-o', 'ppid=', '-p', String(javaPid)]);
     process.kill(Number(stdout.trim()), 'SIGKILL'); // the watchdog shell
     process.kill(pid as number, 'SIGKILL');
-    await eventually(() => !isRunning(pid), 5_000);
+    await eventually(() => !isRunning(pid), 30_000);
     expect(isRunning(javaPid)).toBe(true);
 
     const second = await startLocalRun({ MUSEUM_DATA_DIR: data });

@@ -13,7 +13,7 @@ export interface LocalApiProcess {
 }
 
 /** How long a start may take; a hook that starts one needs a longer timeout than this. */
-export const LOCAL_API_START_TIMEOUT_MS = 90_000;
+export const LOCAL_API_START_TIMEOUT_MS = 180_000;
 
 const running = new Set<ChildProcess>();
 process.once('exit', () => {

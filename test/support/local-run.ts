@@ -21,12 +21,15 @@ export interface LocalRun {
 
 const started: ChildProcess[] = [];
 
-/** Starts the server script directly (`npm` false) or `npm start -- --no-build` (the bundles are built by npm test). */
-export async function startLocalRun(env: Record<string, string>, options: { npm?: boolean; port?: number } = {}): Promise<LocalRun> {
+/**
+ * Starts the server script directly (`npm` false) or `npm start -- --no-build` (the bundles are
+ * built by npm test); `build`: the server script with --build (as `npm start` runs it).
+ */
+export async function startLocalRun(env: Record<string, string>, options: { npm?: boolean; port?: number; build?: boolean } = {}): Promise<LocalRun> {
   const port = options.port ?? (await freePort());
   const [command, args] = options.npm
     ? ['npm', ['start', '--silent', '--', '--no-build']]
-    : [process.execPath, ['--import', 'tsx', 'bin/local-api.ts']];
+    : [process.execPath, ['--import', 'tsx', 'bin/local-api.ts', ...(options.build ? ['--build'] : [])]];
   const child = spawn(command as string, args as string[], {
     env: { ...process.env, PORT: String(port), MUSEUM_LOG_FORMAT: 'json', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -44,26 +47,39 @@ export async function startLocalRun(env: Record<string, string>, options: { npm?
   return { child, output: () => output, stderr: () => stderr, exited, port };
 }
 
-/** Waits until the run prints its URL, or fails with what it printed if it exits or takes over 60 s. */
-export async function untilListening(run: LocalRun): Promise<string> {
-  for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
+/**
+ * Waits until the run prints its URL, or fails with what it printed if it exits or takes longer
+ * than `timeoutMs` (generous: a first start on a loaded machine has taken 35 s).
+ */
+export async function untilListening(run: LocalRun, timeoutMs = 180_000): Promise<string> {
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
     const url = /listening on (\S+)/.exec(run.output())?.[1];
     if (url) return url;
     if (run.child.exitCode !== null || run.child.signalCode !== null) throw new Error(`The local API exited:\n${run.output()}`);
     await sleep(100);
   }
-  throw new Error(`The local API did not start in 60 s:\n${run.output()}`);
+  throw new Error(`The local API did not start in ${timeoutMs / 1000} s:\n${run.output()}`);
 }
 
-/** Kills every process group started by startLocalRun (SIGKILL: the watchdogs then stop their Java). */
-export function killAllRuns(): void {
-  for (const child of started.splice(0)) {
+/**
+ * Stops every process group started by startLocalRun: SIGTERM to the group (as a terminal or a
+ * process manager would), then SIGKILL to what is left after 30 s (the watchdogs then stop Java).
+ */
+export async function killAllRuns(): Promise<void> {
+  const children = started.splice(0);
+  const signalGroup = (child: ChildProcess, signal: NodeJS.Signals) => {
     try {
-      if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      if (child.pid) process.kill(-child.pid, signal);
     } catch {
       // already gone
     }
-  }
+  };
+  const running = children.filter((child) => child.exitCode === null && child.signalCode === null);
+  for (const child of running) signalGroup(child, 'SIGTERM');
+  await Promise.all(
+    running.map((child) => Promise.race([new Promise((resolve) => child.once('exit', resolve)), sleep(30_000)])),
+  );
+  for (const child of children) signalGroup(child, 'SIGKILL');
 }
 
 export function lockRecord(dataDirectory: string): LockRecord | undefined {

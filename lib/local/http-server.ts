@@ -1,0 +1,224 @@
+// The local API's HTTP/1.1 server, as strict as the deployed edge: what Node's parser refuses, a
+// request without a (single, valid) Host, and a transfer coding other than chunked each get an
+// application/problem+json answer, never an empty one; and a refusal never takes the place of
+// the answer to a request that was already executed on the same connection (pipelining).
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { GATEWAY_RESPONSE_HEADERS } from '../../functions/shared/gateway-responses.ts';
+
+export interface Answer {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/** What the access log says of a request: never headers (Authorization), query strings or bodies. */
+export interface AccessLogEntry {
+  method: string;
+  path: string;
+  status: number;
+  durationMs: number;
+  /** The authorizer's principal, when the request got that far. */
+  user?: string;
+}
+
+/**
+ * A problem for what Node's HTTP parser or the gateway refuses before any route is known. These
+ * say nothing specific to this API, so they use `about:blank` and the status phrase (RFC 9457 4.2.1).
+ */
+export function plainProblem(status: number, detail: string): Answer {
+  return { statusCode: status, headers: { ...GATEWAY_RESPONSE_HEADERS }, body: { type: 'about:blank', title: STATUS_CODES[status] ?? 'Error', status, detail } };
+}
+
+type ParserError = NodeJS.ErrnoException & { rawPacket?: Buffer; bytesParsed?: number };
+
+/**
+ * The start of the request the parser failed on. `rawPacket` is the whole chunk read, which may
+ * begin with earlier, valid requests (pipelining): reading it from the start, a stray byte after
+ * a POST was reported as "the method POST is not implemented".
+ */
+function failedRequest(error: ParserError): string {
+  const text = error.rawPacket?.toString('latin1') ?? '';
+  const failedAt = Math.min(error.bytesParsed ?? 0, text.length);
+  const boundary = text.lastIndexOf('\r\n\r\n', Math.max(0, failedAt - 1));
+  const start = boundary >= 0 && boundary + 4 <= failedAt ? boundary + 4 : 0;
+  return text.slice(start, start + 256);
+}
+
+/** Parser errors Node reports through `clientError`, as status and detail. */
+function parserProblem(error: ParserError): Answer {
+  switch (error.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return plainProblem(431, 'The request line and headers exceed 16 KB');
+    case 'HPE_HEADERS_TIMEOUT':
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return plainProblem(408, 'The request did not arrive in time');
+    case 'HPE_INVALID_METHOD': {
+      const method = /^[A-Z]+(?= )/.exec(failedRequest(error))?.[0];
+      return method
+        ? plainProblem(501, `The method ${method} is not implemented by this API`)
+        : plainProblem(400, 'The request method is not valid (methods are case-sensitive: GET, POST, PATCH, DELETE, OPTIONS)');
+    }
+    default:
+      return plainProblem(400, 'The request is not valid HTTP/1.1 (request line, header syntax or message framing)');
+  }
+}
+
+/** Writes a whole response to a socket the HTTP server has given up on, then closes it. */
+export function writeRawAnswer(socket: Duplex, answer: Answer): void {
+  const body = JSON.stringify(answer.body);
+  const headers = Object.entries({ ...answer.headers, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' })
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  socket.end(`HTTP/1.1 ${answer.statusCode} ${STATUS_CODES[answer.statusCode] ?? ''}\r\n${headers}\r\n${body}`);
+}
+
+/** uri-host [ ":" port ] (RFC 9112 §3.2, RFC 3986 §3.2.2): an IP literal or a reg-name. */
+const HOST_VALUE = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~%!$&'()*+,;=]*)(?::[0-9]*)?$/;
+
+/** The values of one header, every line, in order (Node keeps only the first Host). */
+function headerLines(request: IncomingMessage, name: string): string[] {
+  const values: string[] = [];
+  for (let i = 0; i < request.rawHeaders.length; i += 2) {
+    if ((request.rawHeaders[i] as string).toLowerCase() === name) values.push(request.rawHeaders[i + 1] as string);
+  }
+  return values;
+}
+
+/**
+ * What a strict HTTP/1.1 server refuses before it reads the body or runs anything, or undefined:
+ * RFC 9112 §3.2 (400 for an HTTP/1.1 request without Host, with more than one, or an invalid one)
+ * and §6.1 (a transfer coding the server does not understand: 501 — allowed here because nothing
+ * has been executed; Node's parser itself decodes only a final `chunked`, so `gzip, chunked`
+ * would otherwise reach the handler as if the body were not gzip-coded).
+ */
+export function framingProblem(request: IncomingMessage): Answer | undefined {
+  const hosts = headerLines(request, 'host');
+  if (hosts.length === 0 && request.httpVersion !== '1.0') return plainProblem(400, 'An HTTP/1.1 request must carry a Host header (RFC 9112 §3.2)');
+  if (hosts.length > 1) return plainProblem(400, `The request carries ${hosts.length} Host headers; exactly one is allowed (RFC 9112 §3.2)`);
+  if (hosts.length === 1 && !HOST_VALUE.test(hosts[0] as string)) return plainProblem(400, 'The Host header is not a host name or address with an optional port');
+  const codings = headerLines(request, 'transfer-encoding')
+    .flatMap((value) => value.split(','))
+    .map((coding) => coding.trim().toLowerCase());
+  const unknown = codings.filter((coding) => coding !== 'chunked');
+  if (unknown.length > 0) return plainProblem(501, `The transfer coding ${unknown.join(', ')} is not implemented; only chunked is (RFC 9112 §6.1)`);
+  if (codings.length > 1) return plainProblem(400, 'chunked may be applied only once (RFC 9112 §7.1)');
+  return undefined;
+}
+
+/** Per connection: requests whose answers are not finished, and a refusal waiting for them. */
+interface ConnectionState {
+  inFlight: number;
+  pendingRefusal?: () => void;
+}
+const connections = new WeakMap<Duplex, ConnectionState>();
+
+function connectionState(socket: Duplex): ConnectionState {
+  let state = connections.get(socket);
+  if (!state) connections.set(socket, (state = { inFlight: 0 }));
+  return state;
+}
+
+/**
+ * Requests Node's parser refuses (oversized or malformed, or garbage after a complete request on
+ * a kept-alive connection) get a problem, not an empty answer. When earlier requests on the
+ * connection are still being answered, the problem waits for their answers and then closes the
+ * connection: a request that was executed always gets its own answer.
+ */
+function answerClientError(error: ParserError, socket: Duplex, accessLog?: (entry: AccessLogEntry) => void) {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const refuse = () => {
+    if (!socket.writable) return void socket.destroy();
+    const answer = parserProblem(error);
+    writeRawAnswer(socket, answer);
+    const [method = '', target] = failedRequest(error).split('\r\n')[0]?.split(' ') ?? [];
+    accessLog?.({ method: /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,16}$/.test(method) ? method : '-', path: logPath(target), status: answer.statusCode, durationMs: 0 });
+  };
+  const state = connectionState(socket);
+  if (state.inFlight > 0) state.pendingRefusal = refuse;
+  else refuse();
+}
+
+/** Counts a request as in flight on its connection until its answer is finished (or abandoned). */
+function trackInFlight(request: IncomingMessage, response: ServerResponse) {
+  const state = connectionState(request.socket);
+  state.inFlight++;
+  response.once('close', () => {
+    state.inFlight--;
+    if (state.inFlight === 0 && state.pendingRefusal) {
+      const refuse = state.pendingRefusal;
+      state.pendingRefusal = undefined;
+      refuse();
+    }
+  });
+}
+
+function startingUp(_request: IncomingMessage, response: ServerResponse) {
+  const { statusCode, headers, body } = plainProblem(503, 'The local API is starting; retry in a moment');
+  response.writeHead(statusCode, { ...headers, 'Retry-After': '1' });
+  response.end(JSON.stringify(body));
+}
+
+/**
+ * Binds 127.0.0.1:`port` and answers 503 until serve() takes over: taking the port first makes a
+ * busy port fail fast, before DynamoDB Local starts.
+ */
+export async function listenOnLoopback(port: number): Promise<Server> {
+  // requireHostHeader off: Node's own check answers 400 with an empty body; framingProblem()
+  // answers the same case with a problem.
+  const server = createServer({ requireHostHeader: false });
+  server.on('request', trackInFlight);
+  server.on('request', startingUp);
+  server.on('clientError', answerClientError);
+  await new Promise<void>((resolvePromise, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.removeListener('error', reject);
+      resolvePromise();
+    });
+  });
+  return server;
+}
+
+/** Replaces the start-up answers with `onRequest`, behind the strict framing checks. */
+export function serve(server: Server, onRequest: (request: IncomingMessage, response: ServerResponse) => void, accessLog: (entry: AccessLogEntry) => void): void {
+  server.removeListener('request', startingUp);
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const refused = framingProblem(request);
+    if (!refused) return onRequest(request, response);
+    // The body is not read (its framing is what is refused): the connection is closed after the answer.
+    response.shouldKeepAlive = false;
+    const body = JSON.stringify(refused.body);
+    response.writeHead(refused.statusCode, { ...refused.headers, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' });
+    response.end(body);
+    accessLog({ method: request.method ?? '', path: logPath(request.url), status: refused.statusCode, durationMs: 0 });
+  });
+  server.removeListener('clientError', answerClientError);
+  server.on('clientError', (error: ParserError, socket: Duplex) => answerClientError(error, socket, accessLog));
+  // This is no proxy: CONNECT (which Node hands over as a raw socket) is not implemented.
+  server.on('connect', (request: IncomingMessage, socket: Duplex) => {
+    const answer = plainProblem(501, 'This server is not a proxy: CONNECT is not implemented');
+    writeRawAnswer(socket, answer);
+    accessLog({ method: 'CONNECT', path: logPath(request.url), status: answer.statusCode, durationMs: 0 });
+  });
+  // Keep-alive connections must not hold a stopping server open.
+  server.keepAliveTimeout = 5_000;
+}
+
+/**
+ * The path of a target for the access log, bounded: never the query string (it may carry anything)
+ * nor, for an absolute-form target (`http://user:password@host/...`), its scheme, userinfo or host.
+ */
+export function logPath(target: string | undefined): string {
+  let path = '-';
+  try {
+    if (target?.startsWith('/')) path = new URL(`http://gateway.invalid${target}`).pathname;
+    else if (target && /^https?:\/\//i.test(target)) path = new URL(target).pathname;
+  } catch {
+    // not a URL: logged as '-'
+  }
+  return path.length > 200 ? `${path.slice(0, 200)}…` : path;
+}

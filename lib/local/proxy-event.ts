@@ -1,0 +1,97 @@
+// The parts of API Gateway's proxy and authorizer events the local gateway builds from a Node
+// request: headers as API Gateway passes them, the body, the query and the request context.
+import type { IncomingMessage } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { BASE_PATH, type Route } from '../../functions/shared/routes.ts';
+import { LOCAL_ACCOUNT } from './lambda-context.ts';
+
+export const API_ID = 'localapi';
+export const STAGE = 'local';
+
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** The body as API Gateway passes it: text when it is UTF-8, otherwise base64 (so no byte is lost or replaced). */
+export function eventBody(body: Buffer): { body: string | null; isBase64Encoded: boolean } {
+  if (body.length === 0) return { body: null, isBase64Encoded: false };
+  try {
+    return { body: STRICT_UTF8.decode(body), isBase64Encoded: false };
+  } catch {
+    return { body: body.toString('base64'), isBase64Encoded: true };
+  }
+}
+
+/** The request body, refused with `tooLarge()` once it passes `maxBytes`. */
+export function readBody(request: IncomingMessage, maxBytes: number, tooLarge: () => Error): Promise<Buffer> {
+  return new Promise((resolvePromise, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        reject(tooLarge());
+        request.resume();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on('end', () => resolvePromise(Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
+}
+
+/** Header names as the client sent them; for repeated headers the last value (as API Gateway does). */
+export function singleValueHeaders(request: IncomingMessage): Record<string, string> {
+  const headers = new Map<string, string>();
+  for (let i = 0; i < request.rawHeaders.length; i += 2) headers.set(request.rawHeaders[i] as string, request.rawHeaders[i + 1] as string);
+  return Object.fromEntries(headers);
+}
+
+/** The last Authorization header, whatever its case. */
+export function identitySource(request: IncomingMessage): string | undefined {
+  let value: string | undefined;
+  for (let i = 0; i < request.rawHeaders.length; i += 2) {
+    if ((request.rawHeaders[i] as string).toLowerCase() === 'authorization') value = request.rawHeaders[i + 1];
+  }
+  return value;
+}
+
+export function withoutAuthorization<T>(headers: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'authorization'));
+}
+
+export function multiValueHeaders(request: IncomingMessage): Record<string, string[]> {
+  return groupPairs(Array.from({ length: request.rawHeaders.length / 2 }, (_, i) => [request.rawHeaders[2 * i] as string, request.rawHeaders[2 * i + 1] as string]));
+}
+
+export function groupParameters(parameters: URLSearchParams): Record<string, string[]> {
+  return groupPairs(parameters);
+}
+
+// Grouped in a Map, not a plain object: names come from the client, and `__proto__` or
+// `constructor` would otherwise find Object.prototype's members (a query `?__proto__=1` was a 502).
+function groupPairs(pairs: Iterable<[string, string]>): Record<string, string[]> {
+  const grouped = new Map<string, string[]>();
+  for (const [name, value] of pairs) {
+    const values = grouped.get(name);
+    if (values) values.push(value);
+    else grouped.set(name, [value]);
+  }
+  return Object.fromEntries(grouped);
+}
+
+export function requestContext(request: IncomingMessage, route: Route, path: string) {
+  return {
+    accountId: LOCAL_ACCOUNT,
+    apiId: API_ID,
+    stage: STAGE,
+    requestId: randomUUID(),
+    httpMethod: route.method,
+    resourcePath: route.path,
+    resourceId: route.operationId,
+    // What the client requested, base path included (as behind a custom domain's base path mapping).
+    path: `${BASE_PATH}${path}`,
+    protocol: `HTTP/${request.httpVersion}`,
+    requestTimeEpoch: Date.now(),
+    identity: { sourceIp: request.socket.remoteAddress ?? '127.0.0.1', userAgent: request.headers['user-agent'] ?? null },
+  };
+}
