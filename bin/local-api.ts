@@ -10,7 +10,6 @@ import { createDocumentClient } from '../functions/shared/dynamodb-client.ts';
 import { hashPassword, passwordProblem } from '../functions/shared/passwords.ts';
 import { UsersStore } from '../functions/shared/users-store.ts';
 import { lockDataDirectory, processStart, type DataDirectoryLock } from '../lib/local/data-directory-lock.ts';
-import { bundleInputsHash, bundlesUpToDate, writeBundleStamp } from '../lib/local/bundle-freshness.ts';
 import { ensureLocalTables, KEY_FILE, killStartedJavaNow, localClient } from '../lib/local/dynamodb-local.ts';
 import { listenOnLoopback, startLocalApiGateway, type AccessLogEntry } from '../lib/local/local-api-gateway.ts';
 import {
@@ -241,15 +240,10 @@ try {
   await fail(`The local API could not start: ${error instanceof Error ? error.message : String(error)}`);
 }
 
-/** Builds the bundles unless the stamp beside them says they were built from these very sources; true if it built. */
+/** Builds the bundles unless scripts/build.ts finds them built from these very inputs; true if it built. */
 async function buildUnlessUpToDate(): Promise<boolean> {
-  const { buildFunctions, FUNCTION_NAMES } = await import('../scripts/build.ts');
-  const outdir = BUNDLES_DIRECTORY;
-  const inputsHash = await bundleInputsHash();
-  if (await bundlesUpToDate(outdir, FUNCTION_NAMES, inputsHash)) return false;
-  await buildFunctions(outdir);
-  await writeBundleStamp(outdir, inputsHash);
-  return true;
+  const { buildIfStale } = await import('../scripts/build.ts');
+  return (await buildIfStale({ outdir: BUNDLES_DIRECTORY })) === 'built';
 }
 
 function dataDescription(endpoint: string, started: boolean): string {

@@ -172,11 +172,12 @@ export async function upToDateBuild(outdir = `${BUILD_DIRECTORY}/functions`): Pr
   return current === last.inputsHash && (await bundlesExist(outdir)) ? last : undefined;
 }
 
-/** Builds dist/functions unless upToDateBuild() finds it current; `force` (or FORCE_BUILD=1) rebuilds anyway. */
-export async function buildIfStale(options: { force?: boolean } = {}): Promise<'built' | 'up to date'> {
+/** Builds `outdir` (dist/functions) unless upToDateBuild() finds it current; `force` (or FORCE_BUILD=1) rebuilds anyway. */
+export async function buildIfStale(options: { force?: boolean; outdir?: string } = {}): Promise<'built' | 'up to date'> {
   const force = options.force === true || process.env.FORCE_BUILD === '1';
-  if (!force && (await upToDateBuild())) return 'up to date';
-  await buildFunctions();
+  const outdir = options.outdir ?? `${BUILD_DIRECTORY}/functions`;
+  if (!force && (await upToDateBuild(outdir))) return 'up to date';
+  await buildFunctions(outdir);
   return 'built';
 }
 
