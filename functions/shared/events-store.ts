@@ -42,6 +42,8 @@ export interface ListEventsQuery {
 
 export interface ListEventsResult {
   events: SpecialEvent[];
+  /** Whether an event follows this page (the list reads one event past the page to know). */
+  hasMore: boolean;
   /** Read capacity units consumed by the index queries and item reads of this page. */
   consumedReadCapacity: number;
 }
@@ -445,13 +447,16 @@ export class EventsStore {
     let toSkip = (query.page - 1) * query.limit;
     let itemReadCapacity = 0;
     const now = Date.now();
-    while (events.length < query.limit) {
+    // One event past the page tells whether a next page exists (the `next` link): one more index
+    // entry and, in the same BatchGetItem, one more base item.
+    const wantedEvents = query.limit + 1;
+    while (events.length < wantedEvents) {
       const entry = await entries.next();
       if (!entry) break;
       // A listed event's base item is known: its other entries are only checked for leftovers.
       if (!baseItems.has(entry.eventId)) {
         // Read this event and the next ones the page may need in one batch.
-        const wanted = Math.min(100, toSkip + query.limit - events.length);
+        const wanted = Math.min(100, toSkip + wantedEvents - events.length);
         const upcoming = await entries.upcomingEventIds(wanted - 1, (id) => id !== entry.eventId && !baseItems.has(id) && !listed.has(id));
         const { items, consumedReadCapacity } = await this.batchGetEvents([entry.eventId, ...upcoming]);
         itemReadCapacity += consumedReadCapacity;
@@ -474,7 +479,7 @@ export class EventsStore {
     await inParallel(leftovers.slice(0, MAX_LEFTOVER_DELETES_PER_LIST), (entry) => this.deleteIndexItem(entry, 'gsi1sk = :v', entry.gsi1sk)).catch(
       () => undefined,
     );
-    return { events, consumedReadCapacity: entries.consumedReadCapacity + itemReadCapacity };
+    return { events: events.slice(0, query.limit), hasMore: events.length > query.limit, consumedReadCapacity: entries.consumedReadCapacity + itemReadCapacity };
   }
 
   /** Read-check-write loop shared by update and delete: the transaction's version condition makes it safe. */
