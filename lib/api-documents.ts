@@ -11,7 +11,8 @@ import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import { Validations } from 'aws-cdk-lib';
 import { methodNotAllowedResponse } from '../functions/shared/gateway-responses.ts';
 import { contentTag } from '../functions/shared/read-responses.ts';
-import { allowHeader, CORS_REQUEST_HEADERS } from '../functions/shared/routes.ts';
+import { gatewayResponse } from '../functions/shared/gateway-responses.ts';
+import { allowHeader, CORS_ALLOWED_METHODS, CORS_REQUEST_HEADERS } from '../functions/shared/routes.ts';
 import { corsTemplateLines } from './mock-cors.ts';
 import { DOCS_SPEC_URL, docsPageHeaders, docsPageHtml, redocBundleIntegrity, redocCdnUrl } from './openapi/docs-page.ts';
 import { buildOpenApiDocument } from './openapi/openapi-document.ts';
@@ -147,7 +148,7 @@ export function addOptionsAllow(resource: apigw.IResource, allowedMethods: reado
   const allow = allowHeader(allowedMethods);
   const headers = { Allow: allow };
   const preflight = {
-    'Access-Control-Allow-Methods': allow.replace(/ /g, ''),
+    'Access-Control-Allow-Methods': CORS_ALLOWED_METHODS,
     'Access-Control-Allow-Headers': CORS_REQUEST_HEADERS,
     'Access-Control-Max-Age': '600',
   };
@@ -179,4 +180,42 @@ function staticHeaders(headers: Record<string, string>): Record<string, string> 
 
 function declaredHeaders(headers: Record<string, string>): Record<string, boolean> {
   return Object.fromEntries(Object.keys(headers).map((name) => [`method.response.header.${name}`, true]));
+}
+
+/**
+ * With CORS on, `/v1.1/{proxy+}` answers every path the API does not have: a preflight from an
+ * allowed origin succeeds (OPTIONS), so the page can read the 404 problem that ANY then answers
+ * (the same body as the MISSING_AUTHENTICATION_TOKEN gateway response, with the CORS headers a
+ * gateway response cannot choose per request). Explicit resources win over the proxy resource.
+ */
+export function addUnknownPathAnswers(versionRoot: apigw.IResource, corsOrigins: readonly string[]): void {
+  if (corsOrigins.length === 0) return;
+  const resource = versionRoot.addResource('{proxy+}');
+  const { statusCode, headers, body } = gatewayResponse('MISSING_AUTHENTICATION_TOKEN');
+  const template = [...corsTemplateLines(corsOrigins), `#if($context.httpMethod != 'HEAD')${JSON.stringify(body)}#end`].join('\n');
+  const preflight = { 'Access-Control-Allow-Methods': CORS_ALLOWED_METHODS, 'Access-Control-Allow-Headers': CORS_REQUEST_HEADERS, 'Access-Control-Max-Age': '600' };
+  const methods = [
+    resource.addMethod(
+      'OPTIONS',
+      new apigw.MockIntegration({
+        passthroughBehavior: apigw.PassthroughBehavior.WHEN_NO_TEMPLATES,
+        integrationResponses: [{ statusCode: '204', responseTemplates: { 'application/json': corsTemplateLines(corsOrigins, preflight).join('\n') } }],
+      }),
+      { authorizationType: apigw.AuthorizationType.NONE, methodResponses: [{ statusCode: '204' }] },
+    ),
+    resource.addMethod(
+      'ANY',
+      new apigw.MockIntegration({
+        passthroughBehavior: apigw.PassthroughBehavior.WHEN_NO_TEMPLATES,
+        integrationResponses: [{ statusCode: String(statusCode), responseParameters: staticHeaders(headers), responseTemplates: { 'application/json': template } }],
+      }),
+      { authorizationType: apigw.AuthorizationType.NONE, methodResponses: [{ statusCode: String(statusCode), responseParameters: declaredHeaders(headers) }] },
+    ),
+  ];
+  for (const method of methods) {
+    Validations.of(method).acknowledge({
+      id: 'AwsSolutions-APIG4',
+      reason: 'Answers only the 404 problem (and its CORS preflight) for paths the API does not have; it runs no code and reads no data.',
+    });
+  }
 }

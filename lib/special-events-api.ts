@@ -16,7 +16,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { API_VERSION, BASE_PATH, resourceMethods, routeMethods, routes } from '../functions/shared/routes.ts';
 import { jsonAccessLogFormat } from './access-log-format.ts';
-import { addMethodNotAllowed, addOptionsAllow, addServiceIndex, addStaticDocuments, type StaticDocument } from './api-documents.ts';
+import { addMethodNotAllowed, addOptionsAllow, addServiceIndex, addStaticDocuments, addUnknownPathAnswers, type StaticDocument } from './api-documents.ts';
 import type { MuseumFunctions } from './museum-functions.ts';
 import { addProblemGatewayResponses } from './problem-gateway-responses.ts';
 import type { StageConfig } from './stage-config.ts';
@@ -138,6 +138,7 @@ export class SpecialEventsApi extends Construct {
     }
     addServiceIndex(this.versionRoot, config.corsOrigins);
     addStaticDocuments(this.versionRoot, props.documents ?? [], config.corsOrigins);
+    addUnknownPathAnswers(this.versionRoot, config.corsOrigins);
     addProblemGatewayResponses(this.api, config.corsOrigins);
 
     if (config.customDomain) {

@@ -154,6 +154,13 @@ export function allowHeader(methods: readonly string[]): string {
   return allowedMethods(methods).join(', ');
 }
 
+/**
+ * What a CORS preflight permits (Access-Control-Allow-Methods), on every resource: every method
+ * the API answers, so a page can also read the 405 of a method a resource lacks. The resource's
+ * own methods are in `Allow`.
+ */
+export const CORS_ALLOWED_METHODS = ALLOW_ORDER.join(',');
+
 /** The methods a route answers: HEAD is served by the GET route's handler (locally and deployed). */
 export function routeMethods(route: Route): string[] {
   return route.method === 'GET' ? ['GET', 'HEAD'] : [route.method];

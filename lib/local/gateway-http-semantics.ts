@@ -6,7 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import { contentTag } from '../../functions/shared/read-responses.ts';
 import { ifNoneMatchFails, parseIfNoneMatch } from '../../functions/shared/preconditions.ts';
-import { allowHeader, CORS_EXPOSED_HEADERS, CORS_REQUEST_HEADERS } from '../../functions/shared/routes.ts';
+import { allowHeader, CORS_ALLOWED_METHODS, CORS_EXPOSED_HEADERS, CORS_REQUEST_HEADERS } from '../../functions/shared/routes.ts';
 
 export interface Answer {
   statusCode: number;
@@ -27,27 +27,35 @@ export function corsHeaders(request: Pick<IncomingMessage, 'headers'>, allowedOr
   return { 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': CORS_EXPOSED_HEADERS, Vary: 'Origin' };
 }
 
+/** The preflight's own headers (Fetch standard, CORS-preflight response), for an allowed Origin. */
+function preflightHeaders(request: Pick<IncomingMessage, 'headers'>, allowedOrigins: ReadonlySet<string>): Record<string, string> {
+  const cors = corsHeaders(request, allowedOrigins);
+  if (!cors['Access-Control-Allow-Origin']) return {};
+  return {
+    ...cors,
+    'Access-Control-Allow-Methods': CORS_ALLOWED_METHODS,
+    'Access-Control-Allow-Headers': CORS_REQUEST_HEADERS,
+    'Access-Control-Max-Age': String(PREFLIGHT_MAX_AGE_SECONDS),
+  };
+}
+
 /**
  * OPTIONS on a resource with `methods` (RFC 9110 §9.3.7): 204 with `Allow`; to an allowed origin
- * also the preflight's answer, naming the same methods.
+ * also the preflight's answer.
  */
 export function optionsAnswer(request: Pick<IncomingMessage, 'headers'>, methods: readonly string[], allowedOrigins: ReadonlySet<string>): Answer {
-  const allow = allowHeader(methods);
-  const cors = corsHeaders(request, allowedOrigins);
-  return {
-    statusCode: 204,
-    headers: {
-      Allow: allow,
-      ...(cors['Access-Control-Allow-Origin']
-        ? {
-            ...cors,
-            'Access-Control-Allow-Methods': allow.replace(/ /g, ''),
-            'Access-Control-Allow-Headers': CORS_REQUEST_HEADERS,
-            'Access-Control-Max-Age': String(PREFLIGHT_MAX_AGE_SECONDS),
-          }
-        : {}),
-    },
-  };
+  return { statusCode: 204, headers: { Allow: allowHeader(methods), ...preflightHeaders(request, allowedOrigins) } };
+}
+
+/**
+ * A CORS preflight from an allowed origin to a path the API does not have: 204, so that the page
+ * may then read the 404 problem of its request (a failed preflight shows it only "Failed to fetch").
+ * Undefined for anything else, which stays a 404.
+ */
+export function unknownPathPreflight(request: Pick<IncomingMessage, 'headers'>, allowedOrigins: ReadonlySet<string>): Answer | undefined {
+  if (request.headers['access-control-request-method'] === undefined) return undefined;
+  const headers = preflightHeaders(request, allowedOrigins);
+  return headers['Access-Control-Allow-Origin'] ? { statusCode: 204, headers } : undefined;
 }
 
 /**

@@ -16,7 +16,7 @@ import type {
 } from 'aws-lambda';
 import { GATEWAY_RESPONSE_HEADERS, gatewayResponse, methodNotAllowedResponse, type GatewayResponseType } from '../../functions/shared/gateway-responses.ts';
 import { AUTHORIZER_HANDLER, BASE_PATH, FUNCTION_SETTINGS, matchRoute, type Route } from '../../functions/shared/routes.ts';
-import { corsHeaders, DOCUMENT_METHODS, documentAnswer, optionsAnswer } from './gateway-http-semantics.ts';
+import { corsHeaders, DOCUMENT_METHODS, documentAnswer, optionsAnswer, unknownPathPreflight } from './gateway-http-semantics.ts';
 import { PUBLIC_DOCUMENT_PATHS, publicDocuments } from '../openapi/public-documents.ts';
 import { serviceIndex, serviceIndexHeaders } from '../openapi/service-index.ts';
 import { lambdaContext, LOCAL_ACCOUNT, LOCAL_REGION } from './lambda-context.ts';
@@ -274,6 +274,7 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
     // Browsers ask for it on every page of the origin: an empty answer they may cache, not a 404.
     if (url.pathname === '/favicon.ico' && readOnly) return send(response, 204, { 'Cache-Control': 'public, max-age=86400', ...cors });
     if (url.pathname !== BASE_PATH && !url.pathname.startsWith(`${BASE_PATH}/`)) throw new GatewayError('MISSING_AUTHENTICATION_TOKEN');
+    const preflightOfUnknownPath = method === 'OPTIONS' ? unknownPathPreflight(request, corsOrigins) : undefined;
     const path = url.pathname.slice(BASE_PATH.length);
 
     // The service index, the OpenAPI document and the docs page need no credentials (as on the
@@ -296,7 +297,10 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
     }
     if (method === 'OPTIONS') {
       const methods = matchRoute('OPTIONS', path || '/');
-      if (methods.route || methods.allowedMethods.length === 0) throw new GatewayError('MISSING_AUTHENTICATION_TOKEN');
+      if (methods.route || methods.allowedMethods.length === 0) {
+        if (preflightOfUnknownPath) return sendAnswer(response, preflightOfUnknownPath);
+        throw new GatewayError('MISSING_AUTHENTICATION_TOKEN');
+      }
       return sendAnswer(response, optionsAnswer(request, methods.allowedMethods, corsOrigins));
     }
     const match = matchRoute(method, path || '/');
