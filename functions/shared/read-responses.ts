@@ -33,11 +33,11 @@ function withoutHeaders(headers: Headers, names: readonly string[]): Headers {
   return Object.fromEntries(Object.entries(headers).filter(([name]) => !drop.has(name.toLowerCase())));
 }
 
-/** `Vary` with `names` added once each, whatever was there. */
+/** `Vary`: `names` first (one value whether or not http-cors added `Origin`), then any others once each. */
 function varyWith(headers: Headers, names: readonly string[]): string {
   const present = (header(headers, 'Vary') ?? '').split(',').map((v) => v.trim()).filter(Boolean);
-  const lower = new Set(present.map((v) => v.toLowerCase()));
-  return [...present, ...names.filter((name) => !lower.has(name.toLowerCase()))].join(', ');
+  const lower = new Set(names.map((name) => name.toLowerCase()));
+  return [...names, ...present.filter((name) => !lower.has(name.toLowerCase()))].join(', ');
 }
 
 function ifNoneMatchOf(event: APIGatewayProxyEvent): IfNoneMatch {

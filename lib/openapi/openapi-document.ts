@@ -508,12 +508,14 @@ This document is generated from the service's code; it is served at \`${BASE_PAT
 export function buildOpenApiDocument(): OpenApiDocument {
   const details = operationDetails();
   const paths: Record<string, Record<string, OpenApiOperation>> = { '/': { get: serviceIndexOperation() as unknown as OpenApiOperation } };
+  // The public documents (the index here; openapi.json and docs are not operations) have GET only.
+  const documentMethods = [...resourceMethods(), ['/', ['GET']] as const];
   for (const route of routes) {
     const operationDetail = details[route.operationId];
     if (!operationDetail) throw new Error(`No OpenAPI details for operation ${route.operationId}`);
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route, operationDetail);
   }
-  for (const [path, methods] of resourceMethods()) {
+  for (const [path, methods] of documentMethods) {
     // OpenAPI describes the methods a path has, not the answer to the others: an extension holds that response.
     const answer = methodNotAllowedResponse(methods);
     const allow = answer.headers.Allow;

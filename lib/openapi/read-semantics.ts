@@ -62,8 +62,5 @@ export const IF_NONE_MATCH_PARAMETER = {
   example: '"3"',
 };
 
-export const READ_SEMANTICS_DESCRIPTION = `**Reading and caching.** \`HEAD\` is answered wherever \`GET\` is (same status and headers, no content); \`OPTIONS\` answers 204 with \`Allow\`. Every \`GET\` of an event, a list page or a public document carries a strong \`ETag\` (an event's version; a hash of the page's or document's bytes); send it back in \`If-None-Match\` to get a 304 without content while nothing changed. Authenticated answers are \`Cache-Control: ${READ_CACHE_CONTROL}\` with \`Vary: ${READ_VARY.join(', ')}\`: a browser or kiosk keeps its copy and revalidates it, and no shared cache stores it. A 304 of a list page still costs the server the page's reads (the tag is the hash of what it would send).
-
-**Paging.** A list page carries RFC 8288 \`Link\` headers: \`first\`, \`prev\` after page 1, and \`next\` when an event follows the page; follow \`next\` until there is none. \`page\` is an offset (at most ${LIMITS.maxListPage}): page *p* reads the events of the pages before it.
-
-**Browsers.** With allowed origins configured, every answer to one of them (successes, problems, the gateway's own answers, documents) carries \`Access-Control-Allow-Origin\` and exposes \`${CORS_EXPOSED_HEADERS.split(',').join('`, `')}\`.`;
+/** One short paragraph: the docs page renders the operations only once the introduction has scrolled by. */
+export const READ_SEMANTICS_DESCRIPTION = `**Reading, paging, browsers.** \`HEAD\` works wherever \`GET\` does and \`OPTIONS\` names the methods (\`Allow\`). Every \`GET\` has a strong \`ETag\`; \`If-None-Match\` with it is a 304 without content (answers are \`Cache-Control: ${READ_CACHE_CONTROL}\`). List pages carry RFC 8288 \`Link\` headers (\`first\`, \`prev\`, \`next\`; \`page\` at most ${LIMITS.maxListPage}). Allowed browser origins can read every answer (\`${CORS_EXPOSED_HEADERS.split(',').join('\`, \`')}\` exposed).`;

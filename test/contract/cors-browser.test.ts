@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { LIMITS } from '../../functions/shared/limits.ts';
 import { basicAuthorization, privateYear, sampleEvent } from '../support/api-client.ts';
+import { fetchChecked } from '../support/contract.ts';
 import { startLocalApiProcess, type LocalApiProcess } from '../support/local-api-process.ts';
 import { TEST_USERS, testEnvironment } from '../support/test-environment.ts';
 
@@ -85,7 +86,7 @@ async function fromPage(origin: string, calls: Call[]): Promise<Seen[]> {
         for (const call of calls) {
           try {
             const response = await fetch(`${base}${call.path}`, { method: call.method, headers: call.headers, body: call.body, cache: 'no-store' });
-            const names = ['content-type', 'etag', 'location', 'allow', 'link', 'retry-after', 'cache-control'];
+            const names = ['content-type', 'etag', 'location', 'allow', 'link', 'retry-after', 'cache-control', 'vary'];
             seen.push({ status: response.status, body: await response.text(), headers: Object.fromEntries(names.map((name) => [name, response.headers.get(name)])) });
           } catch (error) {
             seen.push({ error: String(error) });
@@ -137,9 +138,14 @@ describe('a page on an allowed origin, in Chromium', () => {
     expect(summary).toEqual(calls.map(([status, kind, call]) => ({ call: `${call.method} ${call.path}`, status, kind })));
     // Exposed headers are readable: the event's ETag, the list's Link, Allow of a 405.
     expect(seen[0]?.headers?.etag).toBe('"1"');
+    // CORS-safelisted: readable without exposing. One Vary value, CORS on or off (the contract's const).
+    expect(seen[0]?.headers?.['cache-control']).toBe('private, no-cache');
     expect(seen[1]?.headers?.link).toContain('rel="first"');
     expect(seen[7]?.headers?.allow).toBe('GET, HEAD, POST, OPTIONS');
     expect(seen[8]?.headers?.allow).toBe('GET, HEAD, OPTIONS');
+    // With CORS on, a GET still answers exactly what the contract says (Vary: one value, CORS or not).
+    const checked = await fetchChecked(api.url, calls[1]?.[2].path ?? '', { headers: { ...editor, Origin: pageOrigin } });
+    expect([checked.status, checked.headers.get('vary'), checked.headers.get('access-control-allow-origin')]).toEqual([200, 'Authorization, Origin', pageOrigin]);
   }, 60_000);
 
   test('revalidates: If-None-Match with the ETag the page read is a 304, on an event, a list page and the document', async () => {
