@@ -2,7 +2,7 @@
 // Schema's meaning (an unanchored search): ECMA-262 with and without `u` (Node), RE2 (re2-wasm),
 // Python's `re` and Java's java.util.regex (child processes). Rust's regex crate is not here:
 // crates.io is unreachable, so it cannot be built offline (RE2's syntax is its closest kin).
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,10 +48,16 @@ function javaMatrix(patterns: readonly string[], samples: readonly string[]): Ma
   return output.trimEnd().split('\n');
 }
 
-export const ENGINES = {
-  'ECMA-262 (u)': (p: readonly string[], s: readonly string[]) => ecmaMatrix(p, s, 'u'),
-  'ECMA-262 (no u)': (p: readonly string[], s: readonly string[]) => ecmaMatrix(p, s, ''),
+type Engine = (patterns: readonly string[], samples: readonly string[]) => Matrix;
+
+/** Whether `command` runs here (Java comes with DynamoDB Local's requirements, Python with most systems). */
+const runs = (command: string, flag: string) => spawnSync(command, [flag], { stdio: 'ignore' }).status === 0;
+
+/** Every engine this machine has, by name. */
+export const ENGINES: Record<string, Engine> = {
+  'ECMA-262 (u)': (p, s) => ecmaMatrix(p, s, 'u'),
+  'ECMA-262 (no u)': (p, s) => ecmaMatrix(p, s, ''),
   RE2: re2Matrix,
-  'Python re': pythonMatrix,
-  'Java regex': javaMatrix,
-} as const;
+  ...(runs('python3', '--version') ? { 'Python re': pythonMatrix } : {}),
+  ...(runs('java', '-version') ? { 'Java regex': javaMatrix } : {}),
+};
