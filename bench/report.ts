@@ -8,6 +8,8 @@ import type { BundleSize } from './support/bench-build.ts';
 import { AUTHORIZER_FLOOR_NAME, FLOOR_NAME } from './support/bench-build.ts';
 import type { HttpResult } from './warm/http.ts';
 import type { InProcessResult } from './warm/in-process.ts';
+import type { KioskResult } from './kiosk/measure.ts';
+import { kioskSection, kioskVerdicts } from './kiosk/report.ts';
 
 export const LIMITS = {
   /** 250 KB read as 250,000 bytes, the stricter of the two readings of "KB". */
@@ -33,6 +35,7 @@ export interface Measurements {
   largeEvents: LargeEventResult[];
   authorizer: AuthorizerResult;
   listScaling: { window: { startDate: string; endDate: string }; results: ListScalingResult[] };
+  kiosk: KioskResult;
 }
 
 /** What `npm run bench -- cold-start` measures. */
@@ -115,6 +118,7 @@ export function verdicts(m: ColdStartMeasurements | Measurements): Verdict[] {
       pass: value <= LIMITS.pageReadCostRatio,
     });
   }
+  out.push(...kioskVerdicts(m.kiosk));
   return out;
 }
 
@@ -256,5 +260,6 @@ export function renderReport(m: Measurements, results: Verdict[]): string {
         ]),
       ),
   );
+  sections.push(kioskSection(m.kiosk, table));
   return sections.join('\n\n');
 }

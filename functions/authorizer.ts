@@ -7,7 +7,7 @@ import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } fro
 import { basicAuthenticator } from './shared/config.ts';
 import { QueueBusyError } from './shared/fair-queue.ts';
 import { logger } from './shared/observability.ts';
-import { arnResourcePath, roleAllows, routes, type Role } from './shared/routes.ts';
+import { arnResourcePath, roleAllows, routeMethods, routes, type Role } from './shared/routes.ts';
 
 /**
  * execute-api ARNs for every route `role` may call. The stage ARN and any resource prefix in
@@ -20,7 +20,7 @@ export function allowedResources(methodArn: string, resource: string, role: Role
   const prefix = calledRoute ? resource.slice(0, resource.length - calledRoute.path.length) : '';
   return routes
     .filter((route) => roleAllows(role, route.role))
-    .map((route) => `${apiArn}/${stage}/${route.method}${prefix}${arnResourcePath(route.path)}`);
+    .flatMap((route) => routeMethods(route).map((method) => `${apiArn}/${stage}/${method}${prefix}${arnResourcePath(route.path)}`));
 }
 
 function headerValue(headers: Record<string, string | undefined> | null, name: string): string | undefined {

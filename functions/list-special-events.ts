@@ -9,10 +9,28 @@ import { HttpProblem } from './shared/problems.ts';
 
 const listSpecialEvents: HttpHandler = async (event, _context, { signal }) => {
   const query = parseListQuery(event);
-  const { events, consumedReadCapacity } = await eventsReader(signal).listEvents(query);
+  const { events, hasMore, consumedReadCapacity } = await eventsReader(signal).listEvents(query);
   metrics.addMetric('ListConsumedReadCapacity', 'Count', consumedReadCapacity);
-  return jsonResponse(200, events);
+  return jsonResponse(200, events, { Link: pageLinks(query, hasMore) });
 };
+
+type ListQuery = ReturnType<typeof parseListQuery>;
+
+/**
+ * RFC 8288 links to the neighbouring pages of the same window: `first`, `prev` after page 1,
+ * `next` when an event follows this page (and the page cap allows it). Query-only references,
+ * resolved against the request's own path, so they hold behind any base path or stage; the
+ * window is written out, so `next` of a default list stays on today's window tomorrow too.
+ */
+export function pageLinks(query: ListQuery, hasMore: boolean): string {
+  const link = (page: number, rel: string) =>
+    `<?${new URLSearchParams({ startDate: query.startDate, endDate: query.endDate, page: String(page), limit: String(query.limit) })}>; rel="${rel}"`;
+  return [
+    link(1, 'first'),
+    ...(query.page > 1 ? [link(query.page - 1, 'prev')] : []),
+    ...(hasMore && query.page < LIMITS.maxListPage ? [link(query.page + 1, 'next')] : []),
+  ].join(', ');
+}
 
 /** Validates the query string and applies the defaults: today (museum time zone) + 7 days (at most 9999-12-31), page 1, limit 10. */
 export function parseListQuery(event: Pick<HttpEvent, 'queryStringParameters' | 'multiValueQueryStringParameters'>, now = new Date()) {

@@ -8,7 +8,7 @@ import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { gatewayResponse } from '../functions/shared/gateway-responses.ts';
-import { API_VERSION, routes } from '../functions/shared/routes.ts';
+import { API_VERSION, routeMethods, routes } from '../functions/shared/routes.ts';
 import { jsonAccessLogFormat } from './access-log-format.ts';
 import { MOCK_OPERATIONS, type MockOperation } from './mock-examples.ts';
 import { addProblemGatewayResponses } from './problem-gateway-responses.ts';
@@ -73,12 +73,15 @@ export class MuseumMockApiStack extends Stack {
       if (!operation) throw new Error(`No mock response is defined for ${route.operationId}`);
       const pathParameters = [...route.path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] as string);
       const { integration, methodResponses } = mockIntegration(operation);
-      this.api.root.resourceForPath(route.path.slice(1)).addMethod(route.method, integration, {
-        operationName: route.operationId,
-        methodResponses,
-        requestValidator: validator,
-        requestParameters: Object.fromEntries(pathParameters.map((name) => [`method.request.path.${name}`, true])),
-      });
+      // HEAD wherever GET is, as on the real API (API Gateway sends no content for HEAD).
+      for (const httpMethod of routeMethods(route)) {
+        this.api.root.resourceForPath(route.path.slice(1)).addMethod(httpMethod, integration, {
+          operationName: httpMethod === route.method ? route.operationId : `${route.operationId}Head`,
+          methodResponses,
+          requestValidator: validator,
+          requestParameters: Object.fromEntries(pathParameters.map((name) => [`method.request.path.${name}`, true])),
+        });
+      }
     }
     addProblemGatewayResponses(this.api);
 

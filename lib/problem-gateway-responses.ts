@@ -10,6 +10,7 @@ import {
   type GatewayResponseType,
 } from '../functions/shared/gateway-responses.ts';
 import { problemBody } from '../functions/shared/problems.ts';
+import { CORS_EXPOSED_HEADERS } from '../functions/shared/routes.ts';
 
 interface ProblemResponse {
   /** Omitted: API Gateway keeps the status code of the error it is answering. */
@@ -64,19 +65,32 @@ export function problemGatewayResponses(): Record<string, ProblemResponse> {
 }
 
 /**
- * Adds the problem+json gateway responses to `api`. With exactly one allowed CORS origin the
- * responses carry it too, so a browser can read a 401 or 429; a list of origins cannot be
- * answered statically (the gateway cannot pick one per request), and the browser then sees
- * only a failed request.
+ * The CORS headers of the gateway responses, as API Gateway mapping expressions. A gateway
+ * response cannot choose per request (no template logic sets headers), but it can map a request
+ * header (`method.request.header.Origin`) or a static value. One allowed origin is named
+ * statically. With several, the request's Origin is echoed: any origin may then read these
+ * answers, which is acceptable because a gateway response holds only one of the fixed problem
+ * documents of this table (public in the OpenAPI document: no event data, no user data), while
+ * every answer with data comes from a handler, whose http-cors answers only the allowed origins.
  */
+export function gatewayCorsHeaders(corsOrigins: readonly string[]): Record<string, string> {
+  if (corsOrigins.length === 0) return {};
+  return {
+    'Access-Control-Allow-Origin': corsOrigins.length === 1 ? `'${corsOrigins[0]}'` : 'method.request.header.Origin',
+    'Access-Control-Expose-Headers': `'${CORS_EXPOSED_HEADERS}'`,
+    Vary: "'Origin'",
+  };
+}
+
+/** Adds the problem+json gateway responses to `api`, with the CORS headers of gatewayCorsHeaders(). */
 export function addProblemGatewayResponses(api: apigw.RestApi, corsOrigins: readonly string[] = []): void {
-  const cors = corsOrigins.length === 1 ? { 'Access-Control-Allow-Origin': corsOrigins[0] as string, Vary: 'Origin' } : {};
+  const cors = gatewayCorsHeaders(corsOrigins);
   for (const [type, response] of Object.entries(problemGatewayResponses())) {
     api.addGatewayResponse(pascalCase(type), {
       type: apigw.ResponseType.of(type),
       ...(response.statusCode === undefined ? {} : { statusCode: String(response.statusCode) }),
       // Static header values are single-quoted in API Gateway's mapping syntax.
-      responseHeaders: Object.fromEntries(Object.entries({ ...response.headers, ...cors }).map(([name, value]) => [name, `'${value}'`])),
+      responseHeaders: { ...Object.fromEntries(Object.entries(response.headers).map(([name, value]) => [name, `'${value}'`])), ...cors },
       templates: { 'application/json': typeof response.body === 'string' ? response.body : JSON.stringify(response.body) },
     });
   }

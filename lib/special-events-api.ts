@@ -1,6 +1,7 @@
 // The REST API, built from the route table: one method per route, each behind the Basic-auth
 // REQUEST authorizer and proxied to its handler; besides them only unauthenticated MOCKs that
 // run no code (lib/api-documents.ts): the service index and documents, 405 and OPTIONS answers.
+// HEAD is routed wherever GET is, to the same function.
 //
 // Base path: API Gateway stage names cannot contain dots, so the version is a resource instead:
 // every route lives under a `v1.1` resource of the stage, and the base URL is
@@ -13,10 +14,10 @@ import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { API_VERSION, BASE_PATH, CORS_REQUEST_HEADERS, resourceMethods, routes } from '../functions/shared/routes.ts';
+import { API_VERSION, BASE_PATH, resourceMethods, routeMethods, routes } from '../functions/shared/routes.ts';
 import { MINIMUM_COMPRESSION_BYTES } from '../functions/shared/limits.ts';
 import { jsonAccessLogFormat } from './access-log-format.ts';
-import { addMethodNotAllowed, addOptionsAllow, addServiceIndex, addStaticDocuments, type StaticDocument } from './api-documents.ts';
+import { addMethodNotAllowed, addOptionsAllow, addServiceIndex, addStaticDocuments, addUnknownPathAnswers, type StaticDocument } from './api-documents.ts';
 import type { MuseumFunctions } from './museum-functions.ts';
 import { addProblemGatewayResponses } from './problem-gateway-responses.ts';
 import type { StageConfig } from './stage-config.ts';
@@ -107,45 +108,38 @@ export class SpecialEventsApi extends Construct {
       validateRequestBody: true,
     });
 
-    this.versionRoot = this.api.root.addResource(VERSION_RESOURCE, {
-      ...(config.corsOrigins.length > 0
-        ? {
-            defaultCorsPreflightOptions: {
-              allowOrigins: config.corsOrigins,
-              allowMethods: [...new Set(routes.map((route) => route.method))],
-              allowHeaders: CORS_REQUEST_HEADERS.split(','),
-              maxAge: Duration.hours(1),
-            },
-          }
-        : {}),
-    });
+    // CORS preflights are the OPTIONS methods below (with Allow), not CDK's preflight options.
+    this.versionRoot = this.api.root.addResource(VERSION_RESOURCE);
     for (const route of routes) {
       const handler = functions.handlers.get(route.handler);
       if (!handler) throw new Error(`No function was built for the route handler ${route.handler}`);
       const pathParameters = [...route.path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] as string);
-      this.versionRoot.resourceForPath(route.path.slice(1)).addMethod(
-        route.method,
-        // No test-invoke permission: the console's "Test" button is not worth a second grant per method.
-        new apigw.LambdaIntegration(handler, { proxy: true, allowTestInvoke: false }),
-        {
-          operationName: route.operationId,
-          authorizationType: apigw.AuthorizationType.CUSTOM,
-          authorizer: this.authorizer,
-          requestValidator: validator,
-          requestParameters: Object.fromEntries(pathParameters.map((name) => [`method.request.path.${name}`, true])),
-        },
-      );
+      // HEAD is its own method in API Gateway: routed to the GET route's function, which answers without content.
+      for (const httpMethod of routeMethods(route)) {
+        this.versionRoot.resourceForPath(route.path.slice(1)).addMethod(
+          httpMethod,
+          // No test-invoke permission: the console's "Test" button is not worth a second grant per method.
+          new apigw.LambdaIntegration(handler, { proxy: true, allowTestInvoke: false }),
+          {
+            operationName: httpMethod === route.method ? route.operationId : `${route.operationId}Head`,
+            authorizationType: apigw.AuthorizationType.CUSTOM,
+            authorizer: this.authorizer,
+            requestValidator: validator,
+            requestParameters: Object.fromEntries(pathParameters.map((name) => [`method.request.path.${name}`, true])),
+          },
+        );
+      }
     }
 
     // A method a resource does not have: 405 with Allow (RFC 9110), not API Gateway's 404.
     for (const [path, methods] of resourceMethods()) {
       const resource = this.versionRoot.resourceForPath(path.slice(1));
       addMethodNotAllowed(resource, methods, config.corsOrigins);
-      // With CORS, the preflight OPTIONS methods above answer; without, OPTIONS names the methods.
-      if (config.corsOrigins.length === 0) addOptionsAllow(resource, methods);
+      addOptionsAllow(resource, methods, config.corsOrigins);
     }
-    addServiceIndex(this.versionRoot);
-    addStaticDocuments(this.versionRoot, props.documents ?? []);
+    addServiceIndex(this.versionRoot, config.corsOrigins);
+    addStaticDocuments(this.versionRoot, props.documents ?? [], config.corsOrigins);
+    addUnknownPathAnswers(this.versionRoot, config.corsOrigins);
     addProblemGatewayResponses(this.api, config.corsOrigins);
 
     if (config.customDomain) {

@@ -2,6 +2,7 @@
 // routes, throttling, oversized requests. The CDK stack configures them from this table and the
 // local API answers with the same bodies, so both speak the same problem+json.
 import { PROBLEM_CONTENT_TYPE, problemBody, RETRY_AFTER_SECONDS, type ProblemKind } from './problems.ts';
+import { allowHeader } from './routes.ts';
 
 export interface GatewayResponse {
   kind: ProblemKind;
@@ -65,7 +66,7 @@ export function gatewayResponse(type: GatewayResponseType) {
  * and the deployed one (an ANY method with a MOCK integration per resource) both answer with this.
  */
 export function methodNotAllowedResponse(allowedMethods: readonly string[]) {
-  const allow = [...new Set([...allowedMethods, 'OPTIONS'])].join(', ');
+  const allow = allowHeader(allowedMethods);
   const body = problemBody('method-not-allowed', `This resource allows only ${allow}`);
   return { statusCode: body.status, headers: { ...GATEWAY_RESPONSE_HEADERS, Allow: allow }, body };
 }

@@ -10,7 +10,8 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import * as v from 'valibot';
 import { LIMITS } from './limits.ts';
 import { logger, metrics } from './observability.ts';
-import { CORS_REQUEST_HEADERS } from './routes.ts';
+import { CORS_EXPOSED_HEADERS, CORS_REQUEST_HEADERS } from './routes.ts';
+import { readResponses } from './read-responses.ts';
 import { decodeUtf8, duplicateKey } from './json-text.ts';
 import { parseIfMatch, type IfMatch } from './preconditions.ts';
 import { HttpProblem, PROBLEM_CONTENT_TYPE, toProblem, type FieldError, type Problem } from './problems.ts';
@@ -169,17 +170,21 @@ function corsOrigins(): string[] {
  * ends the operation EARLY_TIMEOUT_MS before it with a TimeoutError, answered as a 503 problem.
  */
 export function httpHandler(operation: HttpHandler, ...requestMiddlewares: MiddlewareObj<APIGatewayProxyEvent>[]) {
+  // middy runs `after` and `onError` in the reverse order of `use`: problemResponses makes the
+  // answer first, then http-cors adds its headers to it (a browser can read every problem), then
+  // readResponses turns a GET into a 304 or a HEAD, keeping the CORS headers.
   const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>({ timeoutEarlyInMillis: EARLY_TIMEOUT_MS })
     .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
     .use(logMetrics(metrics))
     .use(httpHeaderNormalizer())
-    .use(problemResponses());
-  // Passed in by the operations with a body (jsonRequestBody), so the others' bundles leave it out.
-  for (const middleware of requestMiddlewares) handler.use(middleware);
+    .use(readResponses());
   const origins = corsOrigins();
   if (origins.length > 0) {
-    handler.use(httpCors({ origins, headers: CORS_REQUEST_HEADERS, exposeHeaders: 'ETag,Location,Retry-After' }));
+    handler.use(httpCors({ origins, headers: CORS_REQUEST_HEADERS, exposeHeaders: CORS_EXPOSED_HEADERS }));
   }
+  handler.use(problemResponses());
+  // Passed in by the operations with a body (jsonRequestBody), so the others' bundles leave it out.
+  for (const middleware of requestMiddlewares) handler.use(middleware);
   return handler.handler(
     operation as unknown as (event: APIGatewayProxyEvent, context: Context, options: { signal: AbortSignal }) => Promise<APIGatewayProxyResult>,
   );

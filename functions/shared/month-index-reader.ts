@@ -17,6 +17,8 @@ export interface ListEventsQuery {
 
 export interface ListEventsResult {
   events: SpecialEvent[];
+  /** Whether an event follows this page (the list reads one event past the page to know). */
+  hasMore: boolean;
   /** Read capacity units consumed by the index queries and item reads of this page. */
   consumedReadCapacity: number;
 }
@@ -69,12 +71,15 @@ export async function listEvents(listing: Listing, query: ListEventsQuery): Prom
   let toSkip = (query.page - 1) * query.limit;
   let itemReadCapacity = 0;
   const now = Date.now();
-  while (events.length < query.limit) {
+  // One event past the page tells whether a next page exists (the `next` link): one more index
+  // entry and, in the same BatchGetItem, one more base item.
+  const wantedEvents = query.limit + 1;
+  while (events.length < wantedEvents) {
     const entry = await entries.next();
     if (!entry) break;
     if (!baseItems.has(entry.eventId)) {
       // Read this event and the next ones the page may need in one batch.
-      const wanted = Math.min(100, toSkip + query.limit - events.length);
+      const wanted = Math.min(100, toSkip + wantedEvents - events.length);
       const upcoming = await entries.upcomingEventIds(wanted - 1, (id) => id !== entry.eventId && !baseItems.has(id) && !listed.has(id));
       const { items, consumedReadCapacity } = await batchGetEvents(listing, [entry.eventId, ...upcoming]);
       itemReadCapacity += consumedReadCapacity;
@@ -92,7 +97,7 @@ export async function listEvents(listing: Listing, query: ListEventsQuery): Prom
   // Best effort (throttled or out of time: the next list that meets them tries again); each only
   // if it is still exactly the item this list saw (same stamp).
   await Promise.all(leftovers.slice(0, MAX_LEFTOVER_DELETES_PER_LIST).map((entry) => deleteLeftover(listing, entry))).catch(() => undefined);
-  return { events, consumedReadCapacity: entries.consumedReadCapacity + itemReadCapacity };
+  return { events: events.slice(0, query.limit), hasMore: events.length > query.limit, consumedReadCapacity: entries.consumedReadCapacity + itemReadCapacity };
 }
 
 /**

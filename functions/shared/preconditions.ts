@@ -3,7 +3,7 @@
 // it is a few lines of grammar that no maintained small library covers.
 
 /** etagc = %x21 / %x23-7E / obs-text: any visible ASCII but `"`, and bytes 0x80-0xFF (Latin-1 in a header string). */
-const ETAGC = '[\\u0021\\u0023-\\u007E\\u0080-\\u00FF]';
+const ETAGC = '[\\x21\\x23-\\x7E\\x80-\\xFF]';
 const ENTITY_TAG = `(W/)?"${ETAGC}*"`;
 /**
  * The whole field value, as published in the OpenAPI document (the server parses with
@@ -91,4 +91,39 @@ export async function withIfMatch<T>(
     return write(current !== undefined && versions.includes(current) ? current : NO_VERSION);
   }
   return write(versions[0] ?? NO_VERSION);
+}
+
+export type IfNoneMatch =
+  /** No If-None-Match: answer in full. */
+  | { kind: 'absent' }
+  /** `*`: any current representation matches. */
+  | { kind: 'any' }
+  /** The opaque-tags of the list, weak or strong alike (If-None-Match compares weakly, RFC 9110 §13.1.2). */
+  | { kind: 'tags'; opaqueTags: string[] }
+  | { kind: 'invalid' };
+
+/** Parses If-None-Match (`"*" / #entity-tag`, the grammar of If-Match); several field lines form one list. */
+export function parseIfNoneMatch(fieldLines: readonly string[] | undefined): IfNoneMatch {
+  if (fieldLines === undefined || fieldLines.length === 0) return { kind: 'absent' };
+  const value = fieldLines.map(trimOws).join(', ');
+  if (value === '*') return { kind: 'any' };
+  entityTag ??= new RegExp(`^${ENTITY_TAG}$`);
+  const opaqueTags: string[] = [];
+  for (const element of listElements(value)) {
+    if (element === '') continue;
+    if (!entityTag.test(element)) return { kind: 'invalid' };
+    opaqueTags.push(element.slice(element.startsWith('W/') ? 3 : 1, -1));
+  }
+  return { kind: 'tags', opaqueTags };
+}
+
+/**
+ * Whether If-None-Match fails for a representation whose entity-tag is `etag` (RFC 9110 §13.1.2):
+ * `*`, or a listed tag equal to it by the weak comparison (opaque-tags equal, W/ ignored).
+ */
+export function ifNoneMatchFails(condition: IfNoneMatch, etag: string): boolean {
+  if (condition.kind === 'any') return true;
+  if (condition.kind !== 'tags') return false;
+  const opaque = etag.slice(etag.startsWith('W/') ? 3 : 1, -1);
+  return condition.opaqueTags.includes(opaque);
 }

@@ -71,7 +71,9 @@ export const routes: readonly Route[] = [
 ];
 
 /** Request headers a browser may send cross-origin: the preflight answers and the handlers agree. */
-export const CORS_REQUEST_HEADERS = 'Authorization,Content-Type,If-Match,Idempotency-Key';
+export const CORS_REQUEST_HEADERS = 'Authorization,Content-Type,If-Match,If-None-Match,Idempotency-Key';
+/** Response headers a cross-origin page may read besides the CORS-safelisted ones. */
+export const CORS_EXPOSED_HEADERS = 'ETag,Location,Retry-After,Link,Allow';
 
 /** The authorizer is bundled and deployed like the handlers but is not a route. */
 export const AUTHORIZER_HANDLER = 'authorizer';
@@ -123,7 +125,7 @@ export function matchRoute(
     const match = pattern.exec(path);
     if (!match) continue;
     allowedMethods.push(route.method);
-    if (route.method !== method) continue;
+    if (!routeMethods(route).includes(method)) continue;
     const pathParameters = Object.fromEntries(names.map((name, i) => [name, safeDecode(match[i + 1] ?? '')]));
     return { route, pathParameters };
   }
@@ -135,6 +137,35 @@ export function resourceMethods(): Map<string, HttpMethod[]> {
   const byPath = new Map<string, HttpMethod[]>();
   for (const route of routes) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route.method]);
   return byPath;
+}
+
+/** Every method a resource answers, in one fixed order, so `Allow` reads the same on every 405 and OPTIONS. */
+const ALLOW_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+/**
+ * The `Allow` list of a resource with `methods` (RFC 9110 §10.2.1): HEAD wherever GET is (§9.3.2:
+ * the same answer without content) and OPTIONS everywhere, in ALLOW_ORDER.
+ */
+export function allowedMethods(methods: readonly string[]): string[] {
+  const all = new Set([...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS']);
+  return ALLOW_ORDER.filter((method) => all.has(method));
+}
+
+/** The `Allow` header value of a resource with `methods`. */
+export function allowHeader(methods: readonly string[]): string {
+  return allowedMethods(methods).join(', ');
+}
+
+/**
+ * What a CORS preflight permits (Access-Control-Allow-Methods), on every resource: every method
+ * the API answers, so a page can also read the 405 of a method a resource lacks. The resource's
+ * own methods are in `Allow`.
+ */
+export const CORS_ALLOWED_METHODS = ALLOW_ORDER.join(',');
+
+/** The methods a route answers: HEAD is served by the GET route's handler (locally and deployed). */
+export function routeMethods(route: Route): string[] {
+  return route.method === 'GET' ? ['GET', 'HEAD'] : [route.method];
 }
 
 function safeDecode(segment: string): string {

@@ -13,7 +13,8 @@ import type {
   Context,
 } from 'aws-lambda';
 import { gatewayResponse, methodNotAllowedResponse, type GatewayResponseType } from '../../functions/shared/gateway-responses.ts';
-import { AUTHORIZER_HANDLER, BASE_PATH, CORS_REQUEST_HEADERS, FUNCTION_SETTINGS, matchRoute, type Route } from '../../functions/shared/routes.ts';
+import { AUTHORIZER_HANDLER, BASE_PATH, FUNCTION_SETTINGS, matchRoute, type Route } from '../../functions/shared/routes.ts';
+import { corsHeaders, DOCUMENT_METHODS, documentAnswer, optionsAnswer, unknownPathPreflight } from './gateway-http-semantics.ts';
 import { PUBLIC_DOCUMENT_PATHS, publicDocuments } from '../openapi/public-documents.ts';
 import { serviceIndex, serviceIndexHeaders } from '../openapi/service-index.ts';
 import { AuthorizerEmulator } from './authorizer-emulator.ts';
@@ -32,7 +33,7 @@ import {
   withoutAuthorization,
 } from './proxy-event.ts';
 import { parseTarget } from './request-target.ts';
-import { sendAnswer } from './response-compression.ts';
+import { sendAnswer as sendCompressed } from './response-compression.ts';
 
 export { listenOnLoopback, type AccessLogEntry };
 
@@ -99,7 +100,7 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
     return handler;
   }
 
-  async function authorize(request: IncomingMessage, route: Route, methodArn: string, path: string, pathParameters: Record<string, string>) {
+  async function authorize(request: IncomingMessage, route: Route, method: string, methodArn: string, path: string, pathParameters: Record<string, string>) {
     // The cache key must be the very value the authorizer checks. Node keeps the FIRST of repeated
     // Authorization headers, the authorizer event the LAST: a viewer's header sent before an
     // editor's was cached with the editor's policy. Like API Gateway, use the last one for both.
@@ -117,14 +118,14 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
           methodArn,
           resource: route.path,
           path,
-          httpMethod: route.method,
+          httpMethod: method,
           headers: { ...withoutAuthorization(singleValueHeaders(request)), Authorization: authorization },
           multiValueHeaders: { ...withoutAuthorization(multiValueHeaders(request)), Authorization: [authorization] },
           pathParameters,
           queryStringParameters: null,
           multiValueQueryStringParameters: null,
           stageVariables: null,
-          requestContext: requestContext(request, route, path),
+          requestContext: requestContext(request, route, method, path),
         } as unknown as APIGatewayRequestAuthorizerEvent, authorizerFinished);
       } catch (error) {
         if (error instanceof Error && error.message === 'Unauthorized') throw new GatewayError('UNAUTHORIZED');
@@ -143,24 +144,40 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
     if (url === 'not-a-path') throw new GatewayAnswer(plainProblem(400, 'The request target is not a path'));
     const method = request.method ?? 'GET';
     const readOnly = method === 'GET' || method === 'HEAD';
+    // The gateway's own answers carry CORS headers; the handlers' carry their own (as deployed).
+    const cors = corsHeaders(request, corsOrigins);
     // Browsers ask for it on every page of the origin: an empty answer they may cache, not a 404.
-    if (url.pathname === '/favicon.ico' && readOnly) return send(response, 204, { 'Cache-Control': 'public, max-age=86400' });
+    if (url.pathname === '/favicon.ico' && readOnly) return send(response, 204, { 'Cache-Control': 'public, max-age=86400', ...cors });
     if (url.pathname !== BASE_PATH && !url.pathname.startsWith(`${BASE_PATH}/`)) throw new GatewayError('MISSING_AUTHENTICATION_TOKEN');
+    const preflightOfUnknownPath = method === 'OPTIONS' ? unknownPathPreflight(request, corsOrigins) : undefined;
     const path = url.pathname.slice(BASE_PATH.length);
 
     // The service index, the OpenAPI document and the docs page need no credentials (as on the
-    // deployed API). With a trailing slash they redirect (relative Location: it holds behind any
-    // prefix); `/v1.1/` must, since the index's links are relative to `/v1.1`.
-    if (readOnly && (path === '' || PUBLIC_DOCUMENT_PATHS.includes(path as (typeof PUBLIC_DOCUMENT_PATHS)[number]))) {
+    // deployed API): GET and HEAD (with ETag and 304), OPTIONS, and 405 for anything else. With a
+    // trailing slash they redirect (relative Location: it holds behind any prefix); `/v1.1/`
+    // must, since the index's links are relative to `/v1.1`.
+    if (path === '' || PUBLIC_DOCUMENT_PATHS.includes(path as (typeof PUBLIC_DOCUMENT_PATHS)[number])) {
+      if (method === 'OPTIONS') return sendAnswer(response, optionsAnswer(request, DOCUMENT_METHODS, corsOrigins));
+      if (!readOnly) throw new GatewayAnswer(methodNotAllowedResponse(DOCUMENT_METHODS));
       const document = path === '' ? { statusCode: 200, headers: serviceIndexHeaders(), body: `${JSON.stringify(serviceIndex(), null, 2)}\n` } : await publicDocument(path);
-      if (document) return send(response, document.statusCode, document.headers, method === 'HEAD' ? undefined : document.body);
+      if (document) {
+        const answer = documentAnswer(request, document);
+        return sendAnswer(response, { ...answer, headers: { ...answer.headers, ...cors } });
+      }
     }
     const withoutSlash = path.replace(/\/$/, '');
     if (readOnly && path.endsWith('/') && (withoutSlash === '' || PUBLIC_DOCUMENT_PATHS.includes(withoutSlash as (typeof PUBLIC_DOCUMENT_PATHS)[number]))) {
       const target = withoutSlash === '' ? BASE_PATH : withoutSlash;
-      return send(response, 308, { Location: `../${target.split('/').pop()}`, 'Cache-Control': 'no-cache' });
+      return send(response, 308, { Location: `../${target.split('/').pop()}`, 'Cache-Control': 'no-cache', ...cors });
     }
-    if (method === 'OPTIONS') return preflight(request, response, path || '/');
+    if (method === 'OPTIONS') {
+      const methods = matchRoute('OPTIONS', path || '/');
+      if (methods.route || methods.allowedMethods.length === 0) {
+        if (preflightOfUnknownPath) return sendAnswer(response, preflightOfUnknownPath);
+        throw new GatewayError('MISSING_AUTHENTICATION_TOKEN');
+      }
+      return sendAnswer(response, optionsAnswer(request, methods.allowedMethods, corsOrigins));
+    }
     const match = matchRoute(method, path || '/');
     if (!match.route) {
       if (match.allowedMethods.length > 0) throw new GatewayAnswer(methodNotAllowedResponse(match.allowedMethods));
@@ -169,13 +186,13 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
     const { route, pathParameters } = match;
     const body = await readBody(request, GATEWAY_MAX_BODY_BYTES, () => new GatewayError('REQUEST_TOO_LARGE'));
 
-    const methodArn = `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${API_ID}/${STAGE}/${route.method}${path}`;
-    const authorization = await authorize(request, route, methodArn, path, pathParameters);
+    const methodArn = `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${API_ID}/${STAGE}/${method}${path}`;
+    const authorization = await authorize(request, route, method, methodArn, path, pathParameters);
     log.user = authorization.principalId;
     const event: APIGatewayProxyEvent = {
       resource: route.path,
       path,
-      httpMethod: route.method,
+      httpMethod: method,
       headers: singleValueHeaders(request),
       multiValueHeaders: multiValueHeaders(request),
       queryStringParameters: url.searchParams.size ? Object.fromEntries(url.searchParams) : null,
@@ -184,7 +201,7 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
       stageVariables: null,
       ...eventBody(body),
       requestContext: {
-        ...requestContext(request, route, path),
+        ...requestContext(request, route, method, path),
         authorizer: { principalId: authorization.principalId, ...authorization.context },
       },
     } as unknown as APIGatewayProxyEvent;
@@ -200,32 +217,7 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
     const headers: Record<string, string | string[]> = { ...result.headers } as Record<string, string>;
     for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) headers[name] = values.map(String);
     // CORS headers on proxy responses are the handler's own (http-cors), as behind API Gateway.
-    return sendAnswer(response, result.statusCode, headers, result.body ? Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8') : undefined);
-  }
-
-  function corsHeaders(request: IncomingMessage): Record<string, string> {
-    const origin = request.headers.origin;
-    return origin && corsOrigins.has(origin) ? { 'Access-Control-Allow-Origin': origin, Vary: 'Origin' } : {};
-  }
-
-  /** CORS preflight, answered by the gateway without authorization as the deployed OPTIONS methods are. */
-  function preflight(request: IncomingMessage, response: ServerResponse, path: string): number {
-    if (!matchRoute('GET', path).route && !matchRoute('PATCH', path).route && !matchRoute('POST', path).route) {
-      throw new GatewayError('MISSING_AUTHENTICATION_TOKEN');
-    }
-    const cors = corsHeaders(request);
-    response.writeHead(204, {
-      ...cors,
-      ...(cors['Access-Control-Allow-Origin']
-        ? {
-            'Access-Control-Allow-Methods': 'GET,POST,PATCH,DELETE,OPTIONS',
-            'Access-Control-Allow-Headers': CORS_REQUEST_HEADERS,
-            'Access-Control-Max-Age': '600',
-          }
-        : {}),
-    });
-    response.end();
-    return 204;
+    return send(response, result.statusCode, headers, result.body ? Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8') : undefined);
   }
 
   function onRequest(request: IncomingMessage, response: ServerResponse) {
@@ -239,7 +231,7 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
           if (!(error instanceof GatewayError)) console.error('Local gateway error:', error);
           answer = gatewayResponse(error instanceof GatewayError ? error.type : 'INTEGRATION_FAILURE');
         }
-        if (!response.headersSent) return sendAnswer(response, answer.statusCode, { ...answer.headers, ...corsHeaders(request) }, JSON.stringify(answer.body));
+        if (!response.headersSent) return send(response, answer.statusCode, { ...answer.headers, ...corsHeaders(request, corsOrigins) }, JSON.stringify(answer.body));
         return answer.statusCode;
       })
       .then((status) => {
@@ -262,8 +254,12 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
   };
 }
 
-function send(response: ServerResponse, statusCode: number, headers: Record<string, string>, body?: string | Buffer): Promise<number> {
-  return sendAnswer(response, statusCode, headers, body);
+function send(response: ServerResponse, statusCode: number, headers: Record<string, string | string[]>, body?: string | Buffer): Promise<number> {
+  return sendCompressed(response, statusCode, headers, body);
+}
+
+function sendAnswer(response: ServerResponse, answer: { statusCode: number; headers: Record<string, string>; body?: string | Buffer }): Promise<number> {
+  return send(response, answer.statusCode, answer.headers, answer.body);
 }
 
 /**

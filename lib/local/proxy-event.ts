@@ -79,13 +79,14 @@ function groupPairs(pairs: Iterable<[string, string]>): Record<string, string[]>
   return Object.fromEntries(grouped);
 }
 
-export function requestContext(request: IncomingMessage, route: Route, path: string) {
+export function requestContext(request: IncomingMessage, route: Route, method: string, path: string) {
   return {
     accountId: LOCAL_ACCOUNT,
     apiId: API_ID,
     stage: STAGE,
     requestId: randomUUID(),
-    httpMethod: route.method,
+    // The request's own method: HEAD reaches the GET route's function as HEAD, as deployed.
+    httpMethod: method,
     resourcePath: route.path,
     resourceId: route.operationId,
     // What the client requested, base path included (as behind a custom domain's base path mapping).

@@ -33,6 +33,12 @@ const CHECK_NOTES: Record<string, string> = {
     'variation selectors, tags...; Unicode White_Space and Default_Ignorable_Code_Point) is empty. Never control characters (tab, ' +
     'line feed and carriage return are allowed in descriptions only), U+2028 and U+2029 (in names and locations), bidirectional ' +
     'formatting characters (Bidi_Control: U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069), unpaired surrogates or U+FFFD.',
+  pattern:
+    'The `pattern` says this for the Basic Multilingual Plane in a form every common engine reads alike (ECMA-262 with and without ' +
+    'the `u` flag, Python `re`, RE2, Rust `regex`, Java): `\\xHH` escapes and the other characters as themselves, no surrogates, no ' +
+    'character outside the BMP. Two rules are left to the server: unpaired surrogates, and invisible characters outside the BMP ' +
+    '(tags U+E0000 to U+E0FFF and the like), which the pattern counts as visible, so a text made only of them matches it and is still a 400. ' +
+    'In Python and Java `$` also matches before a final line feed: search with `(?:pattern)\\Z` there (or fullmatch), or a trailing LF passes.',
 };
 
 /** Custom checks: those event-schema.ts documents with their JSON Schema, and the inline ones recognised by their message. */

@@ -27,6 +27,7 @@ import { IF_MATCH_PATTERN } from '../../functions/shared/preconditions.ts';
 import { HttpProblem, problemBody, PROBLEM_CONTENT_TYPE, type Problem } from '../../functions/shared/problems.ts';
 import { API_VERSION, BASE_PATH, resourceMethods, ROLES, routes, type Route } from '../../functions/shared/routes.ts';
 import { serviceIndex, serviceIndexHeaders } from './service-index.ts';
+import { IF_NONE_MATCH_PARAMETER, notModifiedResponse, READ_HEADERS, READ_SEMANTICS_DESCRIPTION, readSuccessHeaders } from './read-semantics.ts';
 import { componentSchemas, schemaWithReferences, SCHEMA_REF_PREFIX, type JsonSchema } from './json-schemas.ts';
 import {
   errorExample,
@@ -271,13 +272,15 @@ function operationDetails(): Record<string, OperationDetails> {
       description:
         'Returns the upcoming special events: those with at least one date in [`startDate`, `endDate`], one page at a time. ' +
         'Unknown or repeated query parameters are rejected.',
-      parameters: ['StartDate', 'EndDate', 'Page', 'Limit'].map(parameterRef),
+      parameters: ['StartDate', 'EndDate', 'Page', 'Limit', 'IfNoneMatch'].map(parameterRef),
       success: {
         description: 'Success: one page of events (an empty array past the last page)',
+        headers: readSuccessHeaders('ContentETag', { Link: { $ref: '#/components/headers/Link' } }),
         content: json(schemaRef('SpecialEventList'), { page: { summary: 'A page of two events', value: [exampleEvent, exampleOtherEvent] } }),
       },
       errors: {
-        400: problemResponse(400, 'A query parameter is invalid, unknown or repeated, or the date range is reversed or too long', {
+        304: notModifiedResponse('ContentETag'),
+        400: problemResponse(400, 'A query parameter is invalid, unknown or repeated, or the date range is reversed or too long; or `If-None-Match` is not a list of entity-tags', {
           invalidQuery: problems.invalidQuery,
         }),
         413: gatewayTooLarge,
@@ -285,14 +288,15 @@ function operationDetails(): Record<string, OperationDetails> {
     },
     getSpecialEvent: {
       description: 'Returns one special event, with its version as the `ETag` header.',
-      parameters: [parameterRef('EventId')],
+      parameters: [parameterRef('EventId'), parameterRef('IfNoneMatch')],
       success: {
         description: 'Success: the event',
-        headers: { ETag: HEADER_REFS.ETag },
+        headers: readSuccessHeaders('ETag'),
         content: json(schemaRef('SpecialEvent'), { event: { summary: 'An event', value: exampleEvent } }),
       },
       errors: {
-        400: problemResponse(400, '`eventId` is not a UUID, or a query parameter is given', {
+        304: notModifiedResponse('ETag'),
+        400: problemResponse(400, '`eventId` is not a UUID, or a query parameter is given, or `If-None-Match` is not a list of entity-tags', {
           invalidEventId: problems.invalidEventId,
           unknownQueryParameter: problems.unknownQueryParameter,
         }),
@@ -440,6 +444,7 @@ function parameters(): Record<string, unknown> {
       schema: { type: 'string', pattern: IF_MATCH_PATTERN },
       example: '"3"',
     },
+    IfNoneMatch: IF_NONE_MATCH_PARAMETER,
     IdempotencyKey: {
       name: 'Idempotency-Key',
       in: 'header',
@@ -485,8 +490,13 @@ function serviceIndexOperation(): Record<string, unknown> {
             required: true,
             schema: { type: 'string', examples: [serviceIndexHeaders().Link] },
           },
+          ETag: { $ref: '#/components/headers/ContentETag' },
         },
         content: json(schemaRef('ServiceIndex'), { index: { summary: 'The index', value: body } }),
+      },
+      304: {
+        description: 'Not modified: `If-None-Match` names the current entity tag (or is `*`). No content.',
+        headers: { ETag: { $ref: '#/components/headers/ContentETag' } },
       },
       429: { $ref: '#/components/responses/TooManyRequests' },
     },
@@ -502,6 +512,8 @@ const API_DESCRIPTION = `Create, list, read, partially update and delete the mus
 
 **Requests.** Bodies are JSON objects in UTF-8 without a content coding (\`Content-Encoding\` other than \`identity\` is a 415); bytes that are not UTF-8, U+FFFD anywhere in the body (what a gateway puts in place of such bytes), and a field given twice are 400s. Query parameters an operation does not define, or a parameter given twice, are 400s. Text fields count length in Unicode code points, as JSON Schema does.
 
+${READ_SEMANTICS_DESCRIPTION}
+
 **Versions and retries.** \`GET\`, \`POST\` and \`PATCH\` return the event's version as a strong \`ETag\`; send it in \`If-Match\` to update or delete only that version. \`POST\` accepts an \`Idempotency-Key\` so that a retried create does not create twice.
 
 This document is generated from the service's code; it is served at \`${BASE_PATH}/openapi.json\` and rendered at \`${BASE_PATH}/docs\`.`;
@@ -509,12 +521,14 @@ This document is generated from the service's code; it is served at \`${BASE_PAT
 export function buildOpenApiDocument(): OpenApiDocument {
   const details = operationDetails();
   const paths: Record<string, Record<string, OpenApiOperation>> = { '/': { get: serviceIndexOperation() as unknown as OpenApiOperation } };
+  // The public documents (the index here; openapi.json and docs are not operations) have GET only.
+  const documentMethods = [...resourceMethods(), ['/', ['GET']] as const];
   for (const route of routes) {
     const operationDetail = details[route.operationId];
     if (!operationDetail) throw new Error(`No OpenAPI details for operation ${route.operationId}`);
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route, operationDetail);
   }
-  for (const [path, methods] of resourceMethods()) {
+  for (const [path, methods] of documentMethods) {
     // OpenAPI describes the methods a path has, not the answer to the others: an extension holds that response.
     const answer = methodNotAllowedResponse(methods);
     const allow = answer.headers.Allow;
@@ -549,7 +563,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
         ...problemSchemas(),
       },
       parameters: parameters(),
-      headers: HEADERS,
+      headers: { ...HEADERS, ...READ_HEADERS },
       responses: sharedResponses(),
       securitySchemes: {
         [SECURITY_SCHEME]: {

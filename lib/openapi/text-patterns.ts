@@ -1,14 +1,22 @@
-// A text rule of functions/shared/text-rules.ts as a JSON Schema pattern in the portable subset
-// (no \p{..}: Python's `re` and other non-ECMA tools lack Unicode properties). The character
-// classes are computed from the rule's own regular expressions over every code point, so the
-// pattern cannot drift from what the handlers check.
+// A text rule of functions/shared/text-rules.ts as a JSON Schema pattern that compiles and means
+// the same in ECMA-262 with and without the `u` flag, Python's `re`, RE2 and Rust's regex crate
+// (and Java): only `\xHH` escapes (Latin-1) and literal BMP characters inside classes, no
+// `\p{..}`, no `\u`/`\x{..}` escapes (each missing from one engine), no surrogates and no
+// astral characters. What cannot be said that way is left to the server, and the field
+// descriptions say so: lone surrogates, and invisible characters outside the BMP (the tag
+// characters U+E0000-U+E0FFF, ...), which the pattern counts as visible. So a text of astral
+// invisible characters only matches the pattern and is still refused (400). Every other text is
+// judged alike by the pattern and the server: a UTF-16 engine reads an astral character as two
+// surrogates, which no class below names, so it matches exactly where a code-point engine's
+// negated class matches the whole character. The classes are computed from the rule's own
+// regular expressions over every BMP code point, so the pattern cannot drift from the handlers.
 import { VISIBLE, type TextRule } from '../../functions/shared/text-rules.ts';
 
 type Range = [first: number, last: number];
 
 function character(codePoint: number): string {
-  // Supplementary characters as themselves: `\u{...}` is ECMA-only, and surrogate-pair escapes mean two characters to Python.
-  return codePoint > 0xffff ? String.fromCodePoint(codePoint) : `\\u${codePoint.toString(16).toUpperCase().padStart(4, '0')}`;
+  // `\xHH` is read alike everywhere; above U+00FF every engine takes the character itself.
+  return codePoint <= 0xff ? `\\x${codePoint.toString(16).toUpperCase().padStart(2, '0')}` : String.fromCodePoint(codePoint);
 }
 
 function classBody(ranges: readonly Range[]): string {
@@ -33,7 +41,8 @@ export function textRulePattern(rule: TextRule): string {
     const forbidden: Range[] = [];
     const invisible: Range[] = [];
     const notVisible: Range[] = [];
-    for (let codePoint = 0; codePoint <= 0x10ffff; codePoint++) {
+    for (let codePoint = 0; codePoint <= 0xffff; codePoint++) {
+      if (codePoint >= 0xd800 && codePoint <= 0xdfff) continue; // surrogates: left to the server
       const text = String.fromCodePoint(codePoint);
       if (rule.forbidden.test(text)) {
         add(forbidden, codePoint);
@@ -47,4 +56,13 @@ export function textRulePattern(rule: TextRule): string {
     patterns.set(rule, pattern);
   }
   return pattern;
+}
+
+/**
+ * Texts on which a text pattern is looser than the server (which refuses them with 400): ill-formed
+ * UTF-16 (unpaired surrogates), and text with no visible character but an invisible one outside
+ * the BMP, which the pattern counts as visible. Everywhere else the pattern and the rule agree.
+ */
+export function decidedByServerOnly(text: string): boolean {
+  return !text.isWellFormed() || (!VISIBLE.test(text) && /[\u{10000}-\u{10FFFF}]/u.test(text));
 }

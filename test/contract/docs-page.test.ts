@@ -80,7 +80,10 @@ describe('GET /v1.1/docs in headless Chromium', () => {
     await page.waitForFunction(
       (lines) => {
         // Runs in the page (the page's CSP forbids evaluating strings; this project has no DOM types).
-        const text = (globalThis as unknown as { document: { body: { innerText: string } } }).document.body.innerText;
+        const page = globalThis as unknown as { scrollTo(x: number, y: number): void; document: { body: { innerText: string; scrollHeight: number } } };
+        // Redoc renders sections as they scroll into view: scroll as a reader would, past the introduction.
+        page.scrollTo(0, page.document.body.scrollHeight);
+        const text = page.document.body.innerText;
         return lines.every((line) => text.includes(line));
       },
       operationLines,

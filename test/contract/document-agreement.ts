@@ -105,9 +105,10 @@ export async function runAgreement(options: AgreementOptions): Promise<Agreement
     (document.paths[path][method].requestBody.content['application/json'].schema.$ref as string).split('/').pop() as string;
   const createName = requestSchema('post', '/special-events');
   const updateName = requestSchema('patch', '/special-events/{eventId}');
-  const listParameters = (document.paths['/special-events'].get.parameters as Json[]).map((parameter) =>
-    typeof parameter.$ref === 'string' ? document.components.parameters[parameter.$ref.split('/').pop() as string] : parameter,
-  );
+  // The query parameters (the list also takes If-None-Match, a header: not generated here).
+  const listParameters = (document.paths['/special-events'].get.parameters as Json[])
+    .map((parameter) => (typeof parameter.$ref === 'string' ? document.components.parameters[parameter.$ref.split('/').pop() as string] : parameter))
+    .filter((parameter) => parameter.in === 'query');
   const parameterValidators = Object.fromEntries(listParameters.map((parameter) => [parameter.name, ajv.compile(JSON.parse(JSON.stringify(parameter.schema).replaceAll('"#/components/schemas/', `"${SCHEMAS_ID}#/$defs/`)))]));
 
   const createBody = arbitraryFor(defs[createName], defs);

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { PROBLEM_KINDS } from '../../functions/shared/problems.ts';
 import { LIMITS } from '../../functions/shared/limits.ts';
-import { API_VERSION, BASE_PATH, routes } from '../../functions/shared/routes.ts';
+import { allowHeader, API_VERSION, BASE_PATH, routes } from '../../functions/shared/routes.ts';
 import { buildOpenApiDocument, serializeOpenApiDocument, type OpenApiOperation } from '../../lib/openapi/openapi-document.ts';
 import { COMMITTED_OPENAPI_FILE, ContractChecker } from '../support/contract.ts';
 
@@ -101,7 +101,10 @@ describe('the OpenAPI document', () => {
     const byId = Object.fromEntries(operations.map(({ operation }) => [operation.operationId, operation]));
     const headersOf = (operationId: string, status: number) => Object.keys(resolve(byId[operationId]!.responses[status] as Json).headers ?? {});
     expect(headersOf('createSpecialEvent', 201)).toEqual(['Location', 'ETag']);
-    expect(headersOf('getSpecialEvent', 200)).toEqual(['ETag']);
+    expect(headersOf('getSpecialEvent', 200)).toEqual(['ETag', 'Cache-Control', 'Vary']);
+    expect(headersOf('getSpecialEvent', 304)).toEqual(['ETag', 'Cache-Control', 'Vary']);
+    expect(headersOf('listSpecialEvents', 200)).toEqual(['ETag', 'Cache-Control', 'Vary', 'Link']);
+    expect(headersOf('listSpecialEvents', 304)).toEqual(['ETag', 'Cache-Control', 'Vary']);
     expect(headersOf('updateSpecialEvent', 200)).toEqual(['ETag']);
     for (const operationId of Object.keys(byId)) {
       expect(headersOf(operationId, 401)).toEqual(['WWW-Authenticate']);
@@ -112,13 +115,15 @@ describe('the OpenAPI document', () => {
     expect(parameterNames('createSpecialEvent')).toEqual(['Idempotency-Key']);
     expect(parameterNames('updateSpecialEvent')).toEqual(['eventId', 'If-Match', 'Idempotency-Key']);
     expect(parameterNames('deleteSpecialEvent')).toEqual(['eventId', 'If-Match', 'Idempotency-Key']);
-    expect(parameterNames('listSpecialEvents')).toEqual(['startDate', 'endDate', 'page', 'limit']);
+    expect(parameterNames('listSpecialEvents')).toEqual(['startDate', 'endDate', 'page', 'limit', 'If-None-Match']);
+    expect(parameterNames('getSpecialEvent')).toEqual(['eventId', 'If-None-Match']);
   });
 
   test('documents the service index at `/` (the base URL itself) without credentials, with its RFC 8631 Link header', () => {
     const index = json.paths['/'].get;
     expect(index).toMatchObject({ operationId: 'getServiceIndex', security: [] });
-    expect(Object.keys(index.responses['200'].headers)).toEqual(['Link']);
+    expect(Object.keys(index.responses['200'].headers)).toEqual(['Link', 'ETag']);
+    expect(Object.keys(index.responses['304'].headers)).toEqual(['ETag']);
     expect(resolve(index.responses['200'].content['application/json'].schema).required).toEqual(['name', 'version', 'links']);
   });
 
@@ -126,7 +131,8 @@ describe('the OpenAPI document', () => {
     for (const [, item] of Object.entries(json.paths as Json).filter(([path]) => path !== '/')) {
       const methods = Object.keys(item).filter(isOperation).map((method) => method.toUpperCase());
       const answer = (item as Json)['x-method-not-allowed'];
-      expect(answer.headers.Allow.schema.const).toBe([...methods, 'OPTIONS'].join(', '));
+      expect(answer.headers.Allow.schema.const).toBe(allowHeader(methods));
+      expect(answer.headers.Allow.schema.const).toContain(methods.includes('GET') ? 'GET, HEAD' : 'OPTIONS');
       expect(Object.keys(answer.content)).toEqual(['application/problem+json']);
       expect((item as Json).description).toContain('405');
     }

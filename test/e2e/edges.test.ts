@@ -1,6 +1,7 @@
 // The edge classes of issue 14 over real HTTP (local API, real handler bundles, DynamoDB Local):
 // the end of the calendar, If-Match by RFC 9110, bodies that are not UTF-8, invisible text,
 // content codings, duplicate keys and unknown query parameters.
+import { LIMITS } from '../../functions/shared/limits.ts';
 import fc from 'fast-check';
 import { FIRST_DATE, LAST_DATE } from '../../functions/shared/calendar-dates.ts';
 import { api, createEvent, type SpecialEventBody } from '../support/api-client.ts';
@@ -118,7 +119,7 @@ describe('query parameters', () => {
     expect((await api('PATCH', `/special-events/${eventId}?dryRun=1`, { json: { price: 2 } })).status).toBe(400);
     expect((await api('DELETE', `/special-events/${eventId}?force=1`)).status).toBe(400);
     expect((await api('POST', '/special-events?x=1', { json: { name: 'Q', location: 'L', eventDescription: 'D', dates: [scratchDate], price: 1 } })).status).toBe(400);
-    expect((await api('GET', '/special-events?page=1000000')).text).toContain('must be at most 100');
+    expect((await api('GET', '/special-events?page=1000000')).text).toContain(`must be at most ${LIMITS.maxListPage}`);
     expect((await api('GET', `/special-events/${eventId}`)).status).toBe(200);
   });
 });

@@ -1,4 +1,5 @@
 // GET /special-events: windows, defaults, ordering and paging over real HTTP.
+import { LIMITS } from '../../functions/shared/limits.ts';
 import { addDays, todayIn } from '../../functions/shared/calendar-dates.ts';
 import { api, createEvent, privateYear, type SpecialEventBody } from '../support/api-client.ts';
 
@@ -89,7 +90,7 @@ describe('GET /special-events', () => {
     ['limit=ten', 'limit'],
     ['page=0', 'page'],
     ['page=-1', 'page'],
-    ['page=101', 'page'],
+    [`page=${LIMITS.maxListPage + 1}`, 'page'],
     ['startDate=2026-02-30', 'startDate'],
     ['startDate=20260201', 'startDate'],
     ['startDate=2026-03-10&endDate=2026-03-09', 'endDate'],

@@ -168,6 +168,6 @@ describe('the gateway', () => {
     expect((await api('GET', '/tickets')).status).toBe(404);
     const put = await api('PUT', '/special-events');
     expect(put.status).toBe(405);
-    expect(put.headers.get('allow')).toBe('POST, GET, OPTIONS');
+    expect(put.headers.get('allow')).toBe('GET, HEAD, POST, OPTIONS');
   });
 });

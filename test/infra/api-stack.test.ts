@@ -8,7 +8,9 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { gatewayResponse, GATEWAY_RESPONSES, methodNotAllowedResponse, WWW_AUTHENTICATE } from '../../functions/shared/gateway-responses.ts';
 import { PROBLEM_CONTENT_TYPE, RETRY_AFTER_SECONDS } from '../../functions/shared/problems.ts';
-import { AUTHORIZER_HANDLER, FUNCTION_SETTINGS, resourceMethods, routes } from '../../functions/shared/routes.ts';
+import { AUTHORIZER_HANDLER, FUNCTION_SETTINGS, resourceMethods, routeMethods, routes } from '../../functions/shared/routes.ts';
+import { contentTag } from '../../functions/shared/read-responses.ts';
+import { gatewayCorsHeaders } from '../../lib/problem-gateway-responses.ts';
 import { eventsTable, idempotencyTable } from '../../functions/shared/table-definition.ts';
 import { ACCESS_LOG_FIELDS } from '../../lib/access-log-format.ts';
 import { apiDocuments, MAPPING_TEMPLATE_LIMIT_BYTES, serviceIndexDocument } from '../../lib/api-documents.ts';
@@ -182,8 +184,9 @@ describe('REST API', () => {
       .map((m) => ({ ...(m.Properties as any), path: resourcePath(prod.apiTemplate, m.Properties?.ResourceId) }))
       .filter((m) => m.HttpMethod !== 'OPTIONS' && m.HttpMethod !== 'ANY');
     const found = methods.map((m) => `${m.HttpMethod} ${m.path}`);
-    const documents = [...apiDocuments().map((document) => `GET /v1.1/${document.path}`), 'GET /v1.1'];
-    expect(found.sort()).toEqual([...routes.map((route) => `${route.method} /v1.1${route.path}`), ...documents].sort());
+    // HEAD wherever GET is: the GET route's function, and the documents' MOCKs.
+    const documents = [...apiDocuments().map((document) => `/v1.1/${document.path}`), '/v1.1'].flatMap((path) => [`GET ${path}`, `HEAD ${path}`]);
+    expect(found.sort()).toEqual([...routes.flatMap((route) => routeMethods(route).map((method) => `${method} /v1.1${route.path}`)), ...documents].sort());
     for (const method of methods.filter((m) => !documents.includes(`${m.HttpMethod} ${m.path}`))) {
       expect(method).toMatchObject({ AuthorizationType: 'CUSTOM', AuthorizerId: { Ref: authorizerId }, Integration: { Type: 'AWS_PROXY' } });
     }
@@ -199,11 +202,15 @@ describe('REST API', () => {
       expect(method).toMatchObject({ AuthorizationType: 'NONE', Integration: { Type: 'MOCK' } });
       const template = method.Integration.IntegrationResponses[0].ResponseTemplates['application/json'] as string;
       expect(Buffer.byteLength(template)).toBeLessThan(MAPPING_TEMPLATE_LIMIT_BYTES);
-      const encoded = /\$util\.base64Decode\("([A-Za-z0-9+/=]+)"\)$/.exec(template)?.[1] ?? '';
-      expect(Buffer.from(encoded, 'base64').toString('utf8')).toBe(document.body);
+      expect(documentBody(template)).toBe(document.body);
       for (const [name, value] of Object.entries(document.headers)) {
         expect(template).toContain(`#set($context.responseOverride.header.${name} = "${value}")`);
       }
+      // A strong ETag of the bytes, 304 for a matching If-None-Match, no content for HEAD.
+      expect(template).toContain(`#set($context.responseOverride.header.ETag = '${contentTag(document.body)}')`);
+      expect(template).toContain(`$condition.contains('${contentTag(document.body)}')`);
+      expect(template).toContain('#set($context.responseOverride.status = 304)');
+      expect(methods.find((m) => m.HttpMethod === 'HEAD' && m.path === `/v1.1/${document.path}`)?.Integration.IntegrationResponses[0].ResponseTemplates['application/json']).toBe(template);
     }
     const [openapi, docs] = apiDocuments();
     expect(JSON.parse(openapi!.body)).toEqual(buildOpenApiDocument());
@@ -236,12 +243,19 @@ describe('REST API', () => {
         expect(method.Properties?.AuthorizationType ?? 'NONE').toBe('NONE');
         expect(JSON.stringify(method.Properties?.Integration)).toContain("'https://museum.example'");
       }
-      // The 405 of a wrong method names the one allowed origin too, so the browser can read it.
+      // The 405s, and the 404 of an unknown path ({proxy+}), echo an allowed Origin too, so the browser can read them.
       const notAllowed = Object.values(resourcesOfType(configured.apiTemplate, 'AWS::ApiGateway::Method')).filter((m) => m.Properties?.HttpMethod === 'ANY');
-      expect(notAllowed).toHaveLength(resourceMethods().size);
+      expect(notAllowed).toHaveLength(resourceMethods().size + apiDocuments().length + 2);
       for (const method of notAllowed) {
-        expect((method.Properties?.Integration as any).IntegrationResponses[0].ResponseParameters).toMatchObject({
-          'method.response.header.Access-Control-Allow-Origin': "'https://museum.example'",
+        const template = (method.Properties?.Integration as any).IntegrationResponses[0].ResponseTemplates['application/json'] as string;
+        expect(template).toContain(`"$!origin" == 'https://museum.example'`);
+        expect(template).toContain('#set($context.responseOverride.header.Access-Control-Allow-Origin = $origin)');
+      }
+      // Gateway responses: the one origin, statically, with the exposed headers.
+      for (const response of Object.values(resourcesOfType(configured.apiTemplate, 'AWS::ApiGateway::GatewayResponse'))) {
+        expect(response.Properties?.ResponseParameters).toMatchObject({
+          'gatewayresponse.header.Access-Control-Allow-Origin': "'https://museum.example'",
+          'gatewayresponse.header.Access-Control-Expose-Headers': "'ETag,Location,Retry-After,Link,Allow'",
         });
       }
       // WAF on request in a preview: the same web ACL as production's, associated with the stage.
@@ -259,13 +273,23 @@ describe('REST API', () => {
     }
   });
 
+  test('with several allowed origins, gateway responses echo the request Origin (they hold no data); handlers and MOCKs check the list', () => {
+    expect(gatewayCorsHeaders(['https://a.example', 'https://b.example'])).toEqual({
+      'Access-Control-Allow-Origin': 'method.request.header.Origin',
+      'Access-Control-Expose-Headers': "'ETag,Location,Retry-After,Link,Allow'",
+      Vary: "'Origin'",
+    });
+    expect(gatewayCorsHeaders([])).toEqual({});
+  });
+
   test('without configured origins, OPTIONS answers 204 with Allow and no CORS headers, without credentials', () => {
     const options = Object.values(resourcesOfType(prod.apiTemplate, 'AWS::ApiGateway::Method'))
       .map((m) => ({ ...(m.Properties as any), path: resourcePath(prod.apiTemplate, m.Properties?.ResourceId) }))
       .filter((m) => m.HttpMethod === 'OPTIONS');
-    expect(options.map((m) => m.path).sort()).toEqual([...resourceMethods().keys()].map((path) => `/v1.1${path}`).sort());
+    const documentPaths = [...apiDocuments().map((document) => `/${document.path}`), ''];
+    expect(options.map((m) => m.path).sort()).toEqual([...resourceMethods().keys(), ...documentPaths].map((path) => `/v1.1${path}`).sort());
     for (const method of options) {
-      const allowed = resourceMethods().get(method.path.replace('/v1.1', ''))!;
+      const allowed = resourceMethods().get(method.path.replace('/v1.1', '')) ?? ['GET'];
       expect(method).toMatchObject({ AuthorizationType: 'NONE', Integration: { Type: 'MOCK' } });
       const [response] = method.Integration.IntegrationResponses;
       expect(response.StatusCode).toBe('204');
@@ -278,9 +302,11 @@ describe('REST API', () => {
       const anyMethods = Object.values(resourcesOfType(app.apiTemplate, 'AWS::ApiGateway::Method'))
         .map((m) => ({ ...(m.Properties as any), path: resourcePath(app.apiTemplate, m.Properties?.ResourceId) }))
         .filter((m) => m.HttpMethod === 'ANY');
-      expect(anyMethods.map((m) => m.path).sort()).toEqual([...resourceMethods().keys()].map((path) => `/v1.1${path}`).sort());
+      const documentPaths = [...apiDocuments().map((document) => `/${document.path}`), ''];
+      expect(anyMethods.map((m) => m.path).sort()).toEqual([...resourceMethods().keys(), ...documentPaths].map((path) => `/v1.1${path}`).sort());
       for (const method of anyMethods) {
-        const expected = methodNotAllowedResponse(resourceMethods().get(method.path.replace('/v1.1', ''))!);
+        // The public documents have GET (and so HEAD) only.
+        const expected = methodNotAllowedResponse(resourceMethods().get(method.path.replace('/v1.1', '')) ?? ['GET']);
         expect(method).toMatchObject({ AuthorizationType: 'NONE', Integration: { Type: 'MOCK', PassthroughBehavior: 'WHEN_NO_TEMPLATES' } });
         // No request template: whatever the body's content type, the default integration response answers.
         expect(method.Integration.RequestTemplates).toBeUndefined();
@@ -288,7 +314,8 @@ describe('REST API', () => {
         expect(others).toEqual([]);
         expect(response.SelectionPattern).toBeUndefined();
         expect(response.StatusCode).toBe('405');
-        expect(JSON.parse(response.ResponseTemplates['application/json'])).toEqual(expected.body);
+        // The problem, but for HEAD (no content).
+        expect(response.ResponseTemplates['application/json']).toBe(`#if($context.httpMethod != 'HEAD')${JSON.stringify(expected.body)}#end`);
         for (const [name, value] of Object.entries(expected.headers)) {
           expect(response.ResponseParameters[`method.response.header.${name}`]).toBe(`'${value}'`);
         }
@@ -303,8 +330,7 @@ describe('REST API', () => {
       .find((m) => m.HttpMethod === 'GET' && m.path === '/v1.1');
     expect(index).toMatchObject({ AuthorizationType: 'NONE', Integration: { Type: 'MOCK' } });
     const template = index.Integration.IntegrationResponses[0].ResponseTemplates['application/json'] as string;
-    const encoded = /\$util\.base64Decode\("([A-Za-z0-9+/=]+)"\)$/.exec(template)?.[1] ?? '';
-    expect(JSON.parse(Buffer.from(encoded, 'base64').toString('utf8'))).toEqual(serviceIndex());
+    expect(JSON.parse(documentBody(template))).toEqual(serviceIndex());
     expect(serviceIndexDocument().headers).toEqual(serviceIndexHeaders());
     // The Link header holds double quotes: a single-quoted Velocity literal, never interpreted.
     expect(template).toContain(`#set($context.responseOverride.header.Link = '${serviceIndexHeaders().Link}')`);
@@ -637,3 +663,8 @@ describe('cdk-nag', () => {
     expect(preview.nagViolations).toEqual([]);
   });
 });
+
+/** The document a MOCK's response template decodes. */
+function documentBody(template: string): string {
+  return Buffer.from(/\$util\.base64Decode\("([A-Za-z0-9+/=]+)"\)/.exec(template)?.[1] ?? '', 'base64').toString('utf8');
+}

@@ -3,7 +3,7 @@
 import * as v from 'valibot';
 import { SpecialEvent } from '../../functions/shared/event-schema.ts';
 import { gatewayResponse } from '../../functions/shared/gateway-responses.ts';
-import { routes } from '../../functions/shared/routes.ts';
+import { routeMethods, routes } from '../../functions/shared/routes.ts';
 import { MOCK_OPERATIONS } from '../../lib/mock-examples.ts';
 import { MOCK_STAGE_NAME } from '../../lib/museum-mock-api-stack.ts';
 import { resourcePath, resourcesOfType, synthesize, type Synthesized } from './synthesize.ts';
@@ -34,9 +34,9 @@ test('the mock stack has no Lambda function and no table', () => {
   preview.mockTemplate.resourceCountIs('AWS::DynamoDB::Table', 0);
 });
 
-test('it serves the five routes of the route table at the root of its stage, without /v1.1', () => {
+test('it serves the five routes of the route table (and HEAD wherever GET is) at the root of its stage, without /v1.1', () => {
   const found = mockMethods().map((method) => `${method.HttpMethod} ${method.path}`);
-  expect(found.sort()).toEqual(routes.map((route) => `${route.method} ${route.path}`).sort());
+  expect(found.sort()).toEqual(routes.flatMap((route) => routeMethods(route).map((method) => `${method} ${route.path}`)).sort());
   const outputs = preview.mockTemplate.toJSON().Outputs as Record<string, { Value: unknown }>;
   const url = JSON.stringify(outputs.MockApiBaseUrl?.Value);
   expect(url).toContain(`/${MOCK_STAGE_NAME}"`);

@@ -53,7 +53,9 @@ export class ContractChecker {
     const pathname = path.split('?')[0] ?? '';
     const where = `${method} ${path} -> ${response.status}`;
     const match = this.operations.find((candidate) => candidate.pattern.test(pathname));
-    const operation = match?.item[method.toLowerCase()] as Json | undefined;
+    // RFC 9110 §9.3.2: HEAD is the GET without content, wherever the document has no HEAD of its own.
+    const headAsGet = method === 'HEAD' && match?.item.head === undefined && match?.item.get !== undefined;
+    const operation = match?.item[headAsGet ? 'get' : method.toLowerCase()] as Json | undefined;
     if (!operation) {
       const methodNotAllowed = match?.item['x-method-not-allowed'] as Json | undefined;
       if (methodNotAllowed && response.status === 405) {
@@ -74,6 +76,10 @@ export class ContractChecker {
     }
     const declared = this.resolve(documented);
     this.checkHeaders(where, declared, response);
+    if (headAsGet) {
+      if (response.text !== '') throw new ContractViolation(`${where}: a HEAD answer has no content, got: ${response.text}`);
+      return;
+    }
     this.checkBody(where, declared, response);
   }
 
