@@ -18,12 +18,15 @@ interface Step {
 }
 interface Job {
   if?: string;
+  env?: Record<string, string>;
+  concurrency?: { group: string; 'cancel-in-progress'?: boolean };
   needs?: string | string[];
   environment?: string | { name: string };
   permissions?: Record<string, string>;
   steps: Step[];
 }
 interface Workflow {
+  concurrency?: unknown;
   on: Record<string, { types?: string[]; branches?: string[] }>;
   jobs: Record<string, Job>;
 }
@@ -149,4 +152,22 @@ test('every cdk command the README shows is one docs/DEPLOY.md documents', () =>
   const readme = new URL('README.md', root);
   const readmeCommands = existsSync(readme) ? shellLines(readFileSync(readme, 'utf8')).filter((line) => line.startsWith('npx cdk')) : [];
   for (const command of readmeCommands) expect(deployGuide).toContain(command);
+});
+
+test('production is synthesized for the configured region, and the build refuses to run without one', () => {
+  const build = workflows['production.yml']!.jobs.build!;
+  expect(build.env?.AWS_REGION).toBe('${{ vars.AWS_REGION }}');
+  expect(runs(build)).toMatch(/if \[ -z "\$AWS_REGION" \]; then[\s\S]*exit 1/);
+  const guard = steps(build).findIndex((step) => step.run?.includes('"$AWS_REGION"'));
+  const synth = steps(build).findIndex((step) => step.run?.includes('npx cdk synth'));
+  expect(guard).toBeGreaterThanOrEqual(0);
+  expect(guard).toBeLessThan(synth);
+});
+
+test('a newer push never waits behind a pending approval: only the deploy job is serialized', () => {
+  const production = workflows['production.yml']!;
+  expect(production.concurrency).toBeUndefined();
+  expect(production.jobs.build!.concurrency).toBeUndefined();
+  expect(production.jobs.diff!.concurrency).toBeUndefined();
+  expect(production.jobs.deploy!.concurrency).toEqual({ group: 'production-deploy', 'cancel-in-progress': false });
 });
