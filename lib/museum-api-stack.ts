@@ -1,6 +1,6 @@
 // `MuseumApi-<stage>`: the tables, the functions, the REST API and, in production, its web ACL
 // and alarms. Production stacks have termination protection.
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Fn, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { API_VERSION } from '../functions/shared/routes.ts';
 import { apiDocuments } from './api-documents.ts';
@@ -56,6 +56,13 @@ export class MuseumApiStack extends Stack {
         description: 'Point a CNAME or alias record for the custom domain here',
         value: this.api.domainName.domainNameAliasDomainName,
       });
+    }
+    if (this.firewall) {
+      // What `aws wafv2 get-ip-set`/`update-ip-set` need (docs/DEPLOY.md, blocking an address).
+      for (const [version, set] of [['Ipv4', this.firewall.blockedAddresses.ipv4], ['Ipv6', this.firewall.blockedAddresses.ipv6]] as const) {
+        new CfnOutput(this, `Blocked${version}SetName`, { description: `WAF IP set of blocked ${version} addresses: name`, value: Fn.select(0, Fn.split('|', set.ref)) });
+        new CfnOutput(this, `Blocked${version}SetId`, { description: `WAF IP set of blocked ${version} addresses: id`, value: set.attrId });
+      }
     }
     if (this.monitoring) new CfnOutput(this, 'AlarmTopicArn', { description: 'SNS topic the alarms notify', value: this.monitoring.topic.topicArn });
   }

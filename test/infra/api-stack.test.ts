@@ -3,7 +3,8 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App, Validations } from 'aws-cdk-lib';
+import { App, Aws, Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import * as logs from 'aws-cdk-lib/aws-logs';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { gatewayResponse, GATEWAY_RESPONSES, methodNotAllowedResponse, WWW_AUTHENTICATE } from '../../functions/shared/gateway-responses.ts';
@@ -21,7 +22,7 @@ import { DATA_ACCESS } from '../../lib/function-permissions.ts';
 import { FUNCTIONS_DIRECTORY } from '../../lib/museum-functions.ts';
 import { addMuseumStacks } from '../../lib/museum-app.ts';
 import { MUSEUM_NAG_RULES } from '../../lib/museum-nag-rules.ts';
-import { resourcePath, resourcesOfType, synthesize, type Synthesized } from './synthesize.ts';
+import { resourcePath, resourcesOfType, synthesize, TEST_REGION, type Synthesized } from './synthesize.ts';
 
 const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context: Record<string, unknown> };
 const FUNCTION_NAMES = [...new Set(routes.map((route) => route.handler)), AUTHORIZER_HANDLER];
@@ -30,6 +31,18 @@ const CDK_HELPER_FUNCTION = /CustomResource|Provider|LogRetention|AutoDeleteObje
 
 let prod: Synthesized;
 let preview: Synthesized;
+// Configurations several tests read (synthesize() caches each): one synthesis serves them all.
+const CONFIGURED_PREVIEW = {
+  stage: 'pr-2',
+  authorizerCacheTtlSeconds: '60',
+  corsOrigins: 'https://museum.example',
+  waf: 'true',
+  monitoring: 'true',
+  alarmEmail: 'ops@museum.example',
+  domainName: 'api.museum.example',
+  certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc',
+};
+const PROD_WITHOUT_WAF_BY_EMAIL = { waf: 'false', alarmEmail: 'ops@museum.example' };
 
 beforeAll(() => {
   prod = synthesize();
@@ -216,14 +229,7 @@ describe('REST API', () => {
       IdentitySource: 'method.request.header.Authorization',
       AuthorizerResultTtlInSeconds: 300,
     });
-    const configured = synthesize({
-      stage: 'pr-2',
-      authorizerCacheTtlSeconds: '60',
-      corsOrigins: 'https://museum.example',
-      waf: 'true',
-      monitoring: 'true',
-      alarmEmail: 'ops@museum.example',
-    });
+    const configured = synthesize(CONFIGURED_PREVIEW);
     try {
       configured.apiTemplate.hasResourceProperties('AWS::ApiGateway::Authorizer', { AuthorizerResultTtlInSeconds: 60 });
       // CORS: preflight OPTIONS answer without authentication, only for the configured origin.
@@ -321,7 +327,7 @@ describe('REST API', () => {
   });
 
   test('with a custom domain, the execute-api endpoint is disabled; without one it is the API address', () => {
-    const custom = synthesize({ stage: 'pr-3', domainName: 'api.museum.example', certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc' });
+    const custom = synthesize(CONFIGURED_PREVIEW);
     try {
       custom.apiTemplate.hasResourceProperties('AWS::ApiGateway::RestApi', { DisableExecuteApiEndpoint: true });
       custom.apiTemplate.resourceCountIs('AWS::ApiGateway::DomainName', 1);
@@ -405,7 +411,9 @@ describe('REST API', () => {
 
   test('outputs: the base URL ends in /v1.1 on the stage, and the table name', () => {
     const outputs = prod.apiTemplate.toJSON().Outputs as Record<string, { Value: unknown }>;
-    expect(Object.keys(outputs).sort()).toEqual(['AlarmTopicArn', 'ApiBaseUrl', 'TableName']);
+    expect(Object.keys(outputs).sort()).toEqual(
+      ['AlarmTopicArn', 'ApiBaseUrl', 'BlockedIpv4SetId', 'BlockedIpv4SetName', 'BlockedIpv6SetId', 'BlockedIpv6SetName', 'TableName'],
+    );
     const url = JSON.stringify(outputs.ApiBaseUrl?.Value);
     expect(url).toMatch(/"\/v1\.1"\]\]\}$/);
     expect(url).toContain('.execute-api.');
@@ -487,7 +495,7 @@ describe('TableV2 checks (cdk-nag rules Museum-DDBGT1/2)', () => {
   test('the app runs the rules: a TableV2 without PITR or deletion protection fails synthesis, unless acknowledged', () => {
     const outdir = mkdtempSync(join(tmpdir(), 'museum-nag-'));
     try {
-      const app = new App({ outdir, context: { ...cdkJson.context, alarmEmail: 'ops@museum.example' } });
+      const app = new App({ outdir, context: { ...cdkJson.context, region: TEST_REGION, alarmEmail: 'ops@museum.example' } });
       const { api } = addMuseumStacks(app);
       new dynamodb.TableV2(api, 'Unprotected', { partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING } });
       const acknowledged = new dynamodb.TableV2(api, 'Acknowledged', { partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING } });
@@ -532,6 +540,22 @@ describe('WAF', () => {
     for (const name of [FIREWALL_RULES.ipReputation, FIREWALL_RULES.commonRules, FIREWALL_RULES.knownBadInputs]) {
       expect(rules.get(name).OverrideAction).toEqual({ None: {} });
     }
+    // The operator's block list: two IP sets, empty as deployed, checked before anything else.
+    const sets = prod.api.firewall!.blockedAddresses;
+    expect(rules.get(FIREWALL_RULES.blockedAddresses)).toMatchObject({
+      Priority: 0,
+      Action: { Block: {} },
+      Statement: {
+        OrStatement: {
+          Statements: [sets.ipv4, sets.ipv6].map((set) => ({ IPSetReferenceStatement: { Arn: { 'Fn::GetAtt': [prod.api.getLogicalId(set), 'Arn'] } } })),
+        },
+      },
+    });
+    for (const version of ['IPV4', 'IPV6']) {
+      prod.apiTemplate.hasResourceProperties('AWS::WAFv2::IPSet', { Scope: 'REGIONAL', IPAddressVersion: version, Addresses: [], Name: Match.absent() });
+    }
+    const outputs = prod.apiTemplate.toJSON().Outputs as Record<string, unknown>;
+    expect(Object.keys(outputs)).toEqual(expect.arrayContaining(['BlockedIpv4SetName', 'BlockedIpv4SetId', 'BlockedIpv6SetName', 'BlockedIpv6SetId']));
     const aclId = prod.api.getLogicalId(prod.api.firewall!.webAcl);
     prod.apiTemplate.hasResourceProperties('AWS::WAFv2::WebACLAssociation', {
       WebACLArn: { 'Fn::GetAtt': [aclId, 'Arn'] },
@@ -540,8 +564,13 @@ describe('WAF', () => {
   });
 
   test('WAF logs what it blocked or counted to an aws-waf-logs- group, with the Authorization header redacted', () => {
-    const logGroupName = 'aws-waf-logs-museum-special-events-prod';
-    prod.apiTemplate.hasResourceProperties('AWS::Logs::LogGroup', { LogGroupName: logGroupName, RetentionInDays: 90 });
+    // The name ends in the stack id's UUID: retained, it must not collide with the next deployment's.
+    prod.apiTemplate.hasResourceProperties('AWS::Logs::LogGroup', {
+      LogGroupName: {
+        'Fn::Join': ['', ['aws-waf-logs-museum-special-events-prod-', { 'Fn::Select': [2, { 'Fn::Split': ['/', { Ref: 'AWS::StackId' }] }] }]],
+      },
+      RetentionInDays: 90,
+    });
     const [logging] = Object.values(resourcesOfType(prod.apiTemplate, 'AWS::WAFv2::LoggingConfiguration')).map((r) => r.Properties as any);
     const logGroupId = logicalId(prod.api, prod.api.firewall!.logGroup);
     // Ref of a log group is its name: the ARN ends in the name, without the `:*` WAF refuses.
@@ -554,7 +583,7 @@ describe('WAF', () => {
   test('previews have no web ACL unless asked for, and production can opt out', () => {
     preview.apiTemplate.resourceCountIs('AWS::WAFv2::WebACL', 0);
     expect(prod.config.waf).toBe(true);
-    const optedOut = synthesize({ waf: 'false', alarmEmail: 'ops@museum.example' });
+    const optedOut = synthesize(PROD_WITHOUT_WAF_BY_EMAIL);
     try {
       optedOut.apiTemplate.resourceCountIs('AWS::WAFv2::WebACL', 0);
       expect(optedOut.nagViolations).toEqual([]); // APIG3 acknowledged with the opt-out's reason
@@ -562,6 +591,46 @@ describe('WAF', () => {
       optedOut.cleanup();
     }
   });
+});
+
+test('Museum-RDP1: a retained resource with a fixed physical name fails synthesis; a generated or per-instance name passes', () => {
+  const outdir = mkdtempSync(join(tmpdir(), 'museum-nag-'));
+  try {
+    const app = new App({ outdir, context: { ...cdkJson.context, region: TEST_REGION, alarmEmail: 'ops@museum.example' } });
+    const { api } = addMuseumStacks(app);
+    const retain = { removalPolicy: RemovalPolicy.RETAIN };
+    new logs.LogGroup(api, 'FixedRetained', { ...retain, logGroupName: 'museum-fixed-name' });
+    new logs.LogGroup(api, 'RegionalRetained', { ...retain, logGroupName: `museum-${Stack.of(api).region}-${Aws.ACCOUNT_ID}` });
+    new logs.LogGroup(api, 'PerInstance', { ...retain, logGroupName: `museum-${Fn.select(2, Fn.split('/', Aws.STACK_ID))}` });
+    new logs.LogGroup(api, 'Generated', retain);
+    new logs.LogGroup(api, 'FixedDestroyed', { logGroupName: 'museum-destroyed-with-the-stack', removalPolicy: RemovalPolicy.DESTROY });
+    expect(() => app.synth()).toThrow();
+    const report = JSON.parse(readFileSync(join(outdir, 'validation-report.json'), 'utf8')) as {
+      pluginReports: { violations: { ruleName: string; violatingConstructs: { constructPath: string }[] }[] }[];
+    };
+    const violations = report.pluginReports.flatMap((plugin) => plugin.violations);
+    expect(violations.map((v) => v.ruleName)).toEqual([MUSEUM_NAG_RULES.redeployable]);
+    expect(violations[0]!.violatingConstructs.map((c) => c.constructPath).sort()).toEqual(
+      ['MuseumApi-prod/FixedRetained/Resource', 'MuseumApi-prod/RegionalRetained/Resource'].sort(),
+    );
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
+});
+
+test('no retained resource of production or a preview has a fixed physical name (the rule found nothing to acknowledge)', () => {
+  for (const app of [prod, preview]) {
+    expect(app.nagViolations).toEqual([]);
+    for (const template of [app.apiTemplate, app.mockTemplate]) {
+      const retained = Object.values(template.toJSON().Resources as Record<string, { DeletionPolicy?: string; Properties?: Record<string, unknown> }>)
+        .filter((resource) => resource.DeletionPolicy === 'Retain');
+      for (const resource of retained) {
+        for (const [key, value] of Object.entries(resource.Properties ?? {})) {
+          if (/Name$/.test(key) && typeof value === 'string') throw new Error(`retained resource with a literal ${key}: ${value}`);
+        }
+      }
+    }
+  }
 });
 
 describe('operations', () => {
@@ -574,7 +643,13 @@ describe('operations', () => {
     const topicId = logicalId(prod.api, prod.api.monitoring!.topic as never);
     for (const alarm of alarms) expect(alarm.AlarmActions).toEqual([{ Ref: topicId }]);
     const byId = (fragment: string) => alarms.find((alarm) => alarm.id.includes(fragment))!;
-    expect(metricNamesOf(byId('ServerErrorRate'))).toEqual(['Count', '5XXError']);
+    // Not 5XXError, which counts the 503s of modified gateway responses (authorizer failures) as 4xx.
+    expect(metricNamesOf(byId('ServerErrorRate'))).toEqual(['Count', 'ServerErrors-prod']);
+    prod.apiTemplate.hasResourceProperties('AWS::Logs::MetricFilter', {
+      FilterPattern: '{ $.status = "5*" }',
+      LogGroupName: { Ref: logicalId(prod.api, prod.api.api.accessLogs) },
+      MetricTransformations: [Match.objectLike({ MetricName: 'ServerErrors-prod', MetricValue: '1' })],
+    });
     expect(metricNamesOf(byId('P99Latency'))).toEqual(['Count', 'Latency']);
     expect(metricNamesOf(byId('AuthorizerFailures'))).toEqual(['AuthorizerFailures-prod']);
     expect(metricNamesOf(byId('FailedLogins'))).toEqual(['FailedLogins-prod']);
@@ -588,6 +663,14 @@ describe('operations', () => {
     }
     expect(alarms).toHaveLength(12);
     prod.apiTemplate.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+  });
+
+  test('the dashboard has what each runbook cites: the latency split, 5xx by source, 401s by address', () => {
+    const [dashboard] = Object.values(resourcesOfType(prod.apiTemplate, 'AWS::CloudWatch::Dashboard'));
+    const body = JSON.stringify(dashboard?.Properties?.DashboardBody);
+    for (const text of ['integration p99', 'authorizer p99', 'Latency', 'filter status like /^5/', 'by resourcePath, errorType', '401', 'by ip']) {
+      expect([text, body.includes(text)]).toEqual([text, true]);
+    }
   });
 
   test('no alarm pages on a single error: each needs a minimum request count or several breaching periods', () => {
@@ -609,7 +692,7 @@ describe('operations', () => {
     expect(parameters.AlarmEmail?.Default).toBeUndefined();
     prod.apiTemplate.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: { Ref: 'AlarmEmail' } });
 
-    const byEmail = synthesize({ alarmEmail: 'ops@museum.example' });
+    const byEmail = synthesize(PROD_WITHOUT_WAF_BY_EMAIL);
     const byTopic = synthesize({ alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:museum-ops-chat' });
     try {
       expect(byEmail.apiTemplate.toJSON().Parameters?.AlarmEmail).toBeUndefined();
