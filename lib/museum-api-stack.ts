@@ -6,6 +6,7 @@ import { API_VERSION } from '../functions/shared/routes.ts';
 import { apiDocuments } from './api-documents.ts';
 import { ApiMonitoring } from './api-monitoring.ts';
 import { acknowledgeNoFirewall, ApiFirewall } from './api-firewall.ts';
+import { CanaryReleases } from './canary-releases.ts';
 import { MuseumFunctions } from './museum-functions.ts';
 import { MuseumTables } from './museum-tables.ts';
 import { SpecialEventsApi } from './special-events-api.ts';
@@ -23,6 +24,8 @@ export class MuseumApiStack extends Stack {
   readonly api: SpecialEventsApi;
   readonly monitoring: ApiMonitoring | undefined;
   readonly firewall: ApiFirewall | undefined;
+  /** Production only: CodeDeploy canaries with automatic rollback; previews switch at once. */
+  readonly releases: CanaryReleases | undefined;
 
   constructor(scope: Construct, id: string, props: MuseumApiStackProps) {
     super(scope, id, {
@@ -41,6 +44,8 @@ export class MuseumApiStack extends Stack {
 
     this.firewall = config.waf ? new ApiFirewall(this, 'Firewall', { config, stage: this.api.api.deploymentStage }) : undefined;
     if (!this.firewall) acknowledgeNoFirewall(this.api.api.deploymentStage, config);
+
+    this.releases = config.isProduction ? new CanaryReleases(this, 'Releases', { config, functions: this.functions, api: this.api }) : undefined;
 
     this.monitoring = config.monitoring
       ? new ApiMonitoring(this, 'Monitoring', { config, api: this.api, functions: this.functions, tables: this.tables })

@@ -91,7 +91,7 @@ export class SpecialEventsApi extends Construct {
 
     this.authorizer = new apigw.RequestAuthorizer(this, 'BasicAuthorizer', {
       authorizerName: AUTHORIZER_NAME,
-      handler: functions.authorizer,
+      handler: functions.liveAuthorizer,
       identitySources: [apigw.IdentitySource.header('Authorization')],
       // The cached policy covers every route the user's role allows (functions/authorizer.ts).
       resultsCacheTtl: Duration.seconds(config.authorizerCacheTtlSeconds),
@@ -119,7 +119,7 @@ export class SpecialEventsApi extends Construct {
         : {}),
     });
     for (const route of routes) {
-      const handler = functions.handlers.get(route.handler);
+      const handler = functions.liveHandlers.get(route.handler);
       if (!handler) throw new Error(`No function was built for the route handler ${route.handler}`);
       const pathParameters = [...route.path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] as string);
       this.versionRoot.resourceForPath(route.path.slice(1)).addMethod(

@@ -635,7 +635,11 @@ test('no retained resource of production or a preview has a fixed physical name 
 
 describe('operations', () => {
   type Alarm = { AlarmName?: string; MetricName?: string; Metrics?: any[]; Threshold: number; EvaluationPeriods: number; DatapointsToAlarm?: number; AlarmActions: unknown[]; AlarmDescription: string };
-  const alarmsOf = (app: Synthesized) => Object.entries(resourcesOfType(app.apiTemplate, 'AWS::CloudWatch::Alarm')).map(([id, a]) => ({ id, ...(a.Properties as unknown as Alarm) }));
+  // The paging alarms (lib/api-monitoring.ts); the canary's release alarms are tested with it below.
+  const alarmsOf = (app: Synthesized) =>
+    Object.entries(resourcesOfType(app.apiTemplate, 'AWS::CloudWatch::Alarm'))
+      .filter(([id]) => id.startsWith('Monitoring'))
+      .map(([id, a]) => ({ id, ...(a.Properties as unknown as Alarm) }));
   const metricNamesOf = (alarm: Alarm) => [alarm.MetricName, ...(alarm.Metrics ?? []).map((m) => m.MetricStat?.Metric.MetricName)].filter(Boolean);
 
   test('production alarms cover 5xx rate, p99 latency, authorizer failures, throttles and duration, failed logins, handler errors and throttles, DynamoDB throttling and system errors', () => {
@@ -717,5 +721,77 @@ describe('cdk-nag', () => {
   test('the AwsSolutions pack finds nothing unacknowledged in production or in a preview', () => {
     expect(prod.nagViolations).toEqual([]);
     expect(preview.nagViolations).toEqual([]);
+  });
+});
+
+describe('canary releases', () => {
+  const aliasIds = (app: Synthesized) => app.api.functions.allLive.map(({ alias }) => logicalId(app.api, alias));
+
+  test('every function, the authorizer included, is published as a version behind a `live` alias, in production and previews', () => {
+    for (const app of [prod, preview]) {
+      const aliases = resourcesOfType(app.apiTemplate, 'AWS::Lambda::Alias');
+      expect(Object.keys(aliases).sort()).toEqual(aliasIds(app).sort());
+      for (const { fn, alias } of app.api.functions.allLive) {
+        const properties = aliases[logicalId(app.api, alias)]?.Properties;
+        expect(properties).toMatchObject({ Name: 'live', FunctionName: { Ref: logicalId(app.api, fn) }, FunctionVersion: { 'Fn::GetAtt': [expect.any(String), 'Version'] } });
+      }
+      // In production old versions stay: a rollback points the alias back at one.
+      for (const version of Object.values(resourcesOfType(app.apiTemplate, 'AWS::Lambda::Version'))) {
+        expect(version.DeletionPolicy).toBe(app === prod ? 'Retain' : 'Delete');
+      }
+    }
+  });
+
+  test('the integrations and the authorizer call the aliases, never $LATEST', () => {
+    for (const app of [prod, preview]) {
+      const ids = aliasIds(app);
+      const methods = Object.values(resourcesOfType(app.apiTemplate, 'AWS::ApiGateway::Method')).filter(
+        (method) => (method.Properties?.Integration as { Type?: string } | undefined)?.Type === 'AWS_PROXY',
+      );
+      expect(methods).toHaveLength(routes.length);
+      for (const method of methods) {
+        const uri = JSON.stringify((method.Properties?.Integration as { Uri: unknown }).Uri);
+        expect(ids.some((id) => uri.includes(`{"Ref":"${id}"}`))).toBe(true);
+      }
+      const [authorizer] = Object.values(resourcesOfType(app.apiTemplate, 'AWS::ApiGateway::Authorizer'));
+      expect(JSON.stringify(authorizer?.Properties?.AuthorizerUri)).toContain(`{"Ref":"${logicalId(app.api, app.api.functions.liveAuthorizer)}"}`);
+      // API Gateway may invoke the aliases only.
+      for (const permission of Object.values(resourcesOfType(app.apiTemplate, 'AWS::Lambda::Permission'))) {
+        expect(ids).toContain((permission.Properties?.FunctionName as { Ref: string }).Ref);
+      }
+    }
+  });
+
+  test('production shifts each alias with CodeDeploy, 10% for 5 minutes, watching release alarms, and rolls back by itself', () => {
+    const groups = Object.values(resourcesOfType(prod.apiTemplate, 'AWS::CodeDeploy::DeploymentGroup'));
+    expect(groups).toHaveLength(6);
+    const releaseAlarms = prod.api.releases!.releaseAlarms.map((alarm) => logicalId(prod.api, alarm));
+    for (const group of groups) {
+      expect(group.Properties).toMatchObject({
+        DeploymentConfigName: 'CodeDeployDefault.LambdaCanary10Percent5Minutes',
+        AutoRollbackConfiguration: { Enabled: true, Events: expect.arrayContaining(['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_REQUEST', 'DEPLOYMENT_STOP_ON_ALARM']) },
+        AlarmConfiguration: { Enabled: true, Alarms: expect.any(Array) },
+      });
+      const watched = (group.Properties?.AlarmConfiguration as { Alarms: { Name: { Ref: string } }[] }).Alarms.map((alarm) => alarm.Name.Ref);
+      expect(watched.length).toBeGreaterThanOrEqual(1);
+      for (const id of watched) expect(releaseAlarms).toContain(id);
+    }
+    // Each alias update waits for its CodeDeploy deployment.
+    for (const id of aliasIds(prod)) {
+      expect((prod.apiTemplate.toJSON().Resources[id] as { UpdatePolicy?: unknown }).UpdatePolicy).toMatchObject({ CodeDeployLambdaAliasUpdate: expect.any(Object) });
+    }
+    // Release alarms look at one minute (the canary lasts five): the stage's 5xx from the access
+    // log, and each handler's new version's errors.
+    const alarms = resourcesOfType(prod.apiTemplate, 'AWS::CloudWatch::Alarm');
+    for (const id of releaseAlarms) expect(alarms[id]?.Properties).toMatchObject({ Period: 60, EvaluationPeriods: 1 });
+    const versionAlarms = releaseAlarms.filter((id) => JSON.stringify(alarms[id]?.Properties).includes('ExecutedVersion'));
+    expect(versionAlarms).toHaveLength(5);
+  });
+
+  test('previews deploy all at once: no CodeDeploy', () => {
+    for (const type of ['AWS::CodeDeploy::DeploymentGroup', 'AWS::CodeDeploy::Application']) preview.apiTemplate.resourceCountIs(type, 0);
+    for (const alias of Object.values(preview.apiTemplate.toJSON().Resources as Record<string, { Type: string; UpdatePolicy?: unknown }>).filter((r) => r.Type === 'AWS::Lambda::Alias')) {
+      expect(alias.UpdatePolicy).toBeUndefined();
+    }
   });
 });

@@ -171,3 +171,8 @@ test('a newer push never waits behind a pending approval: only the deploy job is
   expect(production.jobs.diff!.concurrency).toBeUndefined();
   expect(production.jobs.deploy!.concurrency).toEqual({ group: 'production-deploy', 'cancel-in-progress': false });
 });
+
+test('every deploy names its release (the commit), so each release is one new version of every function', () => {
+  expect(runs(workflows['production.yml']!.jobs.build!)).toContain('npx cdk synth -c stage=prod -c release="$GITHUB_SHA"');
+  expect(runs(workflows['preview.yml']!.jobs.deploy!)).toContain('npx cdk deploy --all -c stage=pr-$PR_NUMBER -c release="$GITHUB_SHA"');
+});
