@@ -10,6 +10,7 @@ import { CanaryReleases } from './canary-releases.ts';
 import { MuseumFunctions } from './museum-functions.ts';
 import { MuseumTables } from './museum-tables.ts';
 import { SpecialEventsApi } from './special-events-api.ts';
+import { UnauthenticatedThrottling } from './unauthenticated-throttling.ts';
 import type { StageConfig } from './stage-config.ts';
 
 export interface MuseumApiStackProps extends StackProps {
@@ -41,6 +42,8 @@ export class MuseumApiStack extends Stack {
       ...(props.functionsDirectory ? { functionsDirectory: props.functionsDirectory } : {}),
     });
     this.api = new SpecialEventsApi(this, 'SpecialEvents', { config, functions: this.functions, documents: apiDocuments() });
+
+    new UnauthenticatedThrottling(this, 'UnauthenticatedThrottling', { config, api: this.api.api });
 
     this.firewall = config.waf ? new ApiFirewall(this, 'Firewall', { config, stage: this.api.api.deploymentStage }) : undefined;
     if (!this.firewall) acknowledgeNoFirewall(this.api.api.deploymentStage, config);

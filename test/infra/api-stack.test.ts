@@ -379,7 +379,8 @@ describe('REST API', () => {
       app.apiTemplate.hasResourceProperties('AWS::ApiGateway::Stage', {
         StageName: app.config.stage,
         TracingEnabled: true,
-        MethodSettings: [Match.objectLike({ HttpMethod: '*', ResourcePath: '/*', LoggingLevel: 'ERROR', DataTraceEnabled: false, ThrottlingRateLimit: rate, ThrottlingBurstLimit: burst })],
+        // The stage-wide entry first; the unauthenticated methods' own throttles follow (tested below).
+        MethodSettings: Match.arrayWith([Match.objectLike({ HttpMethod: '*', ResourcePath: '/*', LoggingLevel: 'ERROR', DataTraceEnabled: false, ThrottlingRateLimit: rate, ThrottlingBurstLimit: burst })]),
       });
     }
     const stage = Object.values(resourcesOfType(prod.apiTemplate, 'AWS::ApiGateway::Stage'))[0]?.Properties as any;
@@ -792,6 +793,30 @@ describe('canary releases', () => {
     for (const type of ['AWS::CodeDeploy::DeploymentGroup', 'AWS::CodeDeploy::Application']) preview.apiTemplate.resourceCountIs(type, 0);
     for (const alias of Object.values(preview.apiTemplate.toJSON().Resources as Record<string, { Type: string; UpdatePolicy?: unknown }>).filter((r) => r.Type === 'AWS::Lambda::Alias')) {
       expect(alias.UpdatePolicy).toBeUndefined();
+    }
+  });
+});
+
+describe('unauthenticated routes', () => {
+  test('every method without credentials has its own throttle, a tenth of the stage\'s; the authenticated routes keep the stage limit', () => {
+    for (const [app, rate, burst] of [[prod, 10, 20], [preview, 1, 2]] as const) {
+      const [stage] = Object.values(resourcesOfType(app.apiTemplate, 'AWS::ApiGateway::Stage'));
+      const settings = stage?.Properties?.MethodSettings as { ResourcePath: string; HttpMethod: string; ThrottlingRateLimit: number; ThrottlingBurstLimit: number; LoggingLevel?: string }[];
+      const open = Object.values(resourcesOfType(app.apiTemplate, 'AWS::ApiGateway::Method'))
+        .filter((method) => (method.Properties?.AuthorizationType ?? 'NONE') === 'NONE')
+        .map((method) => `${String(method.Properties?.HttpMethod)} ${resourcePath(app.apiTemplate, method.Properties?.ResourceId)}`)
+        .sort();
+      // The 405 mocks, OPTIONS, the service index and the documents at least.
+      expect(open).toEqual(expect.arrayContaining(['ANY /v1.1/special-events', 'ANY /v1.1/special-events/{eventId}', 'OPTIONS /v1.1/special-events', 'GET /v1.1', 'GET /v1.1/openapi.json', 'GET /v1.1/docs']));
+      const throttled = settings
+        .filter((setting) => setting.ResourcePath !== '/*')
+        .map((setting) => `${setting.HttpMethod} ${setting.ResourcePath.slice(1).replace(/~1/g, '/')}`)
+        .sort();
+      expect(throttled).toEqual(open);
+      for (const setting of settings) {
+        if (setting.ResourcePath === '/*') expect(setting).toMatchObject({ HttpMethod: '*', ThrottlingRateLimit: app.config.throttle.rateLimit });
+        else expect(setting).toMatchObject({ ThrottlingRateLimit: rate, ThrottlingBurstLimit: burst, LoggingLevel: 'ERROR' });
+      }
     }
   });
 });
