@@ -14,6 +14,7 @@ import {
   DeleteCommand,
   GetCommand,
   QueryCommand,
+  ScanCommand,
   TransactWriteCommand,
   UpdateCommand,
   type BatchGetCommandOutput,
@@ -477,6 +478,58 @@ export class EventsStore {
     return { events, consumedReadCapacity: entries.consumedReadCapacity + itemReadCapacity };
   }
 
+  /**
+   * Every committed event with its version, one Scan page (at most 1 MB) at a time: for the
+   * operators' export (bin/events.ts), never for a handler (no function may Scan). Only base
+   * items are returned; index items and users are filtered out by DynamoDB.
+   */
+  async *allEvents(): AsyncGenerator<StoredEvent> {
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.client.send(
+        new ScanCommand({
+          TableName: this.tableName,
+          FilterExpression: 'sk = :sk',
+          ExpressionAttributeValues: { ':sk': keys.event('').sk },
+          ExclusiveStartKey: startKey,
+          ConsistentRead: true,
+        }),
+        { abortSignal: this.signal },
+      );
+      for (const item of page.Items ?? []) yield toStoredEvent(item);
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+  }
+
+  /**
+   * Writes an exported event under its own id and version (bin/events.ts import). Absent: created
+   * as it was, index included. Present with the same fields: left alone (a re-import changes
+   * nothing). Present with other fields: the file wins, through updateEvent (the version grows).
+   */
+  async importEvent(stored: StoredEvent): Promise<'created' | 'unchanged' | 'replaced'> {
+    const { event, version } = stored;
+    return this.retryLostRaces(event.eventId, async () => {
+      const current = await this.getEvent(event.eventId);
+      const { eventId, ...fields } = event;
+      if (current) {
+        const { eventId: _, ...currentFields } = current.event;
+        if (JSON.stringify(sortedKeys(currentFields)) === JSON.stringify(sortedKeys(fields))) return 'unchanged';
+        await this.updateEvent(eventId, fields);
+        return 'replaced';
+      }
+      const now = new Date().toISOString();
+      const basePut = {
+        Put: {
+          TableName: this.tableName,
+          Item: { ...keys.event(eventId), ...event, version, createdAt: now, updatedAt: now },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      };
+      await this.commitWithIndex(eventId, newStamp(version), [basePut], indexKeysOf(event), []);
+      return 'created';
+    });
+  }
+
   /** Read-check-write loop shared by update and delete: the transaction's version condition makes it safe. */
   private async writeWithRetry<T>(
     eventId: string,
@@ -643,6 +696,10 @@ class DateIndexReader {
     this.exclusiveStartKey = response.LastEvaluatedKey;
     if (!this.exclusiveStartKey) this.monthIndex += 1;
   }
+}
+
+function sortedKeys(value: Record<string, unknown>): [string, unknown][] {
+  return Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
 function toStoredEvent(item: Item): StoredEvent {
