@@ -59,6 +59,10 @@ export class MuseumApiStack extends Stack {
       description: 'Events and users table (for `npm run users -- ... --table`)',
       value: this.tables.events.tableName,
     });
+    new CfnOutput(this, 'IdempotencyTableName', {
+      description: 'Idempotency records of POST /special-events (docs/DEPLOY.md, Restore)',
+      value: this.tables.idempotency.tableName,
+    });
     if (this.api.domainName) {
       new CfnOutput(this, 'CustomDomainTarget', {
         description: 'Point a CNAME or alias record for the custom domain here',
