@@ -81,11 +81,18 @@ test('the production account trusts the production environment (deploy) and push
   expect(JSON.stringify(roles)).not.toContain('pull_request');
 });
 
-test('the preview account trusts pull requests only, and the preview role is not in the production account', () => {
+test('the preview account trusts pull requests to deploy and main to clean up, and the preview role is not in the production account', () => {
   const { roles } = rolesOf('preview');
   expect(Object.fromEntries(roles.map((role) => [role.name, subjectOf(role.trust)]))).toEqual({
     [CI_ROLE_NAMES.preview]: [`repo:${REPOSITORY}:pull_request`],
+    [CI_ROLE_NAMES.previewCleanup]: [`repo:${REPOSITORY}:ref:refs/heads/main`],
   });
+  // The cleanup role can list stacks and delete previews, nothing else.
+  const cleanup = roles.find((role) => role.name === CI_ROLE_NAMES.previewCleanup)!;
+  expect(cleanup.statements.flatMap(actions).sort()).toEqual(['cloudformation:DeleteStack', 'cloudformation:DescribeStacks']);
+  const deletable = JSON.stringify(cleanup.statements.filter((s) => actions(s).includes('cloudformation:DeleteStack')).map((s) => s.Resource));
+  expect(deletable).toContain(`:${PREVIEW_ACCOUNT}:stack/MuseumApi-pr-*/*`);
+  expect(deletable).not.toContain('-prod');
   expect(JSON.stringify(roles)).not.toContain('environment:production');
 });
 
@@ -111,8 +118,12 @@ test('the diff identity can only read the production stacks\' templates', () => 
 test('the preview role can reach only the preview account: its bootstrap roles, and deleting pull-request stacks', () => {
   const preview = rolesOf('preview').roles.find((role) => role.name === CI_ROLE_NAMES.preview)!;
   expect(preview.statements.flatMap(actions).sort()).toEqual(
-    ['cloudformation:DeleteStack', 'cloudformation:DescribeStacks', 'sts:AssumeRole', 'sts:TagSession'],
+    ['cloudformation:DeleteStack', 'cloudformation:DescribeStacks', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'sts:AssumeRole', 'sts:TagSession'],
   );
+  // The smoke test's temporary user: preview tables, USERS partition only.
+  const users = preview.statements.find((s) => actions(s).includes('dynamodb:PutItem')) as unknown as { Resource: unknown; Condition: unknown };
+  expect(JSON.stringify(users.Resource)).toContain(`:${PREVIEW_ACCOUNT}:table/MuseumApi-pr-*`);
+  expect(users.Condition).toEqual({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['USERS'] } });
   const resources = JSON.stringify(preview.statements.map((statement) => statement.Resource));
   expect(resources).not.toContain(PRODUCTION_ACCOUNT);
   const stackResources = preview.statements.filter((s) => actions(s).includes('cloudformation:DeleteStack')).map((s) => JSON.stringify(s.Resource));

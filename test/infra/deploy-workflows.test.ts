@@ -57,7 +57,7 @@ function shellLines(markdown: string): string[] {
 const deployGuide = shellLines(read('docs/DEPLOY.md'));
 
 test('every workflow file parses as YAML', () => {
-  expect(workflowFiles.sort()).toEqual(['preview.yml', 'production.yml']);
+  expect(workflowFiles.sort()).toEqual(['preview-cleanup.yml', 'preview.yml', 'production.yml']);
 });
 
 const steps = (job: Job) => job.steps;
@@ -107,6 +107,7 @@ test('production and previews assume different roles, each from its own variable
     ),
   );
   expect(roles).toEqual({
+    'preview-cleanup.yml cleanup': '${{ vars.AWS_PREVIEW_CLEANUP_ROLE_ARN }}',
     'preview.yml deploy': '${{ vars.AWS_PREVIEW_ROLE_ARN }}',
     'preview.yml destroy': '${{ vars.AWS_PREVIEW_ROLE_ARN }}',
     'production.yml diff': '${{ vars.AWS_DIFF_ROLE_ARN }}',
@@ -175,4 +176,32 @@ test('a newer push never waits behind a pending approval: only the deploy job is
 test('every deploy names its release (the commit), so each release is one new version of every function', () => {
   expect(runs(workflows['production.yml']!.jobs.build!)).toContain('npx cdk synth -c stage=prod -c release="$GITHUB_SHA"');
   expect(runs(workflows['preview.yml']!.jobs.deploy!)).toContain('npx cdk deploy --all -c stage=pr-$PR_NUMBER -c release="$GITHUB_SHA"');
+});
+
+test('the preview is smoke-tested after its deploy as a temporary editor, removed on any exit', () => {
+  const deploy = workflows['preview.yml']!.jobs.deploy!;
+  const smoke = steps(deploy).find((step) => step.run?.includes('npm run smoke'));
+  expect(smoke).toBeDefined();
+  const script = smoke!.run!;
+  expect(script).toMatch(/npm run users -- add "\$MUSEUM_API_USERNAME" --role editor --table "\$table"/);
+  expect(script).toMatch(/trap 'npm run users -- remove "\$MUSEUM_API_USERNAME" --table "\$table"' EXIT/);
+  expect(script.indexOf('trap')).toBeLessThan(script.indexOf('npm run smoke'));
+  expect(script).toContain('::add-mask::$MUSEUM_API_PASSWORD');
+  const deployIndex = steps(deploy).findIndex((step) => step.run?.includes('npx cdk deploy'));
+  expect(steps(deploy).indexOf(smoke!)).toBeGreaterThan(deployIndex);
+});
+
+test('production is smoke-tested read-only after its deploy', () => {
+  const deploy = workflows['production.yml']!.jobs.deploy!;
+  const last = steps(deploy).at(-1)!;
+  expect(last.run).toContain('npm run smoke -- --read-only');
+});
+
+test('a nightly workflow deletes previews of closed pull requests, by name, without building anything', () => {
+  const cleanup = workflows['preview-cleanup.yml']!;
+  expect(Object.keys(cleanup.on)).toEqual(expect.arrayContaining(['schedule']));
+  const job = cleanup.jobs.cleanup!;
+  expect(runs(job)).not.toMatch(/npm|npx|checkout/);
+  expect(runs(job)).toContain('gh pr list --state open');
+  expect(runs(job)).toContain('aws cloudformation delete-stack --stack-name "$stack"');
 });
