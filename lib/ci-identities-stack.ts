@@ -15,6 +15,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct, Node } from 'constructs';
 import { API_GATEWAY_ACCOUNT_STACK_NAME } from './api-gateway-account-stack.ts';
 import { keys } from '../functions/shared/table-definition.ts';
+import { addPreviewContainment } from './preview-containment.ts';
 import { PRODUCTION_STAGE } from './stage-config.ts';
 
 export const GITHUB_OIDC_ISSUER = 'token.actions.githubusercontent.com';
@@ -140,6 +141,8 @@ export class CiIdentitiesStack extends Stack {
           resources: PREVIEW_STACK_PATTERNS.map((pattern) => stackArn(this, pattern)),
         }),
       );
+      // CloudFormation's execution policy and the roles' boundary in the preview account.
+      addPreviewContainment(this);
       // The nightly preview-cleanup.yml (runs on main): lists stacks, deletes closed previews'.
       const cleanup = this.role('PreviewCleanup', CI_ROLE_NAMES.previewCleanup, provider, config, 'ref:refs/heads/main',
         'Deletes the preview stacks of closed pull requests (nightly workflow on main)');

@@ -10,6 +10,7 @@ import { CiIdentitiesStack, readCiIdentitiesConfig } from './ci-identities-stack
 import { readDeploymentRegion } from './deployment-region.ts';
 import { MuseumApiStack } from './museum-api-stack.ts';
 import { MuseumMockApiStack } from './museum-mock-api-stack.ts';
+import { applyPreviewBoundary } from './preview-containment.ts';
 import { MuseumChecks } from './museum-nag-rules.ts';
 import { readStageConfig, type StageConfig } from './stage-config.ts';
 
@@ -36,6 +37,8 @@ export function addMuseumStacks(app: App, options: { functionsDirectory?: string
     mock.addStackDependency(account, reason);
   }
   for (const stack of [api, mock]) {
+    // A preview's roles carry the preview account's boundary (lib/preview-containment.ts).
+    if (!config.isProduction) applyPreviewBoundary(stack);
     Tags.of(stack).add('project', 'museum-special-events');
     Tags.of(stack).add('stage', config.stage);
   }

@@ -3,6 +3,7 @@
 // no role a pull request can assume exists in the production account.
 import { Template } from 'aws-cdk-lib/assertions';
 import { CI_ROLE_NAMES, readCiIdentitiesConfig } from '../../lib/ci-identities-stack.ts';
+import { PREVIEW_BOUNDARY_NAME, PREVIEW_EXECUTION_POLICY_NAME } from '../../lib/preview-containment.ts';
 import { resourcesOfType, synthesize, type Synthesized } from './synthesize.ts';
 
 const REPOSITORY = 'museum/special-events-api';
@@ -137,4 +138,40 @@ test('the preview role can reach only the preview account: its bootstrap roles, 
 test('the CI stacks are termination-protected and pass cdk-nag with nothing unacknowledged', () => {
   for (const stack of app.ci) expect(stack.terminationProtection).toBe(true);
   expect(app.nagViolations).toEqual([]);
+});
+
+test('the preview account gets a CloudFormation execution policy without a way out through IAM, and a boundary for the roles previews create', () => {
+  const managed = (kind: 'production' | 'preview') =>
+    Object.values(resourcesOfType(rolesOf(kind).template, 'AWS::IAM::ManagedPolicy')).map((policy) => policy.Properties as { ManagedPolicyName: string; PolicyDocument: { Statement: Statement[] } });
+  expect(managed('production')).toEqual([]);
+  const policies = Object.fromEntries(managed('preview').map((policy) => [policy.ManagedPolicyName, policy.PolicyDocument.Statement]));
+  expect(Object.keys(policies).sort()).toEqual([PREVIEW_BOUNDARY_NAME, PREVIEW_EXECUTION_POLICY_NAME].sort());
+  const execution = policies[PREVIEW_EXECUTION_POLICY_NAME]!;
+  // No iam:* and no administrator: IAM actions only on preview-named roles...
+  for (const statement of execution) {
+    for (const action of actions(statement)) {
+      expect(action).not.toMatch(/^(\*|iam:\*)$/);
+      if (action.startsWith('iam:') && statement.Effect !== 'Deny') expect(JSON.stringify(statement.Resource)).toMatch(/role\/Museum(Mock)?Api-pr-\*/);
+    }
+  }
+  // ...and a role can be created or given a policy only with the boundary attached.
+  const create = execution.find((statement) => actions(statement).includes('iam:CreateRole'))!;
+  expect(actions(create).sort()).toEqual(['iam:AttachRolePolicy', 'iam:CreateRole', 'iam:PutRolePolicy']);
+  expect(JSON.stringify(create.Condition)).toContain('iam:PermissionsBoundary');
+  const denied = execution.find((statement) => statement.Effect === 'Deny')!;
+  expect(actions(denied)).toEqual(expect.arrayContaining(['iam:DeleteRolePermissionsBoundary', 'iam:PutRolePermissionsBoundary', 'iam:CreateUser']));
+  // The boundary: the handlers' needs, on preview tables.
+  expect(policies[PREVIEW_BOUNDARY_NAME]!.flatMap(actions).sort()).toEqual(
+    ['dynamodb:*', 'logs:CreateLogStream', 'logs:PutLogEvents', 'xray:PutTelemetryRecords', 'xray:PutTraceSegments'].sort(),
+  );
+});
+
+test('every role of a preview carries the boundary; production roles do not', () => {
+  const preview = synthesize({ stage: 'pr-1' });
+  for (const template of [preview.apiTemplate, preview.mockTemplate]) {
+    for (const role of Object.values(resourcesOfType(template, 'AWS::IAM::Role'))) {
+      expect(JSON.stringify(role.Properties?.PermissionsBoundary)).toContain(`:policy/${PREVIEW_BOUNDARY_NAME}`);
+    }
+  }
+  for (const role of Object.values(resourcesOfType(app.apiTemplate, 'AWS::IAM::Role'))) expect(role.Properties?.PermissionsBoundary).toBeUndefined();
 });
