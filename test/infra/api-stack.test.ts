@@ -22,6 +22,7 @@ import { DATA_ACCESS } from '../../lib/function-permissions.ts';
 import { FUNCTIONS_DIRECTORY } from '../../lib/museum-functions.ts';
 import { addMuseumStacks } from '../../lib/museum-app.ts';
 import { MUSEUM_NAG_RULES } from '../../lib/museum-nag-rules.ts';
+import { PREVIEW_BOUNDARY_NAME } from '../../lib/preview-containment.ts';
 import { resourcePath, resourcesOfType, synthesize, TEST_REGION, type Synthesized } from './synthesize.ts';
 
 const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context: Record<string, unknown> };
@@ -819,4 +820,13 @@ describe('unauthenticated routes', () => {
       }
     }
   });
+});
+
+test('every role of a preview carries the preview account\'s permissions boundary; production roles do not', () => {
+  for (const template of [preview.apiTemplate, preview.mockTemplate]) {
+    for (const role of Object.values(resourcesOfType(template, 'AWS::IAM::Role'))) {
+      expect(JSON.stringify(role.Properties?.PermissionsBoundary)).toContain(`:policy/${PREVIEW_BOUNDARY_NAME}`);
+    }
+  }
+  for (const role of Object.values(resourcesOfType(prod.apiTemplate, 'AWS::IAM::Role'))) expect(role.Properties?.PermissionsBoundary).toBeUndefined();
 });

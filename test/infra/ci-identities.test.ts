@@ -165,13 +165,3 @@ test('the preview account gets a CloudFormation execution policy without a way o
     ['dynamodb:*', 'logs:CreateLogStream', 'logs:PutLogEvents', 'xray:PutTelemetryRecords', 'xray:PutTraceSegments'].sort(),
   );
 });
-
-test('every role of a preview carries the boundary; production roles do not', () => {
-  const preview = synthesize({ stage: 'pr-1' });
-  for (const template of [preview.apiTemplate, preview.mockTemplate]) {
-    for (const role of Object.values(resourcesOfType(template, 'AWS::IAM::Role'))) {
-      expect(JSON.stringify(role.Properties?.PermissionsBoundary)).toContain(`:policy/${PREVIEW_BOUNDARY_NAME}`);
-    }
-  }
-  for (const role of Object.values(resourcesOfType(app.apiTemplate, 'AWS::IAM::Role'))) expect(role.Properties?.PermissionsBoundary).toBeUndefined();
-});
