@@ -6,15 +6,12 @@
 // Target: the local store (the running `npm start`'s DynamoDB Local, or .data/ directly under its
 // lock), or a deployed table with `--table <name>` (AWS credentials and region from the usual AWS_* settings).
 import { parseArgs } from 'node:util';
-import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { createDocumentClient } from '../functions/shared/dynamodb-client.ts';
 import { hashPassword, passwordProblem } from '../functions/shared/passwords.ts';
 import { ROLES, type Role } from '../functions/shared/routes.ts';
 import { USERNAME_PATTERN, UsersStore } from '../functions/shared/users-store.ts';
-import { lockDataDirectory, lockHolder, processStart, type DataDirectoryLock } from '../lib/local/data-directory-lock.ts';
-import { ensureLocalTables, localClient, startDynamoDbLocal, type DynamoDbLocal } from '../lib/local/dynamodb-local.ts';
-import { DATA_DIRECTORY, DYNAMODB_DIRECTORY, localTableNames, useDataDirectoryKey, usesDataDirectory } from '../lib/local/local-environment.ts';
-import { otherStoreInUse } from '../lib/local/run-registry.ts';
+import { openStore, type Store } from './local-store.ts';
 
 const USAGE = `Usage: npm run users -- <command> [options]
   add <name> --role editor|viewer   create a user (password from stdin or prompt)
@@ -119,62 +116,6 @@ function parseArguments(): { command: Command; username?: string; role?: Role; t
   return { command: command as Command, username, role: values.role as Role | undefined, table: values.table, region: values.region };
 }
 
-interface Store {
-  client: DynamoDBClient;
-  tableName: string;
-  /** Where the change lands, for the note on cached credentials. */
-  target: 'deployed' | 'running local API' | 'stored data';
-  close(): Promise<void>;
-}
-
-/** The deployed table, the running `npm start`'s DynamoDB Local, or the data directory's own (started here, under its lock). */
-async function openStore(table: string | undefined, region: string | undefined): Promise<Store | string> {
-  if (table) {
-    const client = new DynamoDBClient(region ? { region } : {});
-    return { client, tableName: table, target: 'deployed', close: async () => client.destroy() };
-  }
-  if (process.env.DYNAMODB_ENDPOINT) {
-    const client = localClient(process.env.DYNAMODB_ENDPOINT);
-    await ensureLocalTables(process.env.DYNAMODB_ENDPOINT, localTableNames);
-    return { client, tableName: localTableNames.events, target: 'stored data', close: async () => client.destroy() };
-  }
-  if (!usesDataDirectory()) return 'With MUSEUM_IN_MEMORY=1 the users live inside the running npm start only; set MUSEUM_ADMIN_PASSWORD before it starts instead.';
-  const elsewhere = otherStoreInUse(DATA_DIRECTORY, lockHolder(DATA_DIRECTORY)?.holder === 'npm start');
-  if (elsewhere) return elsewhere;
-  const taken = await lockDataDirectory(DATA_DIRECTORY, 'users CLI', (line) => console.error(line));
-  if ('heldBy' in taken) {
-    const { holder, pid, dynamodbEndpoint } = taken.heldBy;
-    if (holder !== 'npm start') return `Another users command (pid ${pid}) is using ${DATA_DIRECTORY}; try again when it has finished.`;
-    if (!dynamodbEndpoint) return `The local API (pid ${pid}) is still starting on ${DATA_DIRECTORY}; try again in a moment.`;
-    await useDataDirectoryKey(dynamodbEndpoint);
-    const client = localClient(dynamodbEndpoint);
-    return { client, tableName: localTableNames.events, target: 'running local API', close: async () => client.destroy() };
-  }
-  const { lock } = taken as { lock: DataDirectoryLock };
-  let dynamodb: DynamoDbLocal | undefined;
-  try {
-    dynamodb = await startDynamoDbLocal({ dataDirectory: DYNAMODB_DIRECTORY });
-    await lock.update({ dynamodbEndpoint: dynamodb.endpoint, javaPid: dynamodb.javaPid, javaStart: processStart(dynamodb.javaPid) });
-    await ensureLocalTables(dynamodb.endpoint, localTableNames);
-  } catch (error) {
-    await dynamodb?.stop();
-    await lock.release();
-    throw error;
-  }
-  const client = localClient(dynamodb.endpoint);
-  const started = dynamodb;
-  return {
-    client,
-    tableName: localTableNames.events,
-    target: 'stored data',
-    close: async () => {
-      client.destroy();
-      await started.stop();
-      await lock.release();
-    },
-  };
-}
-
 async function main(): Promise<number> {
   const parsed = parseArguments();
   if (typeof parsed === 'number') return parsed;
@@ -190,7 +131,7 @@ async function main(): Promise<number> {
 
   let store: Store | string;
   try {
-    store = await openStore(table, region);
+    store = await openStore(table, region, 'users CLI');
   } catch (error) {
     console.error((error as Error).message);
     return 1;

@@ -1,11 +1,13 @@
 // The WAF web ACL in front of the API stage (on in production; `-c waf=false` opts out). WAF
 // runs before the authorizer, so what it blocks never costs a scrypt verification:
+// - addresses an operator blocks by hand (two IP sets, IPv4 and IPv6, empty when deployed; the
+//   runbook in docs/DEPLOY.md adds to them with `aws wafv2 update-ip-set`),
 // - AWS's IP reputation list (sources of bots and attacks),
 // - a rate-based rule per client IP (sized in stage-config.ts for a kiosk network behind one NAT),
 // - AWS's common rule set and known-bad-inputs rule set, which fit a JSON API.
 // Blocked requests get the WAF_FILTERED gateway response (403 problem+json). Blocked and counted
-// requests are logged to `aws-waf-logs-*` with the Authorization header redacted.
-import { Arn, ArnFormat, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+// requests are logged to `aws-waf-logs-museum-special-events-<stage>-<stack uuid>` with the Authorization header redacted.
+import { Arn, ArnFormat, Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
@@ -14,6 +16,7 @@ import type { StageConfig } from './stage-config.ts';
 
 /** Rule names, in evaluation order. */
 export const FIREWALL_RULES = {
+  blockedAddresses: 'blocked-ip-addresses',
   ipReputation: 'aws-ip-reputation-list',
   rateLimit: 'rate-limit-per-client-ip',
   commonRules: 'aws-common-rule-set',
@@ -23,6 +26,8 @@ export const FIREWALL_RULES = {
 export class ApiFirewall extends Construct {
   readonly webAcl: wafv2.CfnWebACL;
   readonly logGroup: logs.LogGroup;
+  /** Empty at deployment; an operator adds addresses to block (docs/DEPLOY.md, FailedLogins). */
+  readonly blockedAddresses: { ipv4: wafv2.CfnIPSet; ipv6: wafv2.CfnIPSet };
 
   constructor(scope: Construct, id: string, props: { config: StageConfig; stage: apigw.Stage }) {
     super(scope, id);
@@ -33,28 +38,49 @@ export class ApiFirewall extends Construct {
       managedRuleGroupStatement: { vendorName: 'AWS', name, ...(overrides.length > 0 ? { ruleActionOverrides: overrides } : {}) },
     });
 
+    // CloudFormation names the sets (no fixed name: a redeploy never collides with a leftover).
+    // A later `cdk deploy` sets Addresses back to empty: the runbook says to write a block
+    // that must outlive a deploy into the code instead.
+    const ipSet = (id: string, version: 'IPV4' | 'IPV6') =>
+      new wafv2.CfnIPSet(this, id, { scope: 'REGIONAL', ipAddressVersion: version, addresses: [], description: `${version} addresses blocked by hand, stage ${config.stage}` });
+    this.blockedAddresses = { ipv4: ipSet('BlockedIpv4', 'IPV4'), ipv6: ipSet('BlockedIpv6', 'IPV6') };
+
     this.webAcl = new wafv2.CfnWebACL(this, 'WebAcl', {
       scope: 'REGIONAL',
       defaultAction: { allow: {} },
       visibilityConfig: { cloudWatchMetricsEnabled: true, sampledRequestsEnabled: true, metricName },
       rules: [
         {
-          name: FIREWALL_RULES.ipReputation,
+          name: FIREWALL_RULES.blockedAddresses,
           priority: 0,
+          action: { block: {} },
+          statement: {
+            orStatement: {
+              statements: [
+                { ipSetReferenceStatement: { arn: this.blockedAddresses.ipv4.attrArn } },
+                { ipSetReferenceStatement: { arn: this.blockedAddresses.ipv6.attrArn } },
+              ],
+            },
+          },
+          visibilityConfig: visibility('blocked-addresses'),
+        },
+        {
+          name: FIREWALL_RULES.ipReputation,
+          priority: 1,
           overrideAction: { none: {} },
           statement: managed('AWSManagedRulesAmazonIpReputationList'),
           visibilityConfig: visibility('ip-reputation'),
         },
         {
           name: FIREWALL_RULES.rateLimit,
-          priority: 1,
+          priority: 2,
           action: { block: {} },
           statement: { rateBasedStatement: { aggregateKeyType: 'IP', limit: config.wafRateLimitPer5Minutes, evaluationWindowSec: 300 } },
           visibilityConfig: visibility('rate-limit'),
         },
         {
           name: FIREWALL_RULES.commonRules,
-          priority: 2,
+          priority: 3,
           overrideAction: { none: {} },
           // SizeRestrictions_BODY blocks bodies over 8 KB; the API accepts 64 KB (a long event
           // description) and answers larger bodies itself with a 413 problem. Counted, not blocked.
@@ -63,7 +89,7 @@ export class ApiFirewall extends Construct {
         },
         {
           name: FIREWALL_RULES.knownBadInputs,
-          priority: 3,
+          priority: 4,
           overrideAction: { none: {} },
           statement: managed('AWSManagedRulesKnownBadInputsRuleSet'),
           visibilityConfig: visibility('known-bad-inputs'),
@@ -78,7 +104,9 @@ export class ApiFirewall extends Construct {
 
     // WAF accepts only log groups whose name starts with aws-waf-logs-.
     this.logGroup = new logs.LogGroup(this, 'Logs', {
-      logGroupName: `aws-waf-logs-museum-special-events-${config.stage}`,
+      // Retained in production, so the name must differ per stack instance or a redeploy after a
+      // deletion fails with "already exists" (Museum-RDP1): the suffix is the stack id's UUID.
+      logGroupName: `aws-waf-logs-museum-special-events-${config.stage}-${Fn.select(2, Fn.split('/', Stack.of(this).stackId))}`,
       retention: config.logRetentionDays as logs.RetentionDays,
       removalPolicy: config.isProduction ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     });

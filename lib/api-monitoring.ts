@@ -63,7 +63,11 @@ export class ApiMonitoring extends Construct {
     this.topic = alarmTopic(this, config);
 
     const requests = stage.metricCount({ statistic: 'Sum', period: PERIOD, label: 'requests' });
-    const serverErrors = stage.metricServerError({ statistic: 'Sum', period: PERIOD, label: '5xx' });
+    // Not the stage's 5XXError metric: API Gateway counts a gateway response whose status was
+    // modified as a 4XXError, and this API turns AUTHORIZER_FAILURE and
+    // AUTHORIZER_CONFIGURATION_ERROR into 503 and INTEGRATION_FAILURE into 502. The access log
+    // has the status every client actually got, whichever part of API Gateway answered.
+    const serverErrors = accessLogCount(this, api, config, 'ServerErrors', logs.FilterPattern.stringValue('$.status', '=', '5*'));
     this.alarm(
       'ServerErrorRate',
       new cloudwatch.MathExpression({
@@ -98,14 +102,14 @@ export class ApiMonitoring extends Construct {
 
     // The authorizer's own Errors metric counts every rejected password (throwing 'Unauthorized'
     // is how a Lambda authorizer says 401), so outcomes are counted from the access log instead.
-    const authorizerFailures = accessLogCount(this, api, config, 'AuthorizerFailures', ['AUTHORIZER_FAILURE', 'AUTHORIZER_CONFIGURATION_ERROR']);
+    const authorizerFailures = accessLogCount(this, api, config, 'AuthorizerFailures', errorTypeIs('AUTHORIZER_FAILURE', 'AUTHORIZER_CONFIGURATION_ERROR'));
     this.alarm('AuthorizerFailures', authorizerFailures, {
       threshold: 5,
       datapointsToAlarm: 2,
       evaluationPeriods: 3,
       alarmDescription: 'The authorizer crashed, timed out, was throttled or could not read the users table: clients got 503',
     });
-    const failedLogins = accessLogCount(this, api, config, 'FailedLogins', ['UNAUTHORIZED']);
+    const failedLogins = accessLogCount(this, api, config, 'FailedLogins', errorTypeIs('UNAUTHORIZED'));
     this.alarm('FailedLogins', failedLogins, {
       threshold: FAILED_LOGIN_THRESHOLD,
       datapointsToAlarm: 2,
@@ -178,6 +182,8 @@ export class ApiMonitoring extends Construct {
           stage.metricLatency({ statistic: 'p50', period: PERIOD, label: 'p50' }),
           p99Latency,
           stage.metricIntegrationLatency({ statistic: 'p99', period: PERIOD, label: 'integration p99' }),
+          // The P99Latency runbook's split: time in the authorizer vs. in the integration.
+          authorizer.metricDuration({ statistic: 'p99', period: PERIOD, label: 'authorizer p99' }),
         ],
         width: 12,
       }),
@@ -197,6 +203,19 @@ export class ApiMonitoring extends Construct {
         width: 12,
       }),
       new cloudwatch.GraphWidget({ title: 'Authentication', left: [failedLogins], right: [authorizerFailures], width: 12 }),
+      // What the ServerErrorRate and FailedLogins runbooks look up first, without opening Logs Insights.
+      new cloudwatch.LogQueryWidget({
+        title: '5xx by resource and gateway response (access log)',
+        logGroupNames: [api.accessLogs.logGroupName],
+        queryLines: ['filter status like /^5/', 'stats count(*) as answers by resourcePath, errorType, integrationStatus', 'sort answers desc', 'limit 20'],
+        width: 12,
+      }),
+      new cloudwatch.LogQueryWidget({
+        title: '401 by client address (access log)',
+        logGroupNames: [api.accessLogs.logGroupName],
+        queryLines: ['filter status = "401"', 'stats count(*) as refused by ip', 'sort refused desc', 'limit 20'],
+        width: 12,
+      }),
     );
   }
 
@@ -236,11 +255,16 @@ function alarmTopic(scope: Construct, config: StageConfig): sns.ITopic {
   return topic;
 }
 
-/** Access-log lines whose gateway response type is one of `errorTypes`, per five minutes. */
-function accessLogCount(scope: Construct, api: SpecialEventsApi, config: StageConfig, name: string, errorTypes: string[]): cloudwatch.Metric {
+/** Access-log lines whose gateway response type is one of `errorTypes`. */
+function errorTypeIs(...errorTypes: string[]): logs.IFilterPattern {
+  return logs.FilterPattern.any(...errorTypes.map((type) => logs.FilterPattern.stringValue('$.errorType', '=', type)));
+}
+
+/** Access-log lines matching `pattern`, per five minutes. */
+function accessLogCount(scope: Construct, api: SpecialEventsApi, config: StageConfig, name: string, pattern: logs.IFilterPattern): cloudwatch.Metric {
   return new logs.MetricFilter(scope, `${name}Filter`, {
     logGroup: api.accessLogs,
-    filterPattern: logs.FilterPattern.any(...errorTypes.map((type) => logs.FilterPattern.stringValue('$.errorType', '=', type))),
+    filterPattern: pattern,
     metricNamespace: METRICS_NAMESPACE,
     metricName: `${name}-${config.stage}`,
     metricValue: '1',

@@ -14,6 +14,8 @@ import { DefaultStackSynthesizer, Stack, Token, Validations, type StackProps } f
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct, Node } from 'constructs';
 import { API_GATEWAY_ACCOUNT_STACK_NAME } from './api-gateway-account-stack.ts';
+import { keys } from '../functions/shared/table-definition.ts';
+import { addPreviewContainment } from './preview-containment.ts';
 import { PRODUCTION_STAGE } from './stage-config.ts';
 
 export const GITHUB_OIDC_ISSUER = 'token.actions.githubusercontent.com';
@@ -24,10 +26,13 @@ export const CI_ROLE_NAMES = {
   production: 'museum-github-production-deploy',
   diff: 'museum-github-production-diff',
   preview: 'museum-github-preview-deploy',
+  previewCleanup: 'museum-github-preview-cleanup',
 } as const;
 
 /** Stacks a preview creates; the preview role may delete these and nothing else directly. */
 export const PREVIEW_STACK_PATTERNS = ['MuseumApi-pr-*', 'MuseumMockApi-pr-*'];
+/** Tables of preview stacks (CloudFormation names them after the stack). */
+export const PREVIEW_TABLE_PATTERN = 'MuseumApi-pr-*';
 /** Production stacks the read-only diff identity may read. */
 export const PRODUCTION_STACK_NAMES = [`MuseumApi-${PRODUCTION_STAGE}`, `MuseumMockApi-${PRODUCTION_STAGE}`, API_GATEWAY_ACCOUNT_STACK_NAME];
 
@@ -136,7 +141,35 @@ export class CiIdentitiesStack extends Stack {
           resources: PREVIEW_STACK_PATTERNS.map((pattern) => stackArn(this, pattern)),
         }),
       );
+      // CloudFormation's execution policy and the roles' boundary in the preview account.
+      addPreviewContainment(this);
+      // The nightly preview-cleanup.yml (runs on main): lists stacks, deletes closed previews'.
+      const cleanup = this.role('PreviewCleanup', CI_ROLE_NAMES.previewCleanup, provider, config, 'ref:refs/heads/main',
+        'Deletes the preview stacks of closed pull requests (nightly workflow on main)');
+      cleanup.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['cloudformation:DescribeStacks'], resources: ['*'] }));
+      cleanup.addToPrincipalPolicy(
+        new iam.PolicyStatement({ actions: ['cloudformation:DeleteStack'], resources: PREVIEW_STACK_PATTERNS.map((pattern) => stackArn(this, pattern)) }),
+      );
+      Validations.of(cleanup).acknowledge(
+        { id: 'AwsSolutions-IAM5[Resource::*]', reason: 'DescribeStacks without a stack name (listing the previews) has no resource-level permission.' },
+        ...PREVIEW_STACK_PATTERNS.map((pattern) => ({
+          id: `AwsSolutions-IAM5[Resource::${this.stackArnForFindings(account, pattern)}]`,
+          reason: 'Any pull-request preview stack of this app, in the preview account only.',
+        })),
+      );
+      // The smoke test after a deploy adds a temporary editor and removes it (users CLI): only
+      // in the USERS partition of a preview's events table, never an event or another table.
+      preview.addToPrincipalPolicy(
+        new iam.PolicyStatement({
+          actions: ['dynamodb:PutItem', 'dynamodb:DeleteItem'],
+          resources: [this.formatArn({ service: 'dynamodb', resource: 'table', resourceName: PREVIEW_TABLE_PATTERN })],
+          conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [keys.usersPartition] } },
+        }),
+      );
       Validations.of(preview).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::${this.tableArnForFindings(account, PREVIEW_TABLE_PATTERN)}]`,
+        reason: 'The events tables of pull-request previews (generated names under MuseumApi-pr-*), USERS partition only: the temporary smoke-test user.',
+      }, {
         id: `AwsSolutions-IAM5[Resource::${this.stackArnForFindings(account, 'MuseumApi-pr-*')}]`,
         reason: 'Any pull-request preview stack of this app, in the preview account only; the stack id suffix is unknown in advance.',
       }, {
@@ -144,6 +177,10 @@ export class CiIdentitiesStack extends Stack {
         reason: 'Any pull-request preview mock stack of this app, in the preview account only; the stack id suffix is unknown in advance.',
       });
     }
+  }
+
+  private tableArnForFindings(account: string, name: string): string {
+    return this.stackArnForFindings(account, '').replace(':cloudformation:', ':dynamodb:').replace(/:stack\/\/\*$/, `:table/${name}`);
   }
 
   /** A stack ARN as cdk-nag writes it in a finding: literals where known, else the pseudo parameters. */

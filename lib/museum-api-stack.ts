@@ -1,14 +1,16 @@
 // `MuseumApi-<stage>`: the tables, the functions, the REST API and, in production, its web ACL
 // and alarms. Production stacks have termination protection.
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Fn, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { API_VERSION } from '../functions/shared/routes.ts';
 import { apiDocuments } from './api-documents.ts';
 import { ApiMonitoring } from './api-monitoring.ts';
 import { acknowledgeNoFirewall, ApiFirewall } from './api-firewall.ts';
+import { CanaryReleases } from './canary-releases.ts';
 import { MuseumFunctions } from './museum-functions.ts';
 import { MuseumTables } from './museum-tables.ts';
 import { SpecialEventsApi } from './special-events-api.ts';
+import { UnauthenticatedThrottling } from './unauthenticated-throttling.ts';
 import type { StageConfig } from './stage-config.ts';
 
 export interface MuseumApiStackProps extends StackProps {
@@ -23,6 +25,8 @@ export class MuseumApiStack extends Stack {
   readonly api: SpecialEventsApi;
   readonly monitoring: ApiMonitoring | undefined;
   readonly firewall: ApiFirewall | undefined;
+  /** Production only: CodeDeploy canaries with automatic rollback; previews switch at once. */
+  readonly releases: CanaryReleases | undefined;
 
   constructor(scope: Construct, id: string, props: MuseumApiStackProps) {
     super(scope, id, {
@@ -39,8 +43,12 @@ export class MuseumApiStack extends Stack {
     });
     this.api = new SpecialEventsApi(this, 'SpecialEvents', { config, functions: this.functions, documents: apiDocuments() });
 
+    new UnauthenticatedThrottling(this, 'UnauthenticatedThrottling', { config, api: this.api.api });
+
     this.firewall = config.waf ? new ApiFirewall(this, 'Firewall', { config, stage: this.api.api.deploymentStage }) : undefined;
     if (!this.firewall) acknowledgeNoFirewall(this.api.api.deploymentStage, config);
+
+    this.releases = config.isProduction ? new CanaryReleases(this, 'Releases', { config, functions: this.functions, api: this.api }) : undefined;
 
     this.monitoring = config.monitoring
       ? new ApiMonitoring(this, 'Monitoring', { config, api: this.api, functions: this.functions, tables: this.tables })
@@ -51,11 +59,22 @@ export class MuseumApiStack extends Stack {
       description: 'Events and users table (for `npm run users -- ... --table`)',
       value: this.tables.events.tableName,
     });
+    new CfnOutput(this, 'IdempotencyTableName', {
+      description: 'Idempotency records of POST /special-events (docs/DEPLOY.md, Restore)',
+      value: this.tables.idempotency.tableName,
+    });
     if (this.api.domainName) {
       new CfnOutput(this, 'CustomDomainTarget', {
         description: 'Point a CNAME or alias record for the custom domain here',
         value: this.api.domainName.domainNameAliasDomainName,
       });
+    }
+    if (this.firewall) {
+      // What `aws wafv2 get-ip-set`/`update-ip-set` need (docs/DEPLOY.md, blocking an address).
+      for (const [version, set] of [['Ipv4', this.firewall.blockedAddresses.ipv4], ['Ipv6', this.firewall.blockedAddresses.ipv6]] as const) {
+        new CfnOutput(this, `Blocked${version}SetName`, { description: `WAF IP set of blocked ${version} addresses: name`, value: Fn.select(0, Fn.split('|', set.ref)) });
+        new CfnOutput(this, `Blocked${version}SetId`, { description: `WAF IP set of blocked ${version} addresses: id`, value: set.attrId });
+      }
     }
     if (this.monitoring) new CfnOutput(this, 'AlarmTopicArn', { description: 'SNS topic the alarms notify', value: this.monitoring.topic.topicArn });
   }

@@ -7,8 +7,10 @@ import { Tags, Validations, type App } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { API_GATEWAY_ACCOUNT_STACK_NAME, ApiGatewayAccountStack } from './api-gateway-account-stack.ts';
 import { CiIdentitiesStack, readCiIdentitiesConfig } from './ci-identities-stack.ts';
+import { readDeploymentRegion } from './deployment-region.ts';
 import { MuseumApiStack } from './museum-api-stack.ts';
 import { MuseumMockApiStack } from './museum-mock-api-stack.ts';
+import { applyPreviewBoundary } from './preview-containment.ts';
 import { MuseumChecks } from './museum-nag-rules.ts';
 import { readStageConfig, type StageConfig } from './stage-config.ts';
 
@@ -23,8 +25,9 @@ export interface MuseumApp {
 
 export function addMuseumStacks(app: App, options: { functionsDirectory?: string } = {}): MuseumApp {
   const config = readStageConfig(app.node);
-  // Environment-agnostic unless the CLI knows an account and region: synthesis needs no credentials.
-  const env = { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION };
+  // The region is always explicit (lib/deployment-region.ts); the account only when the CLI knows
+  // it from credentials, so synthesis needs none.
+  const env = { account: process.env.CDK_DEFAULT_ACCOUNT, region: readDeploymentRegion(app.node) };
   const api = new MuseumApiStack(app, `MuseumApi-${config.stage}`, { env, config, ...options });
   const mock = new MuseumMockApiStack(app, `MuseumMockApi-${config.stage}`, { env, config });
   const account = config.isProduction ? new ApiGatewayAccountStack(app, API_GATEWAY_ACCOUNT_STACK_NAME, { env }) : undefined;
@@ -34,6 +37,8 @@ export function addMuseumStacks(app: App, options: { functionsDirectory?: string
     mock.addStackDependency(account, reason);
   }
   for (const stack of [api, mock]) {
+    // A preview's roles carry the preview account's boundary (lib/preview-containment.ts).
+    if (!config.isProduction) applyPreviewBoundary(stack);
     Tags.of(stack).add('project', 'museum-special-events');
     Tags.of(stack).add('stage', config.stage);
   }

@@ -3,6 +3,11 @@
 // own DynamoDB actions (lib/function-permissions.ts), its own log group (JSON lines) and active
 // tracing. The authorizer has reserved concurrency: a flood of new credentials, each a ~350 ms
 // scrypt verification, is throttled (503 + Retry-After) instead of scaling the bill without bound.
+//
+// Every function is published as a version behind the alias `live`, and API Gateway (the
+// integrations and the authorizer) calls only the alias: a release is a new version, and moving
+// the alias is how it reaches traffic, gradually in production (lib/canary-releases.ts) and at
+// once in previews. Old versions are retained so that a rollback is pointing the alias back.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,6 +37,10 @@ export class MuseumFunctions extends Construct {
   /** Route handlers by bundle name (route.handler). */
   readonly handlers: ReadonlyMap<string, lambda.Function>;
   readonly authorizer: lambda.Function;
+  /** The `live` alias of each route handler, by bundle name: what API Gateway integrates. */
+  readonly liveHandlers: ReadonlyMap<string, lambda.Alias>;
+  /** The authorizer's `live` alias: what the REST API's authorizer calls. */
+  readonly liveAuthorizer: lambda.Alias;
 
   constructor(scope: Construct, id: string, props: MuseumFunctionsProps) {
     super(scope, id);
@@ -66,6 +75,16 @@ export class MuseumFunctions extends Construct {
       tables,
       environment: { ...common, AUTH_CACHE_TTL_SECONDS: String(config.authorizerMemoryCacheTtlSeconds) },
       settings: FUNCTION_SETTINGS.authorizer,
+    });
+    this.liveHandlers = new Map([...handlers].map(([name, fn]) => [name, liveAlias(fn)]));
+    this.liveAuthorizer = liveAlias(this.authorizer);
+  }
+
+  /** Each function with its `live` alias. */
+  get allLive(): { fn: lambda.Function; alias: lambda.Alias }[] {
+    return [...this.handlers].map(([name, fn]) => ({ fn, alias: this.liveHandlers.get(name) as lambda.Alias })).concat({
+      fn: this.authorizer,
+      alias: this.liveAuthorizer,
     });
   }
 
@@ -104,7 +123,10 @@ export class MuseumFunctions extends Construct {
     for (const statement of dataAccessStatements(name, options.tables)) role.addToPrincipalPolicy(statement);
 
     const fn = new lambda.Function(this, id, {
-      description: `Museum Special Events API: ${name}`,
+      // The release (`-c release=<commit>`, set by CI) in the description: every release
+      // publishes one new version of every function, so the version before the live one is the
+      // previous release's, for all six alike (bin/rollback.sh relies on that).
+      description: `Museum Special Events API: ${name}${options.config.release ? ` (release ${options.config.release})` : ''}`,
       code: lambda.Code.fromAsset(bundle),
       handler: 'index.handler',
       runtime: lambda.Runtime.NODEJS_24_X,
@@ -113,6 +135,9 @@ export class MuseumFunctions extends Construct {
       timeout: Duration.seconds(options.settings.timeoutSeconds),
       environment: options.environment,
       logGroup,
+      // In production a new version per release keeps the older ones, the targets of a rollback
+      // by hand (docs/DEPLOY.md); deleting the function deletes them all. Nothing of a preview is retained.
+      currentVersionOptions: { removalPolicy: options.config.isProduction ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY },
       // Powertools writes JSON; JSON format makes Lambda's own lines (START, REPORT, errors) JSON too.
       loggingFormat: lambda.LoggingFormat.JSON,
       role,
@@ -125,6 +150,13 @@ export class MuseumFunctions extends Construct {
     });
     return fn;
   }
+}
+
+export const LIVE_ALIAS = 'live';
+
+function liveAlias(fn: lambda.Function): lambda.Alias {
+  // currentVersion publishes a new version whenever the code or configuration changes.
+  return new lambda.Alias(fn, 'Live', { aliasName: LIVE_ALIAS, version: fn.currentVersion, description: 'What API Gateway calls' });
 }
 
 function pascalCase(name: string): string {

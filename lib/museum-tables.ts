@@ -9,9 +9,9 @@ import type { StageConfig } from './stage-config.ts';
 
 export class MuseumTables extends Construct {
   /** Events, their per-month index items and the API users. */
-  readonly events: dynamodb.TableV2;
+  readonly events: dynamodb.ITableV2;
   /** Idempotency records of POST, PATCH and DELETE, written with the commit; they expire after 24 hours. */
-  readonly idempotency: dynamodb.TableV2;
+  readonly idempotency: dynamodb.ITableV2;
 
   constructor(scope: Construct, id: string, config: StageConfig) {
     super(scope, id);
@@ -20,12 +20,16 @@ export class MuseumTables extends Construct {
       ? { removalPolicy: RemovalPolicy.RETAIN, deletionProtection: true }
       : { removalPolicy: RemovalPolicy.DESTROY, deletionProtection: false };
 
-    this.events = new dynamodb.TableV2(this, 'Events', {
-      ...keySchema(eventsTable),
-      ...retention,
-      billing: dynamodb.Billing.onDemand(),
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: config.isProduction },
-    });
+    // An existing table (a restored one, docs/DEPLOY.md "Restore") is attached by name instead of
+    // the stack's own; the stack's own table is then left in place (retained in production).
+    this.events = config.existingTables.events
+      ? dynamodb.TableV2.fromTableName(this, 'AttachedEvents', config.existingTables.events)
+      : new dynamodb.TableV2(this, 'Events', {
+          ...keySchema(eventsTable),
+          ...retention,
+          billing: dynamodb.Billing.onDemand(),
+          pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: config.isProduction },
+        });
     if (!config.isProduction) {
       Validations.of(this).acknowledge(
         {
@@ -39,15 +43,19 @@ export class MuseumTables extends Construct {
       );
     }
 
-    this.idempotency = new dynamodb.TableV2(this, 'Idempotency', {
-      ...keySchema(idempotencyTable),
-      ...retention,
-      billing: dynamodb.Billing.onDemand(),
-    });
-    Validations.of(this.idempotency).acknowledge({
-      id: MUSEUM_NAG_RULES.pointInTimeRecovery,
-      reason: 'Idempotency records only deduplicate retries for 24 hours and expire by TTL: there is nothing to restore.',
-    });
+    if (config.existingTables.idempotency) {
+      this.idempotency = dynamodb.TableV2.fromTableName(this, 'AttachedIdempotency', config.existingTables.idempotency);
+    } else {
+      this.idempotency = new dynamodb.TableV2(this, 'Idempotency', {
+        ...keySchema(idempotencyTable),
+        ...retention,
+        billing: dynamodb.Billing.onDemand(),
+      });
+      Validations.of(this.idempotency).acknowledge({
+        id: MUSEUM_NAG_RULES.pointInTimeRecovery,
+        reason: 'Idempotency records only deduplicate retries for 24 hours and expire by TTL: there is nothing to restore.',
+      });
+    }
   }
 }
 

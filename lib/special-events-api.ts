@@ -93,7 +93,7 @@ export class SpecialEventsApi extends Construct {
 
     this.authorizer = new apigw.RequestAuthorizer(this, 'BasicAuthorizer', {
       authorizerName: AUTHORIZER_NAME,
-      handler: functions.authorizer,
+      handler: functions.liveAuthorizer,
       identitySources: [apigw.IdentitySource.header('Authorization')],
       // The cached policy covers every route the user's role allows (functions/authorizer.ts).
       resultsCacheTtl: Duration.seconds(config.authorizerCacheTtlSeconds),
@@ -111,7 +111,7 @@ export class SpecialEventsApi extends Construct {
     // CORS preflights are the OPTIONS methods below (with Allow), not CDK's preflight options.
     this.versionRoot = this.api.root.addResource(VERSION_RESOURCE);
     for (const route of routes) {
-      const handler = functions.handlers.get(route.handler);
+      const handler = functions.liveHandlers.get(route.handler);
       if (!handler) throw new Error(`No function was built for the route handler ${route.handler}`);
       const pathParameters = [...route.path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] as string);
       // HEAD is its own method in API Gateway: routed to the GET route's function, which answers without content.

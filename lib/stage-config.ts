@@ -31,6 +31,10 @@ export interface StageConfig {
   waf: boolean;
   /** Requests per client IP per 5 minutes before the WAF blocks it. */
   wafRateLimitPer5Minutes: number;
+  /** Tables the stage uses instead of creating its own (a restore): context `eventsTableName`, `idempotencyTableName`. */
+  existingTables: { events: string | undefined; idempotency: string | undefined };
+  /** What is being deployed (CI passes the commit): in each function's description, so every release is a new version. */
+  release: string | undefined;
   /** Optional custom domain: `https://<domainName>/v1.1` (certificate in the same region). */
   customDomain: { domainName: string; certificateArn: string } | undefined;
 }
@@ -82,6 +86,8 @@ export function readStageConfig(node: Context): StageConfig {
     waf: boolean(node, 'waf', isProduction),
     wafRateLimitPer5Minutes: wafRateLimit(integer(node, 'wafRateLimitPer5Minutes', WAF_RATE_LIMIT_PER_5_MINUTES)),
     customDomain: domainName && certificateArn ? { domainName, certificateArn } : undefined,
+    release: release(string(node, 'release')),
+    existingTables: { events: tableName(node, 'eventsTableName'), idempotency: tableName(node, 'idempotencyTableName') },
   };
 }
 
@@ -145,4 +151,17 @@ function list(node: Context, key: string): string[] {
     if (!/^https?:\/\/[^/*\s]+$/.test(origin)) throw new Error(`Context "${key}": "${origin}" is not an origin like https://museum.example`);
   }
   return origins;
+}
+
+// A commit id or a tag: it goes into a Lambda description (at most 256 characters).
+function release(value: string | undefined): string | undefined {
+  if (value !== undefined && !/^[A-Za-z0-9._-]{1,64}$/.test(value)) throw new Error(`Context "release" must be a commit id or tag, not "${value}"`);
+  return value;
+}
+
+// DynamoDB's rule for table names.
+function tableName(node: Context, key: string): string | undefined {
+  const value = string(node, key);
+  if (value !== undefined && !/^[A-Za-z0-9_.-]{3,255}$/.test(value)) throw new Error(`Context "${key}": "${value}" is not a DynamoDB table name`);
+  return value;
 }

@@ -16,7 +16,7 @@ export { processStart };
 export const LOCK_FILE = 'local-api.lock';
 
 export interface LockRecord {
-  holder: 'npm start' | 'users CLI';
+  holder: 'npm start' | 'users CLI' | 'events CLI';
   pid: number;
   /** processStart(pid): tells the holder from a later process that got the same pid. */
   processStart: string;

@@ -3,7 +3,8 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App, Validations } from 'aws-cdk-lib';
+import { App, Aws, Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import * as logs from 'aws-cdk-lib/aws-logs';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { gatewayResponse, GATEWAY_RESPONSES, methodNotAllowedResponse, WWW_AUTHENTICATE } from '../../functions/shared/gateway-responses.ts';
@@ -23,7 +24,8 @@ import { DATA_ACCESS } from '../../lib/function-permissions.ts';
 import { FUNCTIONS_DIRECTORY } from '../../lib/museum-functions.ts';
 import { addMuseumStacks } from '../../lib/museum-app.ts';
 import { MUSEUM_NAG_RULES } from '../../lib/museum-nag-rules.ts';
-import { resourcePath, resourcesOfType, synthesize, type Synthesized } from './synthesize.ts';
+import { PREVIEW_BOUNDARY_NAME } from '../../lib/preview-containment.ts';
+import { resourcePath, resourcesOfType, synthesize, TEST_REGION, type Synthesized } from './synthesize.ts';
 
 const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context: Record<string, unknown> };
 const FUNCTION_NAMES = [...new Set(routes.map((route) => route.handler)), AUTHORIZER_HANDLER];
@@ -32,6 +34,18 @@ const CDK_HELPER_FUNCTION = /CustomResource|Provider|LogRetention|AutoDeleteObje
 
 let prod: Synthesized;
 let preview: Synthesized;
+// Configurations several tests read (synthesize() caches each): one synthesis serves them all.
+const CONFIGURED_PREVIEW = {
+  stage: 'pr-2',
+  authorizerCacheTtlSeconds: '60',
+  corsOrigins: 'https://museum.example',
+  waf: 'true',
+  monitoring: 'true',
+  alarmEmail: 'ops@museum.example',
+  domainName: 'api.museum.example',
+  certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc',
+};
+const PROD_WITHOUT_WAF_BY_EMAIL = { waf: 'false', alarmEmail: 'ops@museum.example' };
 
 beforeAll(() => {
   prod = synthesize();
@@ -224,14 +238,7 @@ describe('REST API', () => {
       IdentitySource: 'method.request.header.Authorization',
       AuthorizerResultTtlInSeconds: 300,
     });
-    const configured = synthesize({
-      stage: 'pr-2',
-      authorizerCacheTtlSeconds: '60',
-      corsOrigins: 'https://museum.example',
-      waf: 'true',
-      monitoring: 'true',
-      alarmEmail: 'ops@museum.example',
-    });
+    const configured = synthesize(CONFIGURED_PREVIEW);
     try {
       configured.apiTemplate.hasResourceProperties('AWS::ApiGateway::Authorizer', { AuthorizerResultTtlInSeconds: 60 });
       // CORS: preflight OPTIONS answer without authentication, only for the configured origin.
@@ -348,7 +355,7 @@ describe('REST API', () => {
   });
 
   test('with a custom domain, the execute-api endpoint is disabled; without one it is the API address', () => {
-    const custom = synthesize({ stage: 'pr-3', domainName: 'api.museum.example', certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc' });
+    const custom = synthesize(CONFIGURED_PREVIEW);
     try {
       custom.apiTemplate.hasResourceProperties('AWS::ApiGateway::RestApi', { DisableExecuteApiEndpoint: true });
       custom.apiTemplate.resourceCountIs('AWS::ApiGateway::DomainName', 1);
@@ -400,7 +407,8 @@ describe('REST API', () => {
       app.apiTemplate.hasResourceProperties('AWS::ApiGateway::Stage', {
         StageName: app.config.stage,
         TracingEnabled: true,
-        MethodSettings: [Match.objectLike({ HttpMethod: '*', ResourcePath: '/*', LoggingLevel: 'ERROR', DataTraceEnabled: false, ThrottlingRateLimit: rate, ThrottlingBurstLimit: burst })],
+        // The stage-wide entry first; the unauthenticated methods' own throttles follow (tested below).
+        MethodSettings: Match.arrayWith([Match.objectLike({ HttpMethod: '*', ResourcePath: '/*', LoggingLevel: 'ERROR', DataTraceEnabled: false, ThrottlingRateLimit: rate, ThrottlingBurstLimit: burst })]),
       });
     }
     const stage = Object.values(resourcesOfType(prod.apiTemplate, 'AWS::ApiGateway::Stage'))[0]?.Properties as any;
@@ -432,7 +440,9 @@ describe('REST API', () => {
 
   test('outputs: the base URL ends in /v1.1 on the stage, and the table name', () => {
     const outputs = prod.apiTemplate.toJSON().Outputs as Record<string, { Value: unknown }>;
-    expect(Object.keys(outputs).sort()).toEqual(['AlarmTopicArn', 'ApiBaseUrl', 'TableName']);
+    expect(Object.keys(outputs).sort()).toEqual(
+      ['AlarmTopicArn', 'ApiBaseUrl', 'BlockedIpv4SetId', 'BlockedIpv4SetName', 'BlockedIpv6SetId', 'BlockedIpv6SetName', 'IdempotencyTableName', 'TableName'],
+    );
     const url = JSON.stringify(outputs.ApiBaseUrl?.Value);
     expect(url).toMatch(/"\/v1\.1"\]\]\}$/);
     expect(url).toContain('.execute-api.');
@@ -514,7 +524,7 @@ describe('TableV2 checks (cdk-nag rules Museum-DDBGT1/2)', () => {
   test('the app runs the rules: a TableV2 without PITR or deletion protection fails synthesis, unless acknowledged', () => {
     const outdir = mkdtempSync(join(tmpdir(), 'museum-nag-'));
     try {
-      const app = new App({ outdir, context: { ...cdkJson.context, alarmEmail: 'ops@museum.example' } });
+      const app = new App({ outdir, context: { ...cdkJson.context, region: TEST_REGION, alarmEmail: 'ops@museum.example' } });
       const { api } = addMuseumStacks(app);
       new dynamodb.TableV2(api, 'Unprotected', { partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING } });
       const acknowledged = new dynamodb.TableV2(api, 'Acknowledged', { partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING } });
@@ -559,6 +569,22 @@ describe('WAF', () => {
     for (const name of [FIREWALL_RULES.ipReputation, FIREWALL_RULES.commonRules, FIREWALL_RULES.knownBadInputs]) {
       expect(rules.get(name).OverrideAction).toEqual({ None: {} });
     }
+    // The operator's block list: two IP sets, empty as deployed, checked before anything else.
+    const sets = prod.api.firewall!.blockedAddresses;
+    expect(rules.get(FIREWALL_RULES.blockedAddresses)).toMatchObject({
+      Priority: 0,
+      Action: { Block: {} },
+      Statement: {
+        OrStatement: {
+          Statements: [sets.ipv4, sets.ipv6].map((set) => ({ IPSetReferenceStatement: { Arn: { 'Fn::GetAtt': [prod.api.getLogicalId(set), 'Arn'] } } })),
+        },
+      },
+    });
+    for (const version of ['IPV4', 'IPV6']) {
+      prod.apiTemplate.hasResourceProperties('AWS::WAFv2::IPSet', { Scope: 'REGIONAL', IPAddressVersion: version, Addresses: [], Name: Match.absent() });
+    }
+    const outputs = prod.apiTemplate.toJSON().Outputs as Record<string, unknown>;
+    expect(Object.keys(outputs)).toEqual(expect.arrayContaining(['BlockedIpv4SetName', 'BlockedIpv4SetId', 'BlockedIpv6SetName', 'BlockedIpv6SetId']));
     const aclId = prod.api.getLogicalId(prod.api.firewall!.webAcl);
     prod.apiTemplate.hasResourceProperties('AWS::WAFv2::WebACLAssociation', {
       WebACLArn: { 'Fn::GetAtt': [aclId, 'Arn'] },
@@ -567,8 +593,13 @@ describe('WAF', () => {
   });
 
   test('WAF logs what it blocked or counted to an aws-waf-logs- group, with the Authorization header redacted', () => {
-    const logGroupName = 'aws-waf-logs-museum-special-events-prod';
-    prod.apiTemplate.hasResourceProperties('AWS::Logs::LogGroup', { LogGroupName: logGroupName, RetentionInDays: 90 });
+    // The name ends in the stack id's UUID: retained, it must not collide with the next deployment's.
+    prod.apiTemplate.hasResourceProperties('AWS::Logs::LogGroup', {
+      LogGroupName: {
+        'Fn::Join': ['', ['aws-waf-logs-museum-special-events-prod-', { 'Fn::Select': [2, { 'Fn::Split': ['/', { Ref: 'AWS::StackId' }] }] }]],
+      },
+      RetentionInDays: 90,
+    });
     const [logging] = Object.values(resourcesOfType(prod.apiTemplate, 'AWS::WAFv2::LoggingConfiguration')).map((r) => r.Properties as any);
     const logGroupId = logicalId(prod.api, prod.api.firewall!.logGroup);
     // Ref of a log group is its name: the ARN ends in the name, without the `:*` WAF refuses.
@@ -581,7 +612,7 @@ describe('WAF', () => {
   test('previews have no web ACL unless asked for, and production can opt out', () => {
     preview.apiTemplate.resourceCountIs('AWS::WAFv2::WebACL', 0);
     expect(prod.config.waf).toBe(true);
-    const optedOut = synthesize({ waf: 'false', alarmEmail: 'ops@museum.example' });
+    const optedOut = synthesize(PROD_WITHOUT_WAF_BY_EMAIL);
     try {
       optedOut.apiTemplate.resourceCountIs('AWS::WAFv2::WebACL', 0);
       expect(optedOut.nagViolations).toEqual([]); // APIG3 acknowledged with the opt-out's reason
@@ -591,9 +622,53 @@ describe('WAF', () => {
   });
 });
 
+test('Museum-RDP1: a retained resource with a fixed physical name fails synthesis; a generated or per-instance name passes', () => {
+  const outdir = mkdtempSync(join(tmpdir(), 'museum-nag-'));
+  try {
+    const app = new App({ outdir, context: { ...cdkJson.context, region: TEST_REGION, alarmEmail: 'ops@museum.example' } });
+    const { api } = addMuseumStacks(app);
+    const retain = { removalPolicy: RemovalPolicy.RETAIN };
+    new logs.LogGroup(api, 'FixedRetained', { ...retain, logGroupName: 'museum-fixed-name' });
+    new logs.LogGroup(api, 'RegionalRetained', { ...retain, logGroupName: `museum-${Stack.of(api).region}-${Aws.ACCOUNT_ID}` });
+    new logs.LogGroup(api, 'PerInstance', { ...retain, logGroupName: `museum-${Fn.select(2, Fn.split('/', Aws.STACK_ID))}` });
+    new logs.LogGroup(api, 'Generated', retain);
+    new logs.LogGroup(api, 'FixedDestroyed', { logGroupName: 'museum-destroyed-with-the-stack', removalPolicy: RemovalPolicy.DESTROY });
+    expect(() => app.synth()).toThrow();
+    const report = JSON.parse(readFileSync(join(outdir, 'validation-report.json'), 'utf8')) as {
+      pluginReports: { violations: { ruleName: string; violatingConstructs: { constructPath: string }[] }[] }[];
+    };
+    const violations = report.pluginReports.flatMap((plugin) => plugin.violations);
+    expect(violations.map((v) => v.ruleName)).toEqual([MUSEUM_NAG_RULES.redeployable]);
+    expect(violations[0]!.violatingConstructs.map((c) => c.constructPath).sort()).toEqual(
+      ['MuseumApi-prod/FixedRetained/Resource', 'MuseumApi-prod/RegionalRetained/Resource'].sort(),
+    );
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
+});
+
+test('no retained resource of production or a preview has a fixed physical name (the rule found nothing to acknowledge)', () => {
+  for (const app of [prod, preview]) {
+    expect(app.nagViolations).toEqual([]);
+    for (const template of [app.apiTemplate, app.mockTemplate]) {
+      const retained = Object.values(template.toJSON().Resources as Record<string, { DeletionPolicy?: string; Properties?: Record<string, unknown> }>)
+        .filter((resource) => resource.DeletionPolicy === 'Retain');
+      for (const resource of retained) {
+        for (const [key, value] of Object.entries(resource.Properties ?? {})) {
+          if (/Name$/.test(key) && typeof value === 'string') throw new Error(`retained resource with a literal ${key}: ${value}`);
+        }
+      }
+    }
+  }
+});
+
 describe('operations', () => {
   type Alarm = { AlarmName?: string; MetricName?: string; Metrics?: any[]; Threshold: number; EvaluationPeriods: number; DatapointsToAlarm?: number; AlarmActions: unknown[]; AlarmDescription: string };
-  const alarmsOf = (app: Synthesized) => Object.entries(resourcesOfType(app.apiTemplate, 'AWS::CloudWatch::Alarm')).map(([id, a]) => ({ id, ...(a.Properties as unknown as Alarm) }));
+  // The paging alarms (lib/api-monitoring.ts); the canary's release alarms are tested with it below.
+  const alarmsOf = (app: Synthesized) =>
+    Object.entries(resourcesOfType(app.apiTemplate, 'AWS::CloudWatch::Alarm'))
+      .filter(([id]) => id.startsWith('Monitoring'))
+      .map(([id, a]) => ({ id, ...(a.Properties as unknown as Alarm) }));
   const metricNamesOf = (alarm: Alarm) => [alarm.MetricName, ...(alarm.Metrics ?? []).map((m) => m.MetricStat?.Metric.MetricName)].filter(Boolean);
 
   test('production alarms cover 5xx rate, p99 latency, authorizer failures, throttles and duration, failed logins, handler errors and throttles, DynamoDB throttling and system errors', () => {
@@ -601,7 +676,13 @@ describe('operations', () => {
     const topicId = logicalId(prod.api, prod.api.monitoring!.topic as never);
     for (const alarm of alarms) expect(alarm.AlarmActions).toEqual([{ Ref: topicId }]);
     const byId = (fragment: string) => alarms.find((alarm) => alarm.id.includes(fragment))!;
-    expect(metricNamesOf(byId('ServerErrorRate'))).toEqual(['Count', '5XXError']);
+    // Not 5XXError, which counts the 503s of modified gateway responses (authorizer failures) as 4xx.
+    expect(metricNamesOf(byId('ServerErrorRate'))).toEqual(['Count', 'ServerErrors-prod']);
+    prod.apiTemplate.hasResourceProperties('AWS::Logs::MetricFilter', {
+      FilterPattern: '{ $.status = "5*" }',
+      LogGroupName: { Ref: logicalId(prod.api, prod.api.api.accessLogs) },
+      MetricTransformations: [Match.objectLike({ MetricName: 'ServerErrors-prod', MetricValue: '1' })],
+    });
     expect(metricNamesOf(byId('P99Latency'))).toEqual(['Count', 'Latency']);
     expect(metricNamesOf(byId('AuthorizerFailures'))).toEqual(['AuthorizerFailures-prod']);
     expect(metricNamesOf(byId('FailedLogins'))).toEqual(['FailedLogins-prod']);
@@ -615,6 +696,14 @@ describe('operations', () => {
     }
     expect(alarms).toHaveLength(12);
     prod.apiTemplate.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+  });
+
+  test('the dashboard has what each runbook cites: the latency split, 5xx by source, 401s by address', () => {
+    const [dashboard] = Object.values(resourcesOfType(prod.apiTemplate, 'AWS::CloudWatch::Dashboard'));
+    const body = JSON.stringify(dashboard?.Properties?.DashboardBody);
+    for (const text of ['integration p99', 'authorizer p99', 'Latency', 'filter status like /^5/', 'by resourcePath, errorType', '401', 'by ip']) {
+      expect([text, body.includes(text)]).toEqual([text, true]);
+    }
   });
 
   test('no alarm pages on a single error: each needs a minimum request count or several breaching periods', () => {
@@ -636,7 +725,7 @@ describe('operations', () => {
     expect(parameters.AlarmEmail?.Default).toBeUndefined();
     prod.apiTemplate.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: { Ref: 'AlarmEmail' } });
 
-    const byEmail = synthesize({ alarmEmail: 'ops@museum.example' });
+    const byEmail = synthesize(PROD_WITHOUT_WAF_BY_EMAIL);
     const byTopic = synthesize({ alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:museum-ops-chat' });
     try {
       expect(byEmail.apiTemplate.toJSON().Parameters?.AlarmEmail).toBeUndefined();
@@ -668,3 +757,108 @@ describe('cdk-nag', () => {
 function documentBody(template: string): string {
   return Buffer.from(/\$util\.base64Decode\("([A-Za-z0-9+/=]+)"\)/.exec(template)?.[1] ?? '', 'base64').toString('utf8');
 }
+
+describe('canary releases', () => {
+  const aliasIds = (app: Synthesized) => app.api.functions.allLive.map(({ alias }) => logicalId(app.api, alias));
+
+  test('every function, the authorizer included, is published as a version behind a `live` alias, in production and previews', () => {
+    for (const app of [prod, preview]) {
+      const aliases = resourcesOfType(app.apiTemplate, 'AWS::Lambda::Alias');
+      expect(Object.keys(aliases).sort()).toEqual(aliasIds(app).sort());
+      for (const { fn, alias } of app.api.functions.allLive) {
+        const properties = aliases[logicalId(app.api, alias)]?.Properties;
+        expect(properties).toMatchObject({ Name: 'live', FunctionName: { Ref: logicalId(app.api, fn) }, FunctionVersion: { 'Fn::GetAtt': [expect.any(String), 'Version'] } });
+      }
+      // In production old versions stay: a rollback points the alias back at one.
+      for (const version of Object.values(resourcesOfType(app.apiTemplate, 'AWS::Lambda::Version'))) {
+        expect(version.DeletionPolicy).toBe(app === prod ? 'Retain' : 'Delete');
+      }
+    }
+  });
+
+  test('the integrations and the authorizer call the aliases, never $LATEST', () => {
+    for (const app of [prod, preview]) {
+      const ids = aliasIds(app);
+      const methods = Object.values(resourcesOfType(app.apiTemplate, 'AWS::ApiGateway::Method')).filter(
+        (method) => (method.Properties?.Integration as { Type?: string } | undefined)?.Type === 'AWS_PROXY',
+      );
+      expect(methods).toHaveLength(routes.length);
+      for (const method of methods) {
+        const uri = JSON.stringify((method.Properties?.Integration as { Uri: unknown }).Uri);
+        expect(ids.some((id) => uri.includes(`{"Ref":"${id}"}`))).toBe(true);
+      }
+      const [authorizer] = Object.values(resourcesOfType(app.apiTemplate, 'AWS::ApiGateway::Authorizer'));
+      expect(JSON.stringify(authorizer?.Properties?.AuthorizerUri)).toContain(`{"Ref":"${logicalId(app.api, app.api.functions.liveAuthorizer)}"}`);
+      // API Gateway may invoke the aliases only.
+      for (const permission of Object.values(resourcesOfType(app.apiTemplate, 'AWS::Lambda::Permission'))) {
+        expect(ids).toContain((permission.Properties?.FunctionName as { Ref: string }).Ref);
+      }
+    }
+  });
+
+  test('production shifts each alias with CodeDeploy, 10% for 5 minutes, watching release alarms, and rolls back by itself', () => {
+    const groups = Object.values(resourcesOfType(prod.apiTemplate, 'AWS::CodeDeploy::DeploymentGroup'));
+    expect(groups).toHaveLength(6);
+    const releaseAlarms = prod.api.releases!.releaseAlarms.map((alarm) => logicalId(prod.api, alarm));
+    for (const group of groups) {
+      expect(group.Properties).toMatchObject({
+        DeploymentConfigName: 'CodeDeployDefault.LambdaCanary10Percent5Minutes',
+        AutoRollbackConfiguration: { Enabled: true, Events: expect.arrayContaining(['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_REQUEST', 'DEPLOYMENT_STOP_ON_ALARM']) },
+        AlarmConfiguration: { Enabled: true, Alarms: expect.any(Array) },
+      });
+      const watched = (group.Properties?.AlarmConfiguration as { Alarms: { Name: { Ref: string } }[] }).Alarms.map((alarm) => alarm.Name.Ref);
+      expect(watched.length).toBeGreaterThanOrEqual(1);
+      for (const id of watched) expect(releaseAlarms).toContain(id);
+    }
+    // Each alias update waits for its CodeDeploy deployment.
+    for (const id of aliasIds(prod)) {
+      expect((prod.apiTemplate.toJSON().Resources[id] as { UpdatePolicy?: unknown }).UpdatePolicy).toMatchObject({ CodeDeployLambdaAliasUpdate: expect.any(Object) });
+    }
+    // Release alarms look at one minute (the canary lasts five): the stage's 5xx from the access
+    // log, and each handler's new version's errors.
+    const alarms = resourcesOfType(prod.apiTemplate, 'AWS::CloudWatch::Alarm');
+    for (const id of releaseAlarms) expect(alarms[id]?.Properties).toMatchObject({ Period: 60, EvaluationPeriods: 1 });
+    const versionAlarms = releaseAlarms.filter((id) => JSON.stringify(alarms[id]?.Properties).includes('ExecutedVersion'));
+    expect(versionAlarms).toHaveLength(5);
+  });
+
+  test('previews deploy all at once: no CodeDeploy', () => {
+    for (const type of ['AWS::CodeDeploy::DeploymentGroup', 'AWS::CodeDeploy::Application']) preview.apiTemplate.resourceCountIs(type, 0);
+    for (const alias of Object.values(preview.apiTemplate.toJSON().Resources as Record<string, { Type: string; UpdatePolicy?: unknown }>).filter((r) => r.Type === 'AWS::Lambda::Alias')) {
+      expect(alias.UpdatePolicy).toBeUndefined();
+    }
+  });
+});
+
+describe('unauthenticated routes', () => {
+  test('every method without credentials has its own throttle, a tenth of the stage\'s; the authenticated routes keep the stage limit', () => {
+    for (const [app, rate, burst] of [[prod, 10, 20], [preview, 1, 2]] as const) {
+      const [stage] = Object.values(resourcesOfType(app.apiTemplate, 'AWS::ApiGateway::Stage'));
+      const settings = stage?.Properties?.MethodSettings as { ResourcePath: string; HttpMethod: string; ThrottlingRateLimit: number; ThrottlingBurstLimit: number; LoggingLevel?: string }[];
+      const open = Object.values(resourcesOfType(app.apiTemplate, 'AWS::ApiGateway::Method'))
+        .filter((method) => (method.Properties?.AuthorizationType ?? 'NONE') === 'NONE')
+        .map((method) => `${String(method.Properties?.HttpMethod)} ${resourcePath(app.apiTemplate, method.Properties?.ResourceId)}`)
+        .sort();
+      // The 405 mocks, OPTIONS, the service index and the documents at least.
+      expect(open).toEqual(expect.arrayContaining(['ANY /v1.1/special-events', 'ANY /v1.1/special-events/{eventId}', 'OPTIONS /v1.1/special-events', 'GET /v1.1', 'GET /v1.1/openapi.json', 'GET /v1.1/docs']));
+      const throttled = settings
+        .filter((setting) => setting.ResourcePath !== '/*')
+        .map((setting) => `${setting.HttpMethod} ${setting.ResourcePath.slice(1).replace(/~1/g, '/')}`)
+        .sort();
+      expect(throttled).toEqual(open);
+      for (const setting of settings) {
+        if (setting.ResourcePath === '/*') expect(setting).toMatchObject({ HttpMethod: '*', ThrottlingRateLimit: app.config.throttle.rateLimit });
+        else expect(setting).toMatchObject({ ThrottlingRateLimit: rate, ThrottlingBurstLimit: burst, LoggingLevel: 'ERROR' });
+      }
+    }
+  });
+});
+
+test('every role of a preview carries the preview account\'s permissions boundary; production roles do not', () => {
+  for (const template of [preview.apiTemplate, preview.mockTemplate]) {
+    for (const role of Object.values(resourcesOfType(template, 'AWS::IAM::Role'))) {
+      expect(JSON.stringify(role.Properties?.PermissionsBoundary)).toContain(`:policy/${PREVIEW_BOUNDARY_NAME}`);
+    }
+  }
+  for (const role of Object.values(resourcesOfType(prod.apiTemplate, 'AWS::IAM::Role'))) expect(role.Properties?.PermissionsBoundary).toBeUndefined();
+});

@@ -3,6 +3,7 @@
 // no role a pull request can assume exists in the production account.
 import { Template } from 'aws-cdk-lib/assertions';
 import { CI_ROLE_NAMES, readCiIdentitiesConfig } from '../../lib/ci-identities-stack.ts';
+import { PREVIEW_BOUNDARY_NAME, PREVIEW_EXECUTION_POLICY_NAME } from '../../lib/preview-containment.ts';
 import { resourcesOfType, synthesize, type Synthesized } from './synthesize.ts';
 
 const REPOSITORY = 'museum/special-events-api';
@@ -81,11 +82,18 @@ test('the production account trusts the production environment (deploy) and push
   expect(JSON.stringify(roles)).not.toContain('pull_request');
 });
 
-test('the preview account trusts pull requests only, and the preview role is not in the production account', () => {
+test('the preview account trusts pull requests to deploy and main to clean up, and the preview role is not in the production account', () => {
   const { roles } = rolesOf('preview');
   expect(Object.fromEntries(roles.map((role) => [role.name, subjectOf(role.trust)]))).toEqual({
     [CI_ROLE_NAMES.preview]: [`repo:${REPOSITORY}:pull_request`],
+    [CI_ROLE_NAMES.previewCleanup]: [`repo:${REPOSITORY}:ref:refs/heads/main`],
   });
+  // The cleanup role can list stacks and delete previews, nothing else.
+  const cleanup = roles.find((role) => role.name === CI_ROLE_NAMES.previewCleanup)!;
+  expect(cleanup.statements.flatMap(actions).sort()).toEqual(['cloudformation:DeleteStack', 'cloudformation:DescribeStacks']);
+  const deletable = JSON.stringify(cleanup.statements.filter((s) => actions(s).includes('cloudformation:DeleteStack')).map((s) => s.Resource));
+  expect(deletable).toContain(`:${PREVIEW_ACCOUNT}:stack/MuseumApi-pr-*/*`);
+  expect(deletable).not.toContain('-prod');
   expect(JSON.stringify(roles)).not.toContain('environment:production');
 });
 
@@ -111,8 +119,12 @@ test('the diff identity can only read the production stacks\' templates', () => 
 test('the preview role can reach only the preview account: its bootstrap roles, and deleting pull-request stacks', () => {
   const preview = rolesOf('preview').roles.find((role) => role.name === CI_ROLE_NAMES.preview)!;
   expect(preview.statements.flatMap(actions).sort()).toEqual(
-    ['cloudformation:DeleteStack', 'cloudformation:DescribeStacks', 'sts:AssumeRole', 'sts:TagSession'],
+    ['cloudformation:DeleteStack', 'cloudformation:DescribeStacks', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'sts:AssumeRole', 'sts:TagSession'],
   );
+  // The smoke test's temporary user: preview tables, USERS partition only.
+  const users = preview.statements.find((s) => actions(s).includes('dynamodb:PutItem')) as unknown as { Resource: unknown; Condition: unknown };
+  expect(JSON.stringify(users.Resource)).toContain(`:${PREVIEW_ACCOUNT}:table/MuseumApi-pr-*`);
+  expect(users.Condition).toEqual({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['USERS'] } });
   const resources = JSON.stringify(preview.statements.map((statement) => statement.Resource));
   expect(resources).not.toContain(PRODUCTION_ACCOUNT);
   const stackResources = preview.statements.filter((s) => actions(s).includes('cloudformation:DeleteStack')).map((s) => JSON.stringify(s.Resource));
@@ -126,4 +138,30 @@ test('the preview role can reach only the preview account: its bootstrap roles, 
 test('the CI stacks are termination-protected and pass cdk-nag with nothing unacknowledged', () => {
   for (const stack of app.ci) expect(stack.terminationProtection).toBe(true);
   expect(app.nagViolations).toEqual([]);
+});
+
+test('the preview account gets a CloudFormation execution policy without a way out through IAM, and a boundary for the roles previews create', () => {
+  const managed = (kind: 'production' | 'preview') =>
+    Object.values(resourcesOfType(rolesOf(kind).template, 'AWS::IAM::ManagedPolicy')).map((policy) => policy.Properties as { ManagedPolicyName: string; PolicyDocument: { Statement: Statement[] } });
+  expect(managed('production')).toEqual([]);
+  const policies = Object.fromEntries(managed('preview').map((policy) => [policy.ManagedPolicyName, policy.PolicyDocument.Statement]));
+  expect(Object.keys(policies).sort()).toEqual([PREVIEW_BOUNDARY_NAME, PREVIEW_EXECUTION_POLICY_NAME].sort());
+  const execution = policies[PREVIEW_EXECUTION_POLICY_NAME]!;
+  // No iam:* and no administrator: IAM actions only on preview-named roles...
+  for (const statement of execution) {
+    for (const action of actions(statement)) {
+      expect(action).not.toMatch(/^(\*|iam:\*)$/);
+      if (action.startsWith('iam:') && statement.Effect !== 'Deny') expect(JSON.stringify(statement.Resource)).toMatch(/role\/Museum(Mock)?Api-pr-\*/);
+    }
+  }
+  // ...and a role can be created or given a policy only with the boundary attached.
+  const create = execution.find((statement) => actions(statement).includes('iam:CreateRole'))!;
+  expect(actions(create).sort()).toEqual(['iam:AttachRolePolicy', 'iam:CreateRole', 'iam:PutRolePolicy']);
+  expect(JSON.stringify(create.Condition)).toContain('iam:PermissionsBoundary');
+  const denied = execution.find((statement) => statement.Effect === 'Deny')!;
+  expect(actions(denied)).toEqual(expect.arrayContaining(['iam:DeleteRolePermissionsBoundary', 'iam:PutRolePermissionsBoundary', 'iam:CreateUser']));
+  // The boundary: the handlers' needs, on preview tables.
+  expect(policies[PREVIEW_BOUNDARY_NAME]!.flatMap(actions).sort()).toEqual(
+    ['dynamodb:*', 'logs:CreateLogStream', 'logs:PutLogEvents', 'xray:PutTelemetryRecords', 'xray:PutTraceSegments'].sort(),
+  );
 });

@@ -18,12 +18,15 @@ interface Step {
 }
 interface Job {
   if?: string;
+  env?: Record<string, string>;
+  concurrency?: { group: string; 'cancel-in-progress'?: boolean };
   needs?: string | string[];
   environment?: string | { name: string };
   permissions?: Record<string, string>;
   steps: Step[];
 }
 interface Workflow {
+  concurrency?: unknown;
   on: Record<string, { types?: string[]; branches?: string[] }>;
   jobs: Record<string, Job>;
 }
@@ -54,7 +57,7 @@ function shellLines(markdown: string): string[] {
 const deployGuide = shellLines(read('docs/DEPLOY.md'));
 
 test('every workflow file parses as YAML', () => {
-  expect(workflowFiles.sort()).toEqual(['preview.yml', 'production.yml']);
+  expect(workflowFiles.sort()).toEqual(['preview-cleanup.yml', 'preview.yml', 'production.yml']);
 });
 
 const steps = (job: Job) => job.steps;
@@ -104,6 +107,7 @@ test('production and previews assume different roles, each from its own variable
     ),
   );
   expect(roles).toEqual({
+    'preview-cleanup.yml cleanup': '${{ vars.AWS_PREVIEW_CLEANUP_ROLE_ARN }}',
     'preview.yml deploy': '${{ vars.AWS_PREVIEW_ROLE_ARN }}',
     'preview.yml destroy': '${{ vars.AWS_PREVIEW_ROLE_ARN }}',
     'production.yml diff': '${{ vars.AWS_DIFF_ROLE_ARN }}',
@@ -149,4 +153,55 @@ test('every cdk command the README shows is one docs/DEPLOY.md documents', () =>
   const readme = new URL('README.md', root);
   const readmeCommands = existsSync(readme) ? shellLines(readFileSync(readme, 'utf8')).filter((line) => line.startsWith('npx cdk')) : [];
   for (const command of readmeCommands) expect(deployGuide).toContain(command);
+});
+
+test('production is synthesized for the configured region, and the build refuses to run without one', () => {
+  const build = workflows['production.yml']!.jobs.build!;
+  expect(build.env?.AWS_REGION).toBe('${{ vars.AWS_REGION }}');
+  expect(runs(build)).toMatch(/if \[ -z "\$AWS_REGION" \]; then[\s\S]*exit 1/);
+  const guard = steps(build).findIndex((step) => step.run?.includes('"$AWS_REGION"'));
+  const synth = steps(build).findIndex((step) => step.run?.includes('npx cdk synth'));
+  expect(guard).toBeGreaterThanOrEqual(0);
+  expect(guard).toBeLessThan(synth);
+});
+
+test('a newer push never waits behind a pending approval: only the deploy job is serialized', () => {
+  const production = workflows['production.yml']!;
+  expect(production.concurrency).toBeUndefined();
+  expect(production.jobs.build!.concurrency).toBeUndefined();
+  expect(production.jobs.diff!.concurrency).toBeUndefined();
+  expect(production.jobs.deploy!.concurrency).toEqual({ group: 'production-deploy', 'cancel-in-progress': false });
+});
+
+test('every deploy names its release (the commit), so each release is one new version of every function', () => {
+  expect(runs(workflows['production.yml']!.jobs.build!)).toContain('npx cdk synth -c stage=prod -c release="$GITHUB_SHA"');
+  expect(runs(workflows['preview.yml']!.jobs.deploy!)).toContain('npx cdk deploy --all -c stage=pr-$PR_NUMBER -c release="$GITHUB_SHA"');
+});
+
+test('the preview is smoke-tested after its deploy as a temporary editor, removed on any exit', () => {
+  const deploy = workflows['preview.yml']!.jobs.deploy!;
+  const smoke = steps(deploy).find((step) => step.run?.includes('npm run smoke'));
+  expect(smoke).toBeDefined();
+  const script = smoke!.run!;
+  expect(script).toMatch(/npm run users -- add "\$MUSEUM_API_USERNAME" --role editor --table "\$table"/);
+  expect(script).toMatch(/trap 'npm run users -- remove "\$MUSEUM_API_USERNAME" --table "\$table"' EXIT/);
+  expect(script.indexOf('trap')).toBeLessThan(script.indexOf('npm run smoke'));
+  expect(script).toContain('::add-mask::$MUSEUM_API_PASSWORD');
+  const deployIndex = steps(deploy).findIndex((step) => step.run?.includes('npx cdk deploy'));
+  expect(steps(deploy).indexOf(smoke!)).toBeGreaterThan(deployIndex);
+});
+
+test('production is smoke-tested read-only after its deploy', () => {
+  const deploy = workflows['production.yml']!.jobs.deploy!;
+  const last = steps(deploy).at(-1)!;
+  expect(last.run).toContain('npm run smoke -- --read-only');
+});
+
+test('a nightly workflow deletes previews of closed pull requests, by name, without building anything', () => {
+  const cleanup = workflows['preview-cleanup.yml']!;
+  expect(Object.keys(cleanup.on)).toEqual(expect.arrayContaining(['schedule']));
+  const job = cleanup.jobs.cleanup!;
+  expect(runs(job)).not.toMatch(/npm|npx|checkout/);
+  expect(runs(job)).toContain('gh pr list --state open');
+  expect(runs(job)).toContain('aws cloudformation delete-stack --stack-name "$stack"');
 });

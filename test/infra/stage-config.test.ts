@@ -57,3 +57,9 @@ test.each([
 ])('refuses %j', (values, message) => {
   expect(() => readStageConfig(context(values))).toThrow(message);
 });
+
+test('the release is a commit id or tag, and absent unless given', () => {
+  expect(readStageConfig(context({})).release).toBeUndefined();
+  expect(readStageConfig(context({ release: '0123456789abcdef0123456789abcdef01234567' })).release).toBe('0123456789abcdef0123456789abcdef01234567');
+  expect(() => readStageConfig(context({ release: 'a b' }))).toThrow(/commit id or tag/);
+});

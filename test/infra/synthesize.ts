@@ -1,5 +1,8 @@
 // Synthesizes the CDK app as `npx cdk synth` does (cdk.json's feature flags, cdk-nag on) for a
-// given context, into a temporary directory, and hands back the templates.
+// given context, into a temporary directory, and hands back the templates. Each configuration is
+// synthesized once per test file: a second call with the same context returns the same result
+// (synthesis is the slow part of the infrastructure tests), and its directory is removed when the
+// process exits. The region defaults to TEST_REGION, never the CLI's us-east-1 fallback.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,9 +21,27 @@ export interface Synthesized extends MuseumApp {
   cleanup: () => void;
 }
 
+/** A region that is not the CDK CLI's fallback, so a leaked us-east-1 shows. */
+export const TEST_REGION = 'eu-west-1';
+
+const cache = new Map<string, Synthesized>();
+process.once('exit', () => {
+  for (const synthesized of cache.values()) rmSync(synthesized.outdir, { recursive: true, force: true });
+});
+
 export function synthesize(context: Record<string, string> = {}): Synthesized {
+  const full = { region: TEST_REGION, ...context };
+  const key = JSON.stringify(Object.entries(full).sort(([a], [b]) => a.localeCompare(b)));
+  const cached = cache.get(key);
+  if (cached) return cached;
+  const synthesized = synthesizeOnce(full);
+  cache.set(key, synthesized);
+  return synthesized;
+}
+
+function synthesizeOnce(context: Record<string, string>): Synthesized {
   const outdir = mkdtempSync(join(tmpdir(), 'museum-cdk-test-'));
-  const cleanup = () => rmSync(outdir, { recursive: true, force: true });
+  const remove = () => rmSync(outdir, { recursive: true, force: true });
   const app = new App({ outdir, context: { ...cdkJson.context, ...context } });
   let stacks: MuseumApp;
   try {
@@ -28,7 +49,7 @@ export function synthesize(context: Record<string, string> = {}): Synthesized {
     // Unacknowledged cdk-nag findings make this throw, as they make `cdk synth` fail.
     app.synth();
   } catch (error) {
-    cleanup();
+    remove();
     throw error;
   }
   const report = JSON.parse(readFileSync(join(outdir, 'validation-report.json'), 'utf8')) as {
@@ -42,7 +63,8 @@ export function synthesize(context: Record<string, string> = {}): Synthesized {
     nagViolations: report.pluginReports.flatMap((plugin) =>
       plugin.violations.map((v) => ({ ruleName: v.ruleName, severity: v.severity, paths: v.violatingConstructs.map((c) => c.constructPath) })),
     ),
-    cleanup,
+    // Shared by every test of the file: removed at exit, not by the test that asked first.
+    cleanup: () => undefined,
   };
 }
 
