@@ -13,7 +13,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { LIMITS } from '../../functions/shared/limits.ts';
 import { basicAuthorization, privateYear, sampleEvent } from '../support/api-client.ts';
 import { fetchChecked } from '../support/contract.ts';
-import { startLocalApiProcess, type LocalApiProcess } from '../support/local-api-process.ts';
+import { LOCAL_API_START_TIMEOUT_MS, startLocalApiProcess, type LocalApiProcess } from '../support/local-api-process.ts';
 import { TEST_USERS, testEnvironment } from '../support/test-environment.ts';
 
 const CHROMIUM_ARGS = [
@@ -66,7 +66,7 @@ beforeAll(async () => {
     join(workDirectory, 'local-api.log'),
   );
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
-}, 90_000);
+}, LOCAL_API_START_TIMEOUT_MS + 60_000);
 
 afterAll(async () => {
   await browser?.close();

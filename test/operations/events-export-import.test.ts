@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { basicAuthorization } from '../support/api-client.ts';
-import { startLocalApiProcess, type LocalApiProcess } from '../support/local-api-process.ts';
+import { LOCAL_API_START_TIMEOUT_MS, startLocalApiProcess, type LocalApiProcess } from '../support/local-api-process.ts';
 import { testEnvironment } from '../support/test-environment.ts';
 
 const PASSWORD = 'drill-admin-password-1';
@@ -26,7 +26,7 @@ beforeAll(async () => {
     { DYNAMODB_ENDPOINT: testEnvironment().dynamodbEndpoint, ...tables, MUSEUM_ADMIN_PASSWORD: PASSWORD, MUSEUM_DATA_DIR: join(workDirectory, 'data') },
     join(workDirectory, 'local-api.log'),
   );
-}, 90_000);
+}, LOCAL_API_START_TIMEOUT_MS + 60_000);
 afterAll(async () => {
   await api?.stop();
   await rm(workDirectory, { recursive: true, force: true });

@@ -17,7 +17,7 @@ import { basicAuthorization, type SpecialEventBody } from '../support/api-client
 import { listedIn } from '../support/list-windows.ts';
 import { assertMatchesContract } from '../support/contract.ts';
 import { startFaultProxy, type FaultKind, type FaultProxy, type FaultRule } from '../support/fault-proxy.ts';
-import { startLocalApiProcess, type LocalApiProcess } from '../support/local-api-process.ts';
+import { LOCAL_API_START_TIMEOUT_MS, startLocalApiProcess, type LocalApiProcess } from '../support/local-api-process.ts';
 import { TEST_USERS, testEnvironment } from '../support/test-environment.ts';
 import { recordFigures } from './figures.ts';
 import { documentedProblemKind, expectServiceUnavailable } from './problem-check.ts';
@@ -120,7 +120,7 @@ beforeAll(async () => {
   // Authorize once while DynamoDB is healthy: the gateway caches it, so the faults below reach
   // the handlers (the authorizer under faults has its own test).
   expect((await call('GET', `/special-events?startDate=${YEAR}-01-01`)).status).toBe(200);
-}, 60_000);
+}, LOCAL_API_START_TIMEOUT_MS + 60_000);
 
 afterEach(() => proxy.clear());
 
