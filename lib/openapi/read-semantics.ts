@@ -19,9 +19,10 @@ export const READ_HEADERS = {
     schema: { type: 'string', const: READ_CACHE_CONTROL },
   },
   Vary: {
-    description: 'The answer depends on the credentials (roles) and, with CORS, on the Origin',
+    description:
+      'The answer depends on the credentials (roles) and, with CORS, on the Origin; an answer that may be compressed (1 KiB or more) also varies with Accept-Encoding',
     required: true,
-    schema: { type: 'string', const: READ_VARY.join(', ') },
+    schema: { type: 'string', enum: [READ_VARY.join(', '), `${READ_VARY.join(', ')}, Accept-Encoding`] },
   },
   Link: {
     description:

@@ -782,7 +782,8 @@ describe('canary releases', () => {
       const methods = Object.values(resourcesOfType(app.apiTemplate, 'AWS::ApiGateway::Method')).filter(
         (method) => (method.Properties?.Integration as { Type?: string } | undefined)?.Type === 'AWS_PROXY',
       );
-      expect(methods).toHaveLength(routes.length);
+      // Every route, and a HEAD beside each GET (the same function).
+      expect(methods).toHaveLength(routes.length + routes.filter((route) => route.method === 'GET').length);
       for (const method of methods) {
         const uri = JSON.stringify((method.Properties?.Integration as { Uri: unknown }).Uri);
         expect(ids.some((id) => uri.includes(`{"Ref":"${id}"}`))).toBe(true);
