@@ -270,6 +270,14 @@ describe('events store', () => {
   });
 });
 
+describe('local tables', () => {
+  test('a table from before the byMonthEnd index is refused, not served wrongly', async () => {
+    const oldTable = `events-before-byMonthEnd-${randomUUID()}`;
+    await ensureTable(client, oldTable, { ...eventsTable, globalSecondaryIndexes: eventsTable.globalSecondaryIndexes.filter((index) => index.indexName !== 'byMonthEnd') });
+    await expect(ensureTable(client, oldTable, eventsTable)).rejects.toThrow(/lacks the index byMonthEnd/);
+  });
+});
+
 describe('idempotent PATCH and DELETE', () => {
   const scope = (request: unknown) => ({ principal: 'editor', key: randomUUID(), request });
 
