@@ -4,12 +4,12 @@
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { AUTHORIZER_HANDLER } from '../functions/shared/routes.ts';
-import { MONTH_INDEX, keys } from '../functions/shared/table-definition.ts';
+import { MONTH_END_INDEX, MONTH_INDEX, keys } from '../functions/shared/table-definition.ts';
 
 export interface DataAccess {
   /** Item actions on the events table, limited to the partitions in `partitions`. */
   events?: { actions: string[]; partitions: 'events' | 'users' };
-  /** Actions on the byMonth index (event ids, names and dates, nothing else). */
+  /** Actions on the byMonth and byMonthEnd indexes (event ids, names and dates, nothing else). */
   dateIndex?: string[];
   /** Actions on the idempotency table. */
   idempotency?: string[];
@@ -23,7 +23,7 @@ export const DATA_ACCESS: Record<string, DataAccess> = {
     events: { actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'], partitions: 'events' },
     idempotency: ['dynamodb:GetItem', 'dynamodb:PutItem'],
   },
-  // Query of the byMonth index, then BatchGetItem of the page's base items; a conditional DeleteItem
+  // Query of the byMonth index (and of byMonthEnd for a range starting after a month's 1st), then BatchGetItem of the page's base items; a conditional DeleteItem
   // of each index item it meets that an unfinished write of more than ~48 months left behind (rare).
   // IAM can limit the partition key only, so the grant covers base items too; every delete the list
   // sends is conditioned on the exact index key it read (`gsi1sk = :seen`), which no base item has.
@@ -76,7 +76,12 @@ export function dataAccessStatements(
     );
   }
   if (access.dateIndex) {
-    statements.push(new iam.PolicyStatement({ actions: access.dateIndex, resources: [`${tables.events.tableArn}/index/${MONTH_INDEX}`] }));
+    statements.push(
+      new iam.PolicyStatement({
+        actions: access.dateIndex,
+        resources: [MONTH_INDEX, MONTH_END_INDEX].map((index) => `${tables.events.tableArn}/index/${index}`),
+      }),
+    );
   }
   if (access.idempotency) {
     statements.push(new iam.PolicyStatement({ actions: access.idempotency, resources: [tables.idempotency.tableArn] }));

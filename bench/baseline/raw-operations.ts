@@ -15,7 +15,7 @@ import { monthsBetween } from '../../functions/shared/calendar-dates.ts';
 import { createDocumentClient } from '../../functions/shared/dynamodb-client.ts';
 import type { SpecialEvent } from '../../functions/shared/event-schema.ts';
 import { planMonths, type BaseItem } from '../../functions/shared/event-items.ts';
-import { MONTH_INDEX, keys } from '../../functions/shared/table-definition.ts';
+import { MONTH_END_INDEX, MONTH_INDEX, keys } from '../../functions/shared/table-definition.ts';
 
 const EVENT_ATTRIBUTES = ['eventId', 'name', 'location', 'eventDescription', 'dates', 'price', 'version', 'monthTags'];
 
@@ -43,19 +43,45 @@ export async function getEvent(table: string, eventId: string): Promise<Record<s
   return Item;
 }
 
-/** List: index queries over the window's months until `limit` ids, then one BatchGetItem of them. */
+/**
+ * List: for a window starting after a month's 1st, the sparse byMonthEnd index of that month
+ * from startDate (events still running on it), then byMonth queries over the window's months from
+ * startDate until `limit` ids, then one BatchGetItem of them.
+ */
 export async function listPage(table: string, startDate: string, endDate: string, limit: number): Promise<number> {
   const ids = new Set<string>();
+  if (!startDate.endsWith('-01')) {
+    let exclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await documentClient().send(
+        new QueryCommand({
+          TableName: table,
+          IndexName: MONTH_END_INDEX,
+          KeyConditionExpression: 'gsi2pk = :month AND gsi2sk >= :from',
+          ExpressionAttributeValues: { ':month': keys.monthIndexPartition(startDate.slice(0, 7)), ':from': startDate },
+          ProjectionExpression: 'pk, sk, gsi2sk, dates',
+          Limit: 1000,
+          ExclusiveStartKey: exclusiveStartKey,
+          ReturnConsumedCapacity: 'TOTAL',
+        }),
+      );
+      for (const item of page.Items ?? []) {
+        const entry = keys.monthIndexEntry(item);
+        if (ids.size < limit && entry.firstDate < startDate && entry.dates.some((date) => date >= startDate && date <= endDate)) ids.add(entry.eventId);
+      }
+      exclusiveStartKey = page.LastEvaluatedKey;
+    } while (exclusiveStartKey);
+  }
   for (const month of monthsBetween(startDate, endDate)) {
+    if (ids.size >= limit) break;
     let exclusiveStartKey: Record<string, unknown> | undefined;
     do {
       const page = await documentClient().send(
         new QueryCommand({
           TableName: table,
           IndexName: MONTH_INDEX,
-          // The first month from its 1st, as the store reads it (events whose first date is before startDate).
           KeyConditionExpression: 'gsi1pk = :month AND gsi1sk BETWEEN :from AND :to',
-          ExpressionAttributeValues: { ':month': keys.monthIndexPartition(month), ':from': month === startDate.slice(0, 7) ? `${month}-01` : startDate, ':to': `${endDate}\u0001` },
+          ExpressionAttributeValues: { ':month': keys.monthIndexPartition(month), ':from': startDate, ':to': `${endDate}\u0001` },
           ProjectionExpression: 'pk, sk, gsi1sk, dates',
           Limit: Math.max(32, 2 * (limit - ids.size)),
           ExclusiveStartKey: exclusiveStartKey,
@@ -65,7 +91,6 @@ export async function listPage(table: string, startDate: string, endDate: string
       for (const item of page.Items ?? []) if (ids.size < limit) ids.add(keys.eventIdFromPk(String(item.pk)));
       exclusiveStartKey = page.LastEvaluatedKey;
     } while (exclusiveStartKey && ids.size < limit);
-    if (ids.size >= limit) break;
   }
   const response = await documentClient().send(
     new BatchGetCommand({

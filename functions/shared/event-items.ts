@@ -88,7 +88,8 @@ export function planMonths(
     }
     const tag = stampTag(stamp);
     monthTags[month] = tag;
-    puts.push({ ...keys.monthItem(eventId, month, tag), ...keys.monthIndex(dates[0] as string, next?.name ?? '', eventId, stamp), dates, writeVersion: stamp.version });
+    const monthIndex = keys.monthIndex(dates[0] as string, next?.name ?? '', eventId, stamp);
+    puts.push({ ...keys.monthItem(eventId, month, tag), ...monthIndex, ...keys.monthEndIndex(dates, monthIndex), dates, writeVersion: stamp.version });
   }
   const deletes = Object.entries(current?.monthTags ?? {})
     .filter(([month, tag]) => monthTags[month] !== tag)

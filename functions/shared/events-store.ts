@@ -3,7 +3,8 @@
 // An event is one base item (EVENT#<id> / EVENT), the only record of what is committed, plus one
 // index item per month it has dates in (EVENT#<id> / MONTH#<yyyy-mm>#<tag>) whose GSI keys
 // (MONTH#<yyyy-mm> / <first date> NUL <name> NUL <id> NUL <stamp>) and `dates` put it in the
-// `byMonth` index. The base item names its index items (`monthTags`); the index may hold more
+// `byMonth` index (and, with two or more dates in the month, in the sparse `byMonthEnd` index,
+// by last date). The base item names its index items (`monthTags`); the index may hold more
 // (written before a commit, or not yet removed after one), which no reader counts. Protocol,
 // failure cases and who cleans what: README "Data model".
 import { randomUUID } from 'node:crypto';

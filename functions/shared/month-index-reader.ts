@@ -6,7 +6,7 @@ import { monthsBetween } from './calendar-dates.ts';
 import type { SpecialEvent } from './event-schema.ts';
 import { BASE_ATTRIBUTES, toBaseItem, type BaseItem, type Item } from './event-items.ts';
 import { StoreBusyError } from './store-errors.ts';
-import { keys, MONTH_INDEX, type MonthIndexEntry } from './table-definition.ts';
+import { keys, MONTH_END_INDEX, MONTH_INDEX, type MonthIndexEntry } from './table-definition.ts';
 
 export interface ListEventsQuery {
   startDate: string;
@@ -156,11 +156,11 @@ async function batchGetEvents(listing: Listing, eventIds: string[]): Promise<{ i
 
 /**
  * Walks the `byMonth` index month by month over a date range and hands out its entries in list
- * order: by first date in the range, then name, then id. After the first month an entry's first
- * date in the range is its first date, the index's own order. The first month of a range that
- * starts after the 1st is read whole up to the range's end (its entries whose first date is
- * before startDate may have later dates inside the range), then placed by their first date in
- * the range: the one read the month design costs beyond the range's own entries.
+ * order: by first date in the range, then name, then id. From startDate on, an entry's first date
+ * in the range is its first date, the index's own order. The first month of a range that starts
+ * after the 1st also has the events whose first date in the month is before startDate and that
+ * still have a date on or after it: read from the sparse `byMonthEnd` index (last date in the
+ * month ≥ startDate), placed by their first date in the range and merged into that order.
  */
 class MonthIndexReader {
   consumedReadCapacity = 0;
@@ -171,6 +171,8 @@ class MonthIndexReader {
   private monthIndex = 0;
   private exclusiveStartKey: Record<string, unknown> | undefined;
   private buffered: MonthIndexEntry[] = [];
+  /** The first month's entries that started before startDate, in list order, not yet merged; undefined until read. */
+  private running: { entry: MonthIndexEntry; order: Buffer }[] | undefined;
 
   constructor(listing: Listing, startDate: string, endDate: string) {
     this.listing = listing;
@@ -202,33 +204,59 @@ class MonthIndexReader {
 
   private async readMore(wanted: number): Promise<void> {
     const month = this.months[this.monthIndex] as string;
-    if (this.monthIndex === 0 && !this.startDate.endsWith('-01')) {
-      this.buffered.push(...(await this.wholeFirstMonth(month)));
-      this.monthIndex += 1;
-      return;
-    }
+    const startsMidMonth = this.monthIndex === 0 && !this.startDate.endsWith('-01');
+    if (startsMidMonth && !this.running) this.running = await this.runningIntoRange(month);
     const page = await this.query(month, this.startDate, this.exclusiveStartKey, Math.min(1000, Math.max(32, wanted)));
-    this.buffered.push(...page.entries);
     // Only a missing LastEvaluatedKey means the month is exhausted (pages also stop at 1 MB).
     this.exclusiveStartKey = page.lastEvaluatedKey;
     if (!this.exclusiveStartKey) this.monthIndex += 1;
+    if (!startsMidMonth) {
+      this.buffered.push(...page.entries);
+      return;
+    }
+    // Merge: a running entry goes before the first entry of the page it precedes; the ones after
+    // the page's last entry wait for the next page (all of them go once the month is exhausted).
+    const running = this.running ?? [];
+    for (const entry of page.entries) {
+      const order = listOrder(entry.firstDate, entry);
+      while (running.length > 0 && Buffer.compare((running[0] as { order: Buffer }).order, order) < 0) this.buffered.push((running.shift() as { entry: MonthIndexEntry }).entry);
+      this.buffered.push(entry);
+    }
+    if (!this.exclusiveStartKey) this.buffered.push(...running.splice(0).map(({ entry }) => entry));
   }
 
-  /** Every entry of the first month with a date in the range, in list order. */
-  private async wholeFirstMonth(month: string): Promise<MonthIndexEntry[]> {
-    const all: { entry: MonthIndexEntry; first: string }[] = [];
+  /**
+   * The entries of the first month whose first date is before startDate and that have a date in
+   * the range, in list order: from `byMonthEnd`, where only entries with two or more dates in the
+   * month are (a single date before startDate is never in the range).
+   */
+  private async runningIntoRange(month: string): Promise<{ entry: MonthIndexEntry; order: Buffer }[]> {
+    const running: { entry: MonthIndexEntry; order: Buffer }[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
-      const page = await this.query(month, `${month}-01`, startKey, 1000);
-      for (const entry of page.entries) {
+      const response = await this.listing.client.send(
+        new QueryCommand({
+          TableName: this.listing.tableName,
+          IndexName: MONTH_END_INDEX,
+          KeyConditionExpression: 'gsi2pk = :month AND gsi2sk >= :from',
+          ExpressionAttributeValues: { ':month': keys.monthIndexPartition(month), ':from': this.startDate },
+          ProjectionExpression: 'pk, sk, gsi2sk, dates',
+          Limit: 1000,
+          ExclusiveStartKey: startKey,
+          ReturnConsumedCapacity: 'TOTAL',
+        }),
+        { abortSignal: this.listing.signal },
+      );
+      this.consumedReadCapacity += sumCapacity(response.ConsumedCapacity);
+      for (const item of response.Items ?? []) {
+        const entry = keys.monthIndexEntry(item);
+        if (entry.firstDate >= this.startDate) continue; // `byMonth` read from startDate has it
         const first = entry.dates.find((date) => date >= this.startDate && date <= this.endDate);
-        if (first) all.push({ entry, first });
+        if (first) running.push({ entry, order: listOrder(first, entry) });
       }
-      startKey = page.lastEvaluatedKey;
+      startKey = response.LastEvaluatedKey;
     } while (startKey);
-    // Binary (UTF-8) order, as DynamoDB sorts the keys of the other months.
-    const order = (a: { entry: MonthIndexEntry; first: string }) => Buffer.from(`${a.first}\u0000${a.entry.name}\u0000${a.entry.eventId}`);
-    return all.sort((a, b) => Buffer.compare(order(a), order(b))).map(({ entry }) => entry);
+    return running.sort((a, b) => Buffer.compare(a.order, b.order));
   }
 
   private async query(month: string, from: string, startKey: Record<string, unknown> | undefined, limit: number) {
@@ -249,6 +277,11 @@ class MonthIndexReader {
     this.consumedReadCapacity += sumCapacity(response.ConsumedCapacity);
     return { entries: (response.Items ?? []).map((item) => keys.monthIndexEntry(item)), lastEvaluatedKey: response.LastEvaluatedKey };
   }
+}
+
+/** An entry's place in a list: first date in the range, name, id, in binary (UTF-8) order as DynamoDB sorts keys. */
+function listOrder(firstInRange: string, entry: MonthIndexEntry): Buffer {
+  return Buffer.from(`${firstInRange}\u0000${entry.name}\u0000${entry.eventId}`);
 }
 
 export function sumCapacity(consumed: { CapacityUnits?: number }[] | { CapacityUnits?: number } | undefined): number {

@@ -31,6 +31,16 @@ export const eventsTable = {
       // place an event whose first date in the month is before the range's start.
       projection: { type: 'INCLUDE', attributes: ['dates'] },
     },
+    {
+      // Sparse: only month items with at least two dates in their month carry its keys. Sorted by
+      // the last date in the month, so a list starting on day S > 1 finds the events whose first
+      // date in the month is before S and that still have a date on or after S, without reading
+      // the month from its 1st.
+      indexName: 'byMonthEnd',
+      partitionKey: { name: 'gsi2pk', type: 'S' },
+      sortKey: { name: 'gsi2sk', type: 'S' },
+      projection: { type: 'INCLUDE', attributes: ['dates'] },
+    },
   ],
 } as const satisfies TableDefinition;
 
@@ -45,6 +55,7 @@ export const idempotencyTable = {
 } as const satisfies TableDefinition;
 
 export const MONTH_INDEX = eventsTable.globalSecondaryIndexes[0].indexName;
+export const MONTH_END_INDEX = eventsTable.globalSecondaryIndexes[1].indexName;
 
 // Separates the parts of an index sort key; names cannot contain control characters
 // (validated), so U+0000 sorts before any character of a name: "Art" < "Art Deco".
@@ -96,8 +107,19 @@ export const keys = {
     gsi1sk: [firstDate, name, eventId, stamp.version, stamp.writtenAt, stamp.writeId].join(KEY_SEPARATOR),
   }),
   monthIndexPartition: (month: string) => `MONTH#${month}`,
-  /** Reads an index entry back from its keys and `dates`. */
+  /**
+   * Keys of the sparse `byMonthEnd` index for a month item with these `dates` (that month's,
+   * sorted) and `byMonth` keys: none for a single date; else sorted by the last date in the
+   * month, followed by the whole `byMonth` sort key, so an entry read from either index is the same.
+   */
+  monthEndIndex: (dates: readonly string[], monthIndex: { gsi1pk: string; gsi1sk: string }) =>
+    dates.length < 2 ? {} : { gsi2pk: monthIndex.gsi1pk, gsi2sk: `${dates[dates.length - 1] as string}${KEY_SEPARATOR}${monthIndex.gsi1sk}` },
+  /** Reads an index entry back from its keys (of either index) and `dates`. */
   monthIndexEntry: (item: Record<string, unknown>): MonthIndexEntry => {
+    if (item.gsi1sk === undefined && item.gsi2sk !== undefined) {
+      const gsi2sk = String(item.gsi2sk);
+      item = { ...item, gsi1sk: gsi2sk.slice(gsi2sk.indexOf(KEY_SEPARATOR) + 1) };
+    }
     const [firstDate = '', name = '', eventId = '', version, writtenAt, writeId = ''] = String(item.gsi1sk).split(KEY_SEPARATOR);
     const stamp = { version: Number(version), writtenAt: Number(writtenAt), writeId };
     return {

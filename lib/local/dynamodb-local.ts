@@ -269,7 +269,8 @@ export async function startDynamoDbLocal(options: { dataDirectory?: string; sign
 export async function ensureTable(client: DynamoDBClient, tableName: string, definition: TableDefinition): Promise<void> {
   const { TableNames = [] } = await client.send(new ListTablesCommand({}));
   if (TableNames.includes(tableName)) {
-    // A data directory from before an index change (e.g. `byDate`, replaced by `byMonth`) cannot serve this code.
+    // A data directory from before an index change (e.g. `byDate` replaced by `byMonth`, or
+    // `byMonthEnd` added) cannot serve this code: every index of the definition must be there.
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
     const present = new Set((Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
     const missing = definition.globalSecondaryIndexes.filter((index) => !present.has(index.indexName)).map((index) => index.indexName);

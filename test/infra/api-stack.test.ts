@@ -173,6 +173,18 @@ describe('IAM', () => {
     }
   });
 
+  test('the list may Query both month indexes (byMonth, and byMonthEnd for a range starting mid-month), and nothing else may', () => {
+    const indexResources = (name: string) =>
+      statementsOf(prod, name)
+        .filter((s) => JSON.stringify(s.Resource).includes('/index/'))
+        .map((s) => ({ actions: actions(s), resource: JSON.stringify(s.Resource) }));
+    const [list, ...more] = indexResources('list-special-events');
+    expect(more).toEqual([]);
+    expect(list?.actions).toEqual(['dynamodb:Query']);
+    for (const index of eventsTable.globalSecondaryIndexes) expect(list?.resource).toContain(`/index/${index.indexName}"`);
+    for (const name of FUNCTION_NAMES.filter((other) => other !== 'list-special-events')) expect(indexResources(name)).toEqual([]);
+  });
+
   test('only the authorizer may read the USERS partition, and the event handlers only EVENT# partitions', () => {
     const leadingKeys = (name: string) =>
       JSON.stringify(statementsOf(prod, name).find((s) => JSON.stringify(s.Condition ?? '').includes('LeadingKeys'))?.Condition);
@@ -451,25 +463,23 @@ describe('REST API', () => {
 });
 
 describe('DynamoDB', () => {
-  test('the events table has the key schema and byMonth index (dates projected) of the shared definition, on demand', () => {
-    const index = eventsTable.globalSecondaryIndexes[0];
+  test('the events table has the key schema and the byMonth and byMonthEnd indexes (dates projected) of the shared definition, on demand', () => {
     prod.apiTemplate.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
       BillingMode: 'PAY_PER_REQUEST',
       KeySchema: [
         { AttributeName: eventsTable.partitionKey.name, KeyType: 'HASH' },
         { AttributeName: eventsTable.sortKey.name, KeyType: 'RANGE' },
       ],
-      GlobalSecondaryIndexes: [
-        {
-          IndexName: index.indexName,
-          KeySchema: [
-            { AttributeName: index.partitionKey.name, KeyType: 'HASH' },
-            { AttributeName: index.sortKey.name, KeyType: 'RANGE' },
-          ],
-          Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['dates'] },
-        },
-      ],
+      GlobalSecondaryIndexes: eventsTable.globalSecondaryIndexes.map((index) => ({
+        IndexName: index.indexName,
+        KeySchema: [
+          { AttributeName: index.partitionKey.name, KeyType: 'HASH' },
+          { AttributeName: index.sortKey.name, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['dates'] },
+      })),
     });
+    expect(eventsTable.globalSecondaryIndexes.map((index) => index.indexName)).toEqual(['byMonth', 'byMonthEnd']);
   });
 
   test('the idempotency table expires its records by TTL', () => {

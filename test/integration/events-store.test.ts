@@ -180,6 +180,80 @@ describe('events store', () => {
     });
   });
 
+  describe('listing a range that starts mid-month (byMonth from startDate, merged with byMonthEnd)', () => {
+    const month = '2041-09';
+    const day = (d: number) => `${month}-${String(d).padStart(2, '0')}`;
+    const window = { startDate: day(10), endDate: '2041-10-05' };
+    const created: { name: string; eventId: string; dates: string[] }[] = [];
+    const create = async (name: string, dates: string[]) => {
+      const { event } = await store.createEvent(newEvent({ name, dates }));
+      created.push({ name, eventId: event.eventId, dates: event.dates });
+    };
+    /** The list's order computed from the events themselves: first date in range, then name, then id, bytewise. */
+    const expectedOrder = (range: { startDate: string; endDate: string }) =>
+      created
+        .map((event) => ({ event, first: event.dates.find((date) => date >= range.startDate && date <= range.endDate) }))
+        .filter((candidate) => candidate.first !== undefined)
+        .map(({ event, first }) => ({ name: event.name, order: Buffer.from(`${first}\u0000${event.name}\u0000${event.eventId}`) }))
+        .sort((a, b) => Buffer.compare(a.order, b.order))
+        .map(({ name }) => name);
+    const pagedNames = async (range: { startDate: string; endDate: string }, limit: number) => {
+      const names: string[] = [];
+      for (let page = 1; ; page++) {
+        const { events } = await reader.listEvents({ ...range, page, limit });
+        names.push(...events.map((event) => event.name));
+        if (events.length < limit) return names;
+      }
+    };
+
+    beforeAll(async () => {
+      await create('Single early', [day(3)]); // one date, before startDate: never listed
+      await create('Single on S', [day(10)]);
+      await create('Single mid', [day(14)]);
+      await create('Straddle A', [day(2), day(12)]); // first date before S, listed at the 12th
+      await create('Straddle B', [day(5), day(10)]); // last date on S
+      await create('Jump over', [day(1), day(30)]); // running on S, next date the 30th: outside a window ending the 20th
+      await create('Ended', [day(1), day(9)]); // last date the day before S
+      await create('Weekly', [day(4), day(11), day(18), day(25)]);
+      await create('Into October', [day(8), '2041-10-02']); // one date in September: not in byMonthEnd
+      await create('Aardvark', [day(12)]);
+      await create('Zulu run', [day(1), day(12)]);
+      await create('\u00c9clair run', [day(3), day(12)]); // É: bytes 0xC3 0x89, after every ASCII name
+      await create('\u00c9mile', [day(12)]);
+    });
+
+    test('events still running on startDate are placed by their first date in the range, in DynamoDB byte order', async () => {
+      const expected = ['Single on S', 'Straddle B', 'Weekly', 'Aardvark', 'Straddle A', 'Zulu run', '\u00c9clair run', '\u00c9mile', 'Single mid', 'Jump over', 'Into October'];
+      expect(expectedOrder(window)).toEqual(expected);
+      expect((await reader.listEvents({ ...window, page: 1, limit: 50 })).events.map((event) => event.name)).toEqual(expected);
+      const withinMonth = { startDate: day(10), endDate: day(20) };
+      expect((await reader.listEvents({ ...withinMonth, page: 1, limit: 50 })).events.map((event) => event.name)).toEqual(expectedOrder(withinMonth));
+      expect(expectedOrder(withinMonth)).not.toContain('Jump over');
+    });
+
+    test('pages of every size follow each other without gaps or duplicates', async () => {
+      for (const limit of [1, 2, 3, 4, 7]) expect(await pagedNames(window, limit)).toEqual(expectedOrder(window));
+    });
+
+    test('the merge holds across the pages of the byMonth query (more entries from startDate than one query reads)', async () => {
+      for (let i = 0; i < 40; i++) await create(`Bulk ${String(i).padStart(2, '0')}`, [day(15 + (i % 5))]);
+      for (let i = 0; i < 12; i++) await create(`Run ${String(i).padStart(2, '0')}`, [day(1 + (i % 8)), day(15 + (i % 6)), day(28)]);
+      const expected = expectedOrder(window);
+      expect(expected).toHaveLength(11 + 40 + 12);
+      expect((await reader.listEvents({ ...window, page: 1, limit: 100 })).events.map((event) => event.name)).toEqual(expected);
+      for (const limit of [5, 11, 25]) expect(await pagedNames(window, limit)).toEqual(expected);
+    });
+
+    test('single-date events before startDate cost the list nothing: the month is not read from its 1st', async () => {
+      const range = { ...window, page: 1, limit: 5 };
+      const before = await reader.listEvents(range);
+      for (let i = 0; i < 100; i++) await create(`Early single ${i}`, [day(1 + (i % 9))]);
+      const after = await reader.listEvents(range);
+      expect(after.events).toEqual(before.events);
+      expect(after.consumedReadCapacity).toBe(before.consumedReadCapacity);
+    });
+  });
+
   test('concurrent updates and a delete leave either nothing or one consistent event, never orphan index items', async () => {
     const { event } = await store.createEvent(newEvent({ dates: ['2045-01-01'] }));
     const updates = Array.from({ length: 10 }, (_, i) =>
@@ -193,6 +267,14 @@ describe('events store', () => {
     const stored = await store.getEvent(event.eventId);
     if (stored) expect(remaining).toEqual(itemsFor(stored.event.dates));
     else expect(remaining).toEqual([]);
+  });
+});
+
+describe('local tables', () => {
+  test('a table from before the byMonthEnd index is refused, not served wrongly', async () => {
+    const oldTable = `events-before-byMonthEnd-${randomUUID()}`;
+    await ensureTable(client, oldTable, { ...eventsTable, globalSecondaryIndexes: eventsTable.globalSecondaryIndexes.filter((index) => index.indexName !== 'byMonthEnd') });
+    await expect(ensureTable(client, oldTable, eventsTable)).rejects.toThrow(/lacks the index byMonthEnd/);
   });
 });
 

@@ -295,7 +295,8 @@ describe('a leased write interrupted part-way (fault proxy in front of DynamoDB 
     for (const item of left) {
       const entry = keys.monthIndexEntry(item);
       const backdated = { ...entry.stamp, writtenAt: Date.now() - 10 * 60_000 };
-      await tableClient().send(new PutCommand({ TableName: testEnvironment().tableName, Item: { ...item, ...keys.monthIndex(entry.firstDate, entry.name, event.eventId, backdated) } }));
+      const monthIndex = keys.monthIndex(entry.firstDate, entry.name, event.eventId, backdated);
+      await tableClient().send(new PutCommand({ TableName: testEnvironment().tableName, Item: { ...item, ...monthIndex, ...keys.monthEndIndex(entry.dates, monthIndex) } }));
     }
     await expectListed(event.eventId, undefined, windows);
     expect(await storageProblems(event.eventId, undefined)).toEqual([]);

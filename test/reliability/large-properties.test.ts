@@ -1,6 +1,6 @@
 // Property-based tests of events with large date sets (50 to 366 dates, more than one
 // transaction can write): created and replaced through the local API, they must read back, be
-// stored (one index item per date, nothing else) and be listed exactly as the in-memory model
+// stored (one index item per month, nothing else) and be listed exactly as the in-memory model
 // says, for random windows, pages and limits.
 import fc from 'fast-check';
 import { api, type SpecialEventBody } from '../support/api-client.ts';

@@ -24,7 +24,7 @@ async function create(input: EventInput): Promise<SpecialEventBody> {
 afterAll(() => closeTableClient());
 
 describe('created events', () => {
-  test('read back exactly as sent: text trimmed, dates sorted and de-duplicated, ETag "1", one index item per date', async () => {
+  test('read back exactly as sent: text trimmed, dates sorted and de-duplicated, ETag "1", one index item per month', async () => {
     await fc.assert(
       fc.asyncProperty(eventInput(RESERVED_YEARS.scratch), async (input) => {
         const created = await api<SpecialEventBody>('POST', '/special-events', { json: input });

@@ -69,6 +69,9 @@ export async function storageProblems(eventId: string, expected: SpecialEventBod
     if (!dates) problems.push(`orphan index item ${String(item.sk)}`);
     else if (
       item.gsi1pk !== `MONTH#${entry.month}` ||
+      // byMonthEnd: only with two or more dates in the month, keyed by the last one and the byMonth key.
+      item.gsi2pk !== (dates.length > 1 ? item.gsi1pk : undefined) ||
+      item.gsi2sk !== (dates.length > 1 ? `${dates[dates.length - 1]}\u0000${String(item.gsi1sk)}` : undefined) ||
       entry.name !== expected.name ||
       entry.eventId !== eventId ||
       entry.firstDate !== dates[0] ||
