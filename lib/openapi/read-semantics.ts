@@ -22,7 +22,7 @@ export const READ_HEADERS = {
     description:
       'The answer depends on the credentials (roles) and, with CORS, on the Origin; an answer that may be compressed (1 KiB or more) also varies with Accept-Encoding',
     required: true,
-    schema: { type: 'string', enum: [READ_VARY.join(', '), `${READ_VARY.join(', ')}, Accept-Encoding`] },
+    schema: { type: 'string', enum: [READ_VARY.join(', '), `${READ_VARY.join(', ')}, Accept-Encoding`], examples: [READ_VARY.join(', ')] },
   },
   Link: {
     description:
