@@ -100,7 +100,7 @@ try {
   const subject = sampleEvent(years[0] as string[], 'Contention units');
   await loadEvents(dynamodb.endpoint, tables.events, [subject], 1);
   const before = counting.consumed();
-  await counting.store.updateEvent(subject.eventId, { name: 'Contention units, renamed', dates: years[1] as string[] });
+  await counting.store.updateEvent(subject.eventId, { name: 'Contention units, renamed', dates: years[1] });
   const patchUnits = counting.consumed() - before;
   await counting.store.deleteEvent(subject.eventId);
   const deleteUnits = counting.consumed() - before - patchUnits;

@@ -186,7 +186,7 @@ export function httpHandler(operation: HttpHandler, ...requestMiddlewares: Middl
   // Passed in by the operations with a body (jsonRequestBody), so the others' bundles leave it out.
   for (const middleware of requestMiddlewares) handler.use(middleware);
   return handler.handler(
-    operation as unknown as (event: APIGatewayProxyEvent, context: Context, options: { signal: AbortSignal }) => Promise<APIGatewayProxyResult>,
+    operation,
   );
 }
 

@@ -25,7 +25,7 @@ const TAG = '\u{E0001}';
 /** Texts of every kind the patterns tell apart: visible, invisible, controls, line breaks, bidi, astral, tags, dates, entity-tags. */
 const samples = [
   'Museum tour', ' x ', 'é', 'Ⅷ', '𝒳', '\u00a0x', 'x\u00ad', '\u200b', '\u200bx', 'x\u200dy', '\ufeffx', '👨‍👩‍👧', '🏴󠁧󠁢󠁥󠁮󠁧󠁿',
-  `${TAG}`, `${TAG}x`, `x${TAG}`, '\u{1BCA0}', '\u{1D173}x', '', '   ', '\t', 'a\tb', 'a\nb', 'a\rb', 'a\u0000', '\u007f', 'x\u0085y',
+  TAG, `${TAG}x`, `x${TAG}`, '\u{1BCA0}', '\u{1D173}x', '', '   ', '\t', 'a\tb', 'a\nb', 'a\rb', 'a\u0000', '\u007f', 'x\u0085y',
   '\u202ex', 'x\u2066', '\u061c', 'x\u2028y', 'x\u2029y', '\ufffd', 'x\uffff', '\ufff9x', '2026-12-01', '1899-12-31', '9999-12-31',
   '2026-1-01', '"3"', '*', 'W/"3", "4"', '"a,b"', ',,', ' "1" , ', '"a"b"', 'abc', '"3', '"\u00e9"', '"\u0100"',
 ];

@@ -331,7 +331,7 @@ const oddQuery = () =>
         'startDate=9990-01-01&endDate=9991-01-03',
         `startDate=1900-01-01&endDate=9999-12-31`,
         `q=${'x'.repeat(6_000)}`,
-        `${'a=1&'.repeat(500)}`,
+        'a=1&'.repeat(500),
       ),
     )
     .map((query): FuzzRequest => ({ category: 'odd-query', method: 'GET', path: `/special-events?${query}`, headers: [] }));

@@ -418,7 +418,7 @@ describe('a client that retries every 503 and 504 with its Idempotency-Key', () 
       }
       proxy.clear();
       statuses.push(seen);
-      expected = { ...expected, ...changes } as SpecialEventBody;
+      expected = { ...expected, ...changes };
       expected.dates = [...expected.dates].sort();
       expect({ i, status: answer?.status, body: answer?.body, etag: answer?.headers.get('etag') }).toEqual({ i, status: 200, body: expected, etag: `"${i + 2}"` });
     }
