@@ -108,7 +108,7 @@ function foldNotes(schema: JsonSchema): JsonSchema {
     const result = Object.fromEntries(Object.entries(rest).map(([key, child]) => [key, walk(child)]));
     if (Array.isArray(notes) && notes.length > 0) {
       const description = typeof result.description === 'string' ? result.description.replace(/([^.])$/, '$1.') : undefined;
-      result.description = [description, ...notes].filter(Boolean).join(' ');
+      result.description = [description, ...(notes as unknown[])].filter(Boolean).join(' ');
     }
     return result;
   };
