@@ -59,7 +59,7 @@ export function arbitraryFor(schema: Json, defs: Json): fc.Arbitrary<unknown> {
       return fc.integer({ min: schema.minimum ?? -1e6, max: schema.maximum ?? 1e6 });
     case 'string': {
       const base: fc.Arbitrary<string> = schema.pattern ? fc.stringMatching(new RegExp(schema.pattern, 'u')) : fc.string();
-      const length = (text: string) => [...text].length;
+      const length = (text: string) => Array.from(text).length;
       return base.filter((text) => length(text) >= (schema.minLength ?? 0) && length(text) <= (schema.maxLength ?? Infinity));
     }
   }

@@ -80,7 +80,7 @@ test('spectral lint with spectral:oas finds no error in openapi/openapi.json', a
   const { stdout } = await run('node_modules/.bin/spectral', ['lint', 'openapi/openapi.json', '--ruleset', '.spectral.yaml', '--format', 'json', '--fail-severity', 'error', '--quiet'], {
     env: { ...process.env, SCARF_ANALYTICS: 'false' },
     timeout: 120_000,
-  }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
+  }).catch((error: unknown) => ({ stdout: (error as { stdout?: string }).stdout ?? '' }));
   const errors = (JSON.parse(stdout || '[]') as { severity: number; code: string; message: string; path: string[] }[]).filter((result) => result.severity === 0);
   expect(errors).toEqual([]);
 });

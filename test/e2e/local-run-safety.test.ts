@@ -309,7 +309,7 @@ describe('the users CLI', () => {
     const data = await dataDirectory();
     const attempt = await run(process.execPath, ['--import', 'tsx', 'bin/users.ts', 'add', 'bob'], { env: { ...process.env, MUSEUM_DATA_DIR: data } }).then(
       () => ({ code: 0, stderr: '' }),
-      (error: { code: number; stderr: string }) => error,
+      (error: unknown) => error as { code: number; stderr: string },
     );
     expect(attempt.code).toBe(2);
     expect(attempt.stderr).toMatch(/add needs --role viewer\|editor/);

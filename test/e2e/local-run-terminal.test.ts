@@ -155,7 +155,7 @@ describe('the users CLI beside an in-memory run', () => {
       child.child.stdin?.end('alice-password-1\n');
       const attempt = await child.then(
         () => ({ code: 0, stderr: '' }),
-        (error: { code: number; stderr: string }) => error,
+        (error: unknown) => error as { code: number; stderr: string },
       );
       expect(attempt.code).toBe(1);
       expect(attempt.stderr).toContain(`The local API running on ${url}`);

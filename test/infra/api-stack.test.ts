@@ -52,7 +52,9 @@ beforeAll(() => {
   preview = synthesize({ stage: 'pr-1' });
 });
 afterAll(() => {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when the beforeAll that sets it failed
   prod?.cleanup();
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when the beforeAll that sets it failed
   preview?.cleanup();
 });
 

@@ -125,9 +125,13 @@ beforeAll(async () => {
 afterEach(() => proxy.clear());
 
 afterAll(async () => {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when the beforeAll that sets it failed
   const stats = proxy?.stats();
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- stats is undefined when proxy is
   recordFigures('faults', { injected: stats?.injected, requestsSeenByProxy: stats?.operations, scenarios: survived });
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when the beforeAll that sets it failed
   await faultyApi?.stop();
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when the beforeAll that sets it failed
   await proxy?.close();
   closeTableClient();
   await rm(workDirectory, { recursive: true, force: true });

@@ -38,8 +38,8 @@ export async function startLocalRun(env: Record<string, string>, options: { npm?
   started.push(child);
   let output = '';
   let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => {
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => {
     output += chunk.toString();
     stderr += chunk.toString();
   });
