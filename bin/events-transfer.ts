@@ -26,9 +26,7 @@ export const ExportedEvent = v.strictObject({
 /** Writes in flight at once during an import (each is a read and a transaction). */
 export const IMPORT_CONCURRENCY = 16;
 
-export interface Progress {
-  (message: string): void;
-}
+export type Progress = (message: string) => void;
 
 export async function exportEvents(store: EventArchive, output: Writable, progress: Progress): Promise<number> {
   let count = 0;

@@ -2,7 +2,7 @@
 // (`--table`, AWS credentials and region from the usual AWS_* settings), the running `npm start`'s
 // DynamoDB Local, or the data directory's own (started here, under its lock).
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { lockDataDirectory, lockHolder, processStart, type DataDirectoryLock } from '../lib/local/data-directory-lock.ts';
+import { lockDataDirectory, lockHolder, processStart } from '../lib/local/data-directory-lock.ts';
 import { ensureLocalTables, localClient, startDynamoDbLocal, type DynamoDbLocal } from '../lib/local/dynamodb-local.ts';
 import { DATA_DIRECTORY, DYNAMODB_DIRECTORY, localTableNames, useDataDirectoryKey, usesDataDirectory } from '../lib/local/local-environment.ts';
 import { otherStoreInUse } from '../lib/local/run-registry.ts';
@@ -39,7 +39,7 @@ export async function openStore(table: string | undefined, region: string | unde
     const client = localClient(dynamodbEndpoint);
     return { client, tableName: localTableNames.events, target: 'running local API', close: async () => client.destroy() };
   }
-  const { lock } = taken as { lock: DataDirectoryLock };
+  const { lock } = taken;
   let dynamodb: DynamoDbLocal | undefined;
   try {
     dynamodb = await startDynamoDbLocal({ dataDirectory: DYNAMODB_DIRECTORY });

@@ -26,7 +26,7 @@ async function readPassword(prompt: string): Promise<string> {
   const stdin = process.stdin;
   if (!stdin.isTTY) {
     let input = '';
-    for await (const chunk of stdin) input += chunk;
+    for await (const chunk of stdin) input += String(chunk);
     return input.replace(/\r?\n$/, '');
   }
   process.stderr.write(prompt);

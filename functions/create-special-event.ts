@@ -11,9 +11,9 @@ const createSpecialEvent: HttpHandler = async (event, context, { signal }) => {
   noQueryParameters(event);
   const key = idempotencyKey(event);
   const input = validate(CreateEventRequest, event.body, 'request body');
-  const principal = event.requestContext.authorizer?.principalId;
+  const principal: unknown = event.requestContext.authorizer?.principalId;
   if (key !== undefined && typeof principal !== 'string') throw new Error('The authorizer passed no principalId');
-  const { event: created, version } = await eventsStore(signal, Date.now() + context.getRemainingTimeInMillis() - EARLY_TIMEOUT_MS).createEvent(input, key === undefined ? undefined : { principal, key });
+  const { event: created, version } = await eventsStore(signal, Date.now() + context.getRemainingTimeInMillis() - EARLY_TIMEOUT_MS).createEvent(input, key === undefined ? undefined : { principal: principal as string, key });
   metrics.addMetric('SpecialEventsCreated', 'Count', 1);
   return jsonResponse(201, created, {
     Location: `${event.requestContext.path.replace(/\/$/, '')}/${created.eventId}`,

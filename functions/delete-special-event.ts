@@ -12,9 +12,9 @@ const deleteSpecialEvent: HttpHandler = async (event, context, { signal }) => {
   noQueryParameters(event);
   const precondition = ifMatch(event);
   const key = idempotencyKey(event);
-  const principal = event.requestContext.authorizer?.principalId;
+  const principal: unknown = event.requestContext.authorizer?.principalId;
   if (key !== undefined && typeof principal !== 'string') throw new Error('The authorizer passed no principalId');
-  const scope = key === undefined ? undefined : { principal, key, request: { eventId, ifMatch: precondition } };
+  const scope = key === undefined ? undefined : { principal: principal as string, key, request: { eventId, ifMatch: precondition } };
   const store = eventsStore(signal, Date.now() + context.getRemainingTimeInMillis() - EARLY_TIMEOUT_MS);
   await withIfMatch(
     precondition,

@@ -24,7 +24,7 @@ type ListQuery = ReturnType<typeof parseListQuery>;
  */
 export function pageLinks(query: ListQuery, hasMore: boolean): string {
   const link = (page: number, rel: string) =>
-    `<?${new URLSearchParams({ startDate: query.startDate, endDate: query.endDate, page: String(page), limit: String(query.limit) })}>; rel="${rel}"`;
+    `<?${new URLSearchParams({ startDate: query.startDate, endDate: query.endDate, page: String(page), limit: String(query.limit) }).toString()}>; rel="${rel}"`;
   return [
     link(1, 'first'),
     ...(query.page > 1 ? [link(query.page - 1, 'prev')] : []),

@@ -13,9 +13,9 @@ const updateSpecialEvent: HttpHandler = async (event, context, { signal }) => {
   const precondition = ifMatch(event);
   const key = idempotencyKey(event);
   const changes = validate(UpdateEventRequest, event.body, 'request body');
-  const principal = event.requestContext.authorizer?.principalId;
+  const principal: unknown = event.requestContext.authorizer?.principalId;
   if (key !== undefined && typeof principal !== 'string') throw new Error('The authorizer passed no principalId');
-  const scope = key === undefined ? undefined : { principal, key, request: { eventId, changes, ifMatch: precondition } };
+  const scope = key === undefined ? undefined : { principal: principal as string, key, request: { eventId, changes, ifMatch: precondition } };
   const store = eventsStore(signal, Date.now() + context.getRemainingTimeInMillis() - EARLY_TIMEOUT_MS);
   const updated = await withIfMatch(
     precondition,

@@ -107,6 +107,7 @@ export class ApiFirewall extends Construct {
       // Retained in production, so the name must differ per stack instance or a redeploy after a
       // deletion fails with "already exists" (Museum-RDP1): the suffix is the stack id's UUID.
       logGroupName: `aws-waf-logs-museum-special-events-${config.stage}-${Fn.select(2, Fn.split('/', Stack.of(this).stackId))}`,
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment -- RetentionDays values are the numbers of days; the stage config checks it is one
       retention: config.logRetentionDays as logs.RetentionDays,
       removalPolicy: config.isProduction ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     });

@@ -149,12 +149,14 @@ export class ApiMonitoring extends Construct {
       ['EventsTable', tables.events, DYNAMODB_OPERATIONS.events],
       ['IdempotencyTable', tables.idempotency, DYNAMODB_OPERATIONS.idempotency],
     ] as const) {
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment -- the operation names are the values of dynamodb.Operation
       this.alarm(`${name}Throttles`, table.metricThrottledRequestsForOperations({ operations: [...operations] as dynamodb.Operation[], period: PERIOD }), {
         threshold: 5,
         datapointsToAlarm: 2,
         evaluationPeriods: 3,
         alarmDescription: `DynamoDB throttled requests to the ${name} in 2 of 3 five-minute periods`,
       });
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment -- the operation names are the values of dynamodb.Operation
       this.alarm(`${name}SystemErrors`, table.metricSystemErrorsForOperations({ operations: [...operations] as dynamodb.Operation[], period: PERIOD }), {
         threshold: 5,
         datapointsToAlarm: 2,

@@ -51,6 +51,7 @@ type Context = Pick<Node, 'tryGetContext'>;
 export function readCiIdentitiesConfig(node: Context): CiIdentitiesConfig | undefined {
   const value = (key: string): string | undefined => {
     const raw: unknown = node.tryGetContext(key);
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a CDK context value (-c or cdk.json): any JSON at runtime, taken as text
     return raw === undefined || raw === null || raw === '' ? undefined : String(raw);
   };
   const repository = value('githubRepository');

@@ -12,6 +12,7 @@ type Context = Pick<Node, 'tryGetContext'>;
 export function readDeploymentRegion(node: Context, environment: NodeJS.ProcessEnv = process.env): string {
   const fromContext: unknown = node.tryGetContext('region');
   const region = [fromContext, environment.AWS_REGION, environment.AWS_DEFAULT_REGION]
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a CDK context value (-c or cdk.json): any JSON at runtime, taken as text
     .map((value) => (value === undefined || value === null ? '' : String(value).trim()))
     .find((value) => value !== '');
   if (!region) {

@@ -108,6 +108,7 @@ export class MuseumFunctions extends Construct {
     }
     const id = pascalCase(name);
     const logGroup = new logs.LogGroup(this, `${id}Logs`, {
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment -- RetentionDays values are the numbers of days; the stage config checks it is one
       retention: options.config.logRetentionDays as logs.RetentionDays,
       removalPolicy: options.config.isProduction ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     });

@@ -35,6 +35,7 @@ export class MuseumMockApiStack extends Stack {
     });
     const { config } = props;
     const accessLogs = new logs.LogGroup(this, 'AccessLogs', {
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment -- RetentionDays values are the numbers of days; the stage config checks it is one
       retention: config.logRetentionDays as logs.RetentionDays,
       removalPolicy: config.isProduction ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     });
@@ -60,6 +61,7 @@ export class MuseumMockApiStack extends Stack {
     this.api.node.tryRemoveChild('Endpoint'); // MockApiBaseUrl, without the trailing slash, replaces it
     new logs.LogGroup(this, 'ExecutionLogs', {
       logGroupName: `API-Gateway-Execution-Logs_${this.api.restApiId}/${MOCK_STAGE_NAME}`,
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment -- RetentionDays values are the numbers of days; the stage config checks it is one
       retention: config.logRetentionDays as logs.RetentionDays,
       removalPolicy: config.isProduction ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     });

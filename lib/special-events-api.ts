@@ -52,6 +52,7 @@ export class SpecialEventsApi extends Construct {
     super(scope, id);
     const { config, functions } = props;
     const removalPolicy = config.isProduction ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment -- RetentionDays values are the numbers of days; the stage config checks it is one
     this.accessLogs = new logs.LogGroup(this, 'AccessLogs', { retention: config.logRetentionDays as logs.RetentionDays, removalPolicy });
 
     this.api = new apigw.RestApi(this, 'Api', {
@@ -87,6 +88,7 @@ export class SpecialEventsApi extends Construct {
     // API Gateway would create the execution log group itself, with no retention and outside the stack.
     new logs.LogGroup(this, 'ExecutionLogs', {
       logGroupName: `API-Gateway-Execution-Logs_${this.api.restApiId}/${config.stage}`,
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment -- RetentionDays values are the numbers of days; the stage config checks it is one
       retention: config.logRetentionDays as logs.RetentionDays,
       removalPolicy,
     });

@@ -103,6 +103,7 @@ function integer(node: Context, key: string, fallback: number): number {
   const value: unknown = node.tryGetContext(key);
   if (value === undefined || value === null || value === '') return fallback;
   const number = typeof value === 'number' ? value : Number(value);
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a CDK context value (-c or cdk.json): any JSON at runtime, quoted in the error
   if (!Number.isInteger(number) || number < 0) throw new Error(`Context "${key}" must be a non-negative integer, not "${String(value)}"`);
   return number;
 }
@@ -120,6 +121,7 @@ function boolean(node: Context, key: string, fallback: boolean): boolean {
   if (value === undefined || value === null || value === '') return fallback;
   if (value === true || value === 'true') return true;
   if (value === false || value === 'false') return false;
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a CDK context value (-c or cdk.json): any JSON at runtime, quoted in the error
   throw new Error(`Context "${key}" must be true or false, not "${String(value)}"`);
 }
 
@@ -144,6 +146,7 @@ function wafRateLimit(limit: number): number {
 function list(node: Context, key: string): string[] {
   const value: unknown = node.tryGetContext(key);
   if (value === undefined || value === null || value === '') return [];
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a CDK context value (-c or cdk.json): any JSON at runtime, taken as text
   const items = Array.isArray(value) ? value : String(value).split(',');
   const origins = items.map((item) => String(item).trim()).filter(Boolean);
   for (const origin of origins) {

@@ -133,7 +133,7 @@ try {
   }
   client.destroy();
 } finally {
-  if (api && api.exitCode === null) {
+  if (api?.exitCode === null) {
     const exited = new Promise((resolve) => api?.once('exit', resolve));
     api.kill('SIGTERM');
     await exited;

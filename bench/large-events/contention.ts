@@ -31,7 +31,23 @@ interface Answer {
 const loadBefore = loadavg();
 const dynamodb = await startDynamoDbLocal();
 const tables = { events: 'contention-events', idempotency: 'contention-idempotency' };
-const results: Record<string, unknown>[] = [];
+interface ContentionRow {
+  n: number;
+  bursts: number;
+  burstsWithSuccess: number;
+  patch200: number;
+  delete204: number;
+  conflicts409: number;
+  notFound404: number;
+  unavailable503: number;
+  other: number;
+  conflictsWithRetryAfter: number;
+  winnerP50Ms: number | null;
+  winnerP99Ms: number | null;
+  loserP50Ms: number | null;
+  loserMaxMs: number | null;
+}
+const results: ContentionRow[] = [];
 let server: Awaited<ReturnType<typeof startHttpServer>> | undefined;
 try {
   await createBenchTables(dynamodb.endpoint, tables.events, tables.idempotency);
@@ -100,7 +116,7 @@ try {
   const subject = sampleEvent(years[0] as string[], 'Contention units');
   await loadEvents(dynamodb.endpoint, tables.events, [subject], 1);
   const before = counting.consumed();
-  await counting.store.updateEvent(subject.eventId, { name: 'Contention units, renamed', dates: years[1] as string[] });
+  await counting.store.updateEvent(subject.eventId, { name: 'Contention units, renamed', dates: years[1] });
   const patchUnits = counting.consumed() - before;
   await counting.store.deleteEvent(subject.eventId);
   const deleteUnits = counting.consumed() - before - patchUnits;

@@ -40,11 +40,12 @@ export function toStoredEvent(item: Item): StoredEvent {
 
 /** A base item, or undefined for none (or for the marker a create's fence leaves: it has no version). */
 export function toBaseItem(item: Item | undefined): BaseItem | undefined {
-  if (!item || item.version === undefined) return undefined;
+  if (item?.version === undefined) return undefined;
   return {
     ...toStoredEvent(item),
     monthTags: { ...((item.monthTags as Record<string, string> | undefined) ?? {}) },
     ...(item.leaseUntil === undefined ? {} : { leaseUntil: Number(item.leaseUntil), leaseId: String(item.leaseId) }),
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a DynamoDB attribute: whatever it holds at runtime, written as a string
     ...(item.lastWriteId === undefined ? {} : { lastWriteId: String(item.lastWriteId) }),
   };
 }
@@ -98,5 +99,5 @@ export function planMonths(
 }
 
 function sameList(a: readonly string[] | undefined, b: readonly string[]): boolean {
-  return a !== undefined && a.length === b.length && a.every((value, i) => value === b[i]);
+  return a?.length === b.length && a.every((value, i) => value === b[i]);
 }

@@ -86,6 +86,7 @@ export async function listEvents(listing: Listing, query: ListEventsQuery): Prom
       for (const eventId of [entry.eventId, ...upcoming]) baseItems.set(eventId, toBaseItem(items.get(eventId)));
     }
     const committed = baseItems.get(entry.eventId);
+    // eslint-disable-next-line @typescript-eslint/prefer-optional-chain -- entry is a DynamoDB item: an absent name must not match an absent event
     if (!committed || committed.event.name !== entry.name || committed.monthTags[entry.month] !== entry.tag) {
       if (isAbandoned(entry, committed, now)) leftovers.push(entry);
     } else if (!listed.has(entry.eventId)) {

@@ -19,7 +19,7 @@ const INVISIBLE_CHARACTER = /[\p{Cc}\p{Cf}\p{Cs}]/u;
 
 /** Why `password` cannot be set, or undefined when it can. */
 export function passwordProblem(password: string): string | undefined {
-  const length = [...password.normalize('NFC')].length;
+  const length = Array.from(password.normalize('NFC')).length;
   if (length < MIN_PASSWORD_LENGTH) return `The password must be at least ${MIN_PASSWORD_LENGTH} characters`;
   if (length > MAX_PASSWORD_LENGTH) return `The password must be at most ${MAX_PASSWORD_LENGTH} characters`;
   if (INVISIBLE_CHARACTER.test(password)) return 'The password must not contain control or invisible format characters (NUL, tab, BOM, zero-width space, ...)';

@@ -117,6 +117,7 @@ export const keys = {
   /** Reads an index entry back from its keys (of either index) and `dates`. */
   monthIndexEntry: (item: Record<string, unknown>): MonthIndexEntry => {
     if (item.gsi1sk === undefined && item.gsi2sk !== undefined) {
+      // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a DynamoDB attribute: whatever it holds at runtime, compared as a string
       const gsi2sk = String(item.gsi2sk);
       item = { ...item, gsi1sk: gsi2sk.slice(gsi2sk.indexOf(KEY_SEPARATOR) + 1) };
     }

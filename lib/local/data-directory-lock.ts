@@ -113,6 +113,7 @@ async function underTakeover<T>(dataDirectory: string, action: () => Promise<T>)
 function parseRecord(text: string): Pick<LockRecord, 'pid' | 'processStart'> | undefined {
   try {
     const record = JSON.parse(text) as Partial<LockRecord> | null;
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-conversion -- the lock record is parsed JSON: processStart may be any value at runtime
     return typeof record?.pid === 'number' ? { pid: record.pid, processStart: String(record.processStart ?? '') } : undefined;
   } catch {
     return undefined;

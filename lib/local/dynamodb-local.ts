@@ -35,7 +35,7 @@ export interface DynamoDbLocal {
   javaPid: number;
   /** Where the database files are (a temporary directory, removed on stop, when none was given). */
   dataDirectory: string;
-  stop(): Promise<void>;
+  stop: () => Promise<void>;
 }
 
 /** The region of every local client: part of the database file's name. */

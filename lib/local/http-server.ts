@@ -188,7 +188,7 @@ export function serve(server: Server, onRequest: (request: IncomingMessage, resp
   server.removeListener('request', startingUp);
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     const refused = framingProblem(request);
-    if (!refused) return onRequest(request, response);
+    if (!refused) { onRequest(request, response); return; }
     // The body is not read (its framing is what is refused): the connection is closed after the answer.
     response.shouldKeepAlive = false;
     const body = JSON.stringify(refused.body);

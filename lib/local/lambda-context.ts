@@ -21,8 +21,10 @@ export function lambdaContext(functionName: string, kind: keyof typeof FUNCTION_
     logGroupName: `/aws/lambda/${functionName}`,
     logStreamName,
     getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    /* eslint-disable @typescript-eslint/no-deprecated -- deprecated members of the Context type; the local runner never calls them */
     done: () => undefined,
     fail: () => undefined,
     succeed: () => undefined,
+    /* eslint-enable @typescript-eslint/no-deprecated */
   };
 }

@@ -213,6 +213,7 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
       console.error(`${route.handler} failed:`, error instanceof Error ? error.message : error);
       throw new GatewayError('INTEGRATION_FAILURE');
     }
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the handler is user code: its result may be anything at runtime
     if (!result || typeof result.statusCode !== 'number') throw new GatewayError('INTEGRATION_FAILURE');
     const headers: Record<string, string | string[]> = { ...result.headers } as Record<string, string>;
     for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) headers[name] = values.map(String);
@@ -236,6 +237,11 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
       })
       .then((status) => {
         accessLog({ method: request.method ?? '', path: logPath(request.url), status, durationMs: Math.round(performance.now() - started), ...log });
+      })
+      .catch((error: unknown) => {
+        // Sending the error answer or writing the access log failed: log it and end the exchange.
+        console.error('Local gateway error while answering:', error);
+        if (!response.writableEnded) response.destroy();
       });
   }
 
@@ -292,6 +298,7 @@ async function invoke<E, R>(
 
 /** IAM policy evaluation as API Gateway does it for an authorizer result: explicit Deny wins, then any Allow. */
 export function policyAllows(result: APIGatewayAuthorizerResult, methodArn: string): boolean {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the authorizer is user code: its result may lack a policyDocument at runtime
   const statements = result.policyDocument?.Statement ?? [];
   const matches = (statement: (typeof statements)[number]) => {
     const actions = [(statement as { Action?: string | string[] }).Action ?? []].flat();

@@ -47,7 +47,7 @@ function convertCheck(action: PipeAction & { requirement?: unknown; message?: un
   if (documented) {
     const keywords = textRule ? { ...documented, pattern: textRulePattern(textRule) } : documented;
     const notes = Object.keys(keywords).flatMap((keyword) => (CHECK_NOTES[keyword] ? [CHECK_NOTES[keyword]] : []));
-    return notes.reduce<JsonSchema>((schema, note) => withNote(schema, note), { ...jsonSchema, ...keywords } as JsonSchema);
+    return notes.reduce<JsonSchema>((schema, note) => withNote(schema, note), { ...jsonSchema, ...keywords });
   }
   if (action.message === 'must contain at least one field to change') return { ...jsonSchema, minProperties: 1 };
   return undefined;
@@ -96,7 +96,7 @@ export function componentSchemas(definitions: Record<string, v.GenericSchema>, d
 
 /** One schema on its own, with references to the named `definitions` where they occur. */
 export function schemaWithReferences(schema: v.GenericSchema, definitions: Record<string, v.GenericSchema>, description?: string): JsonSchema {
-  const converted = toJsonSchemaDefs({ ...definitions, __schema: schema }, CONVERSION_CONFIG).__schema as JsonSchema;
+  const converted = toJsonSchemaDefs({ ...definitions, __schema: schema }, CONVERSION_CONFIG).__schema;
   return foldNotes(description ? { ...converted, description } : converted);
 }
 
@@ -108,7 +108,7 @@ function foldNotes(schema: JsonSchema): JsonSchema {
     const result = Object.fromEntries(Object.entries(rest).map(([key, child]) => [key, walk(child)]));
     if (Array.isArray(notes) && notes.length > 0) {
       const description = typeof result.description === 'string' ? result.description.replace(/([^.])$/, '$1.') : undefined;
-      result.description = [description, ...notes].filter(Boolean).join(' ');
+      result.description = [description, ...(notes as unknown[])].filter(Boolean).join(' ');
     }
     return result;
   };

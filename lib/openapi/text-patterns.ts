@@ -25,7 +25,7 @@ function classBody(ranges: readonly Range[]): string {
 
 function add(ranges: Range[], codePoint: number): void {
   const last = ranges.at(-1);
-  if (last && last[1] === codePoint - 1) last[1] = codePoint;
+  if (last?.[1] === codePoint - 1) last[1] = codePoint;
   else ranges.push([codePoint, codePoint]);
 }
 

@@ -69,8 +69,11 @@ beforeAll(async () => {
 }, LOCAL_API_START_TIMEOUT_MS + 60_000);
 
 afterAll(async () => {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when the beforeAll that sets it failed
   await browser?.close();
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when the beforeAll that sets it failed
   await api?.stop();
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when the beforeAll that sets it failed
   await new Promise((resolve) => pageServer?.close(resolve));
   if (workDirectory) await rm(workDirectory, { recursive: true, force: true });
 });

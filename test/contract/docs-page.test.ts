@@ -51,6 +51,7 @@ describe('GET /v1.1/docs in headless Chromium', () => {
   });
 
   afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when the beforeAll that sets it failed
     await browser?.close();
   });
 

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { PROBLEM_KINDS } from '../../functions/shared/problems.ts';
 import { LIMITS } from '../../functions/shared/limits.ts';
 import { allowHeader, API_VERSION, BASE_PATH, routes } from '../../functions/shared/routes.ts';
-import { buildOpenApiDocument, serializeOpenApiDocument, type OpenApiOperation } from '../../lib/openapi/openapi-document.ts';
+import { buildOpenApiDocument, serializeOpenApiDocument } from '../../lib/openapi/openapi-document.ts';
 import { COMMITTED_OPENAPI_FILE, ContractChecker } from '../support/contract.ts';
 
 const document = buildOpenApiDocument();
@@ -13,7 +13,7 @@ const isOperation = (key: string) => ['get', 'put', 'post', 'delete', 'options',
 const allOperations = Object.entries(document.paths).flatMap(([path, item]) =>
   Object.entries(item)
     .filter(([method]) => isOperation(method))
-    .map(([method, operation]) => ({ path, method, operation: operation as OpenApiOperation & Json })),
+    .map(([method, operation]) => ({ path, method, operation })),
 );
 /** The operations of the route table (the service index at `/` is documented apart). */
 const operations = allOperations.filter(({ path }) => path !== '/');

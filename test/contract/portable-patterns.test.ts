@@ -25,7 +25,7 @@ const TAG = '\u{E0001}';
 /** Texts of every kind the patterns tell apart: visible, invisible, controls, line breaks, bidi, astral, tags, dates, entity-tags. */
 const samples = [
   'Museum tour', ' x ', 'é', 'Ⅷ', '𝒳', '\u00a0x', 'x\u00ad', '\u200b', '\u200bx', 'x\u200dy', '\ufeffx', '👨‍👩‍👧', '🏴󠁧󠁢󠁥󠁮󠁧󠁿',
-  `${TAG}`, `${TAG}x`, `x${TAG}`, '\u{1BCA0}', '\u{1D173}x', '', '   ', '\t', 'a\tb', 'a\nb', 'a\rb', 'a\u0000', '\u007f', 'x\u0085y',
+  TAG, `${TAG}x`, `x${TAG}`, '\u{1BCA0}', '\u{1D173}x', '', '   ', '\t', 'a\tb', 'a\nb', 'a\rb', 'a\u0000', '\u007f', 'x\u0085y',
   '\u202ex', 'x\u2066', '\u061c', 'x\u2028y', 'x\u2029y', '\ufffd', 'x\uffff', '\ufff9x', '2026-12-01', '1899-12-31', '9999-12-31',
   '2026-1-01', '"3"', '*', 'W/"3", "4"', '"a,b"', ',,', ' "1" , ', '"a"b"', 'abc', '"3', '"\u00e9"', '"\u0100"',
 ];
@@ -80,7 +80,7 @@ test('spectral lint with spectral:oas finds no error in openapi/openapi.json', a
   const { stdout } = await run('node_modules/.bin/spectral', ['lint', 'openapi/openapi.json', '--ruleset', '.spectral.yaml', '--format', 'json', '--fail-severity', 'error', '--quiet'], {
     env: { ...process.env, SCARF_ANALYTICS: 'false' },
     timeout: 120_000,
-  }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
+  }).catch((error: unknown) => ({ stdout: (error as { stdout?: string }).stdout ?? '' }));
   const errors = (JSON.parse(stdout || '[]') as { severity: number; code: string; message: string; path: string[] }[]).filter((result) => result.severity === 0);
   expect(errors).toEqual([]);
 });

@@ -54,6 +54,7 @@ function expectProblem(response: RawResponse, status: number) {
   expect(response.status).toBe(status);
   expect(response.headers['content-type']).toBe('application/problem+json');
   const problem = JSON.parse(response.body) as { status: number; title: string; detail: string };
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- jest's asymmetric matchers are typed any
   expect(problem).toEqual(expect.objectContaining({ status, title: expect.any(String), detail: expect.any(String) }));
   return problem;
 }

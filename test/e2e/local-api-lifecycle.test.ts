@@ -25,7 +25,10 @@ async function usersCli(dataDirectory: string, args: string[], password?: string
   child.child.stdin?.end(password ?? '');
   return child.then(
     ({ stdout }) => ({ code: 0, output: stdout }),
-    (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, output: error.stdout + error.stderr }),
+    (error: unknown) => {
+      const failed = error as { code: number; stdout: string; stderr: string };
+      return { code: failed.code, output: failed.stdout + failed.stderr };
+    },
   );
 }
 

@@ -104,7 +104,7 @@ describe('the emergency exit (a signal seconds after the first, while the stop h
     const [javaPid] = javaProcessesUsing(directory);
     process.kill(javaPid as number, 'SIGSTOP'); // a Java that does not stop when asked: the first stop hangs
     process.kill(local.child.pid as number, 'SIGTERM');
-    expect(await eventually(() => /SIGTERM: stopping/.test(local.output()), 30_000)).toBe(true);
+    expect(await eventually(() => local.output().includes('SIGTERM: stopping'), 30_000)).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 3_500));
     process.kill(local.child.pid as number, 'SIGTERM');
     expect(await local.exited).toBe(1);
@@ -155,7 +155,7 @@ describe('the users CLI beside an in-memory run', () => {
       child.child.stdin?.end('alice-password-1\n');
       const attempt = await child.then(
         () => ({ code: 0, stderr: '' }),
-        (error: { code: number; stderr: string }) => error,
+        (error: unknown) => error as { code: number; stderr: string },
       );
       expect(attempt.code).toBe(1);
       expect(attempt.stderr).toContain(`The local API running on ${url}`);

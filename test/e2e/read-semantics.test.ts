@@ -7,7 +7,7 @@ import { testEnvironment } from '../support/test-environment.ts';
 
 /** The Link header as rel -> target (RFC 8288, as this API writes it: one target per rel). */
 function links(header: string | null): Record<string, string> {
-  return Object.fromEntries([...(header ?? '').matchAll(/<([^>]*)>; rel="([^"]+)"/g)].map((match) => [match[2], match[1]]));
+  return Object.fromEntries([...(header ?? '').matchAll(/<([^>]*)>; rel="([^"]+)"/g)].map((match) => [match[2], match[1]])) as Record<string, string>;
 }
 
 describe('HEAD', () => {

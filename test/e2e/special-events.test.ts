@@ -2,6 +2,7 @@
 import { api, createEvent, sampleEvent, type SpecialEventBody } from '../support/api-client.ts';
 import { addDays } from '../../functions/shared/calendar-dates.ts';
 
+// eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- jest's asymmetric matchers are typed any
 const problemFields = { type: expect.stringMatching(/^https:\/\//), title: expect.any(String), status: expect.any(Number), detail: expect.any(String) };
 
 describe('POST /special-events', () => {
@@ -11,6 +12,7 @@ describe('POST /special-events', () => {
     });
     expect(response.status).toBe(201);
     expect(response.body).toEqual({
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- jest's asymmetric matchers are typed any
       eventId: expect.stringMatching(/^[0-9a-f-]{36}$/),
       name: 'Spaced',
       location: 'Main Hall',

@@ -52,7 +52,9 @@ beforeAll(() => {
   preview = synthesize({ stage: 'pr-1' });
 });
 afterAll(() => {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when the beforeAll that sets it failed
   prod?.cleanup();
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when the beforeAll that sets it failed
   preview?.cleanup();
 });
 
@@ -665,7 +667,7 @@ test('no retained resource of production or a preview has a fixed physical name 
         .filter((resource) => resource.DeletionPolicy === 'Retain');
       for (const resource of retained) {
         for (const [key, value] of Object.entries(resource.Properties ?? {})) {
-          if (/Name$/.test(key) && typeof value === 'string') throw new Error(`retained resource with a literal ${key}: ${value}`);
+          if (key.endsWith('Name') && typeof value === 'string') throw new Error(`retained resource with a literal ${key}: ${value}`);
         }
       }
     }
@@ -673,7 +675,7 @@ test('no retained resource of production or a preview has a fixed physical name 
 });
 
 describe('operations', () => {
-  type Alarm = { AlarmName?: string; MetricName?: string; Metrics?: any[]; Threshold: number; EvaluationPeriods: number; DatapointsToAlarm?: number; AlarmActions: unknown[]; AlarmDescription: string };
+  interface Alarm { AlarmName?: string; MetricName?: string; Metrics?: any[]; Threshold: number; EvaluationPeriods: number; DatapointsToAlarm?: number; AlarmActions: unknown[]; AlarmDescription: string }
   // The paging alarms (lib/api-monitoring.ts); the canary's release alarms are tested with it below.
   const alarmsOf = (app: Synthesized) =>
     Object.entries(resourcesOfType(app.apiTemplate, 'AWS::CloudWatch::Alarm'))
@@ -683,7 +685,7 @@ describe('operations', () => {
 
   test('production alarms cover 5xx rate, p99 latency, authorizer failures, throttles and duration, failed logins, handler errors and throttles, DynamoDB throttling and system errors', () => {
     const alarms = alarmsOf(prod);
-    const topicId = logicalId(prod.api, prod.api.monitoring!.topic as never);
+    const topicId = logicalId(prod.api, prod.api.monitoring!.topic);
     for (const alarm of alarms) expect(alarm.AlarmActions).toEqual([{ Ref: topicId }]);
     const byId = (fragment: string) => alarms.find((alarm) => alarm.id.includes(fragment))!;
     // Not 5XXError, which counts the 503s of modified gateway responses (authorizer failures) as 4xx.

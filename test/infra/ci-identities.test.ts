@@ -14,6 +14,7 @@ let app: Synthesized;
 beforeAll(() => {
   app = synthesize({ githubRepository: REPOSITORY, productionAccount: PRODUCTION_ACCOUNT, previewAccount: PREVIEW_ACCOUNT });
 });
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when the beforeAll that sets it failed
 afterAll(() => app?.cleanup());
 
 interface Statement {

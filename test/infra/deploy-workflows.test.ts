@@ -118,7 +118,7 @@ test('production and previews assume different roles, each from its own variable
 test('a push to main is tested and synthesized once, diffed read-only before the approval, then that assembly is deployed', () => {
   const production = workflows['production.yml']!;
   expect(production.on.push?.branches).toEqual(['main']);
-  const { build, diff, deploy } = production.jobs as Record<string, Job>;
+  const { build, diff, deploy } = production.jobs;
   // Build: tests and synthesis, no AWS access; the assembly becomes an artifact.
   expect(runs(build!)).toContain('CI=true bash .ci/run');
   expect(runs(build!)).toMatch(/npx cdk synth -c stage=prod .*--output cdk\.out/);

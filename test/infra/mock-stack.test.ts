@@ -12,6 +12,7 @@ let preview: Synthesized;
 beforeAll(() => {
   preview = synthesize({ stage: 'pr-1' });
 });
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when the beforeAll that sets it failed
 afterAll(() => preview?.cleanup());
 
 interface IntegrationResponse {

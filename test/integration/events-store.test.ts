@@ -331,7 +331,7 @@ describe('idempotent creation', () => {
     const { Items = [] } = await documentClient.send(new ScanCommand({ TableName: idempotencyTableName }));
     for (const item of Items.filter((candidate) => (candidate.event as { eventId: string } | undefined)?.eventId === first.event.eventId)) {
       await documentClient.send(
-        new UpdateCommand({ TableName: idempotencyTableName, Key: { id: item.id }, UpdateExpression: 'SET expiration = :past', ExpressionAttributeValues: { ':past': 1 } }),
+        new UpdateCommand({ TableName: idempotencyTableName, Key: { id: item.id as unknown }, UpdateExpression: 'SET expiration = :past', ExpressionAttributeValues: { ':past': 1 } }),
       );
     }
     const second = await store.createEvent(newEvent({ name: 'Expired again' }), key);

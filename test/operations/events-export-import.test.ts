@@ -28,6 +28,7 @@ beforeAll(async () => {
   );
 }, LOCAL_API_START_TIMEOUT_MS + 60_000);
 afterAll(async () => {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when the beforeAll that sets it failed
   await api?.stop();
   await rm(workDirectory, { recursive: true, force: true });
 });

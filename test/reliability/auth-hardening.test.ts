@@ -206,7 +206,7 @@ describe('credential rules', () => {
       basicAuthorization(`${username.slice(0, 2)}\u200b${username.slice(2)}`, password),
       basicAuthorization(`${username}\u00ad`, password),
       basicAuthorization(username.toUpperCase(), password),
-      basicAuthorization([...username].map((c) => String.fromCodePoint(c.codePointAt(0)! + 0xfee0)).join(''), password), // fullwidth
+      basicAuthorization(Array.from(username).map((c) => String.fromCodePoint(c.codePointAt(0)! + 0xfee0)).join(''), password), // fullwidth
       basicAuthorization(`${username}\u0000`, password),
     ];
     for (const header of headers) expect((await api('GET', '/special-events?startDate=9980-05-05&endDate=9980-05-05', { as: { header } })).status).toBe(401);
@@ -277,6 +277,7 @@ describe('response hardening', () => {
     );
   }, LOCAL_API_START_TIMEOUT_MS + 30_000);
   afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when the beforeAll that sets it failed
     await corsApi?.stop();
     await rm(workDirectory, { recursive: true, force: true });
   });

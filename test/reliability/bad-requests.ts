@@ -150,6 +150,7 @@ const wrongTypes = (context: FuzzContext) =>
         )
         .map(([body, overrides, dropped]) => {
           const result: Body = { ...body, ...overrides };
+          // eslint-disable-next-line @typescript-eslint/no-dynamic-delete -- the generator drops the fields it drew from the body on purpose
           for (const field of dropped) delete result[field];
           return JSON.stringify(result);
         }),
@@ -331,7 +332,7 @@ const oddQuery = () =>
         'startDate=9990-01-01&endDate=9991-01-03',
         `startDate=1900-01-01&endDate=9999-12-31`,
         `q=${'x'.repeat(6_000)}`,
-        `${'a=1&'.repeat(500)}`,
+        'a=1&'.repeat(500),
       ),
     )
     .map((query): FuzzRequest => ({ category: 'odd-query', method: 'GET', path: `/special-events?${query}`, headers: [] }));

@@ -127,7 +127,7 @@ describe('If-Match', () => {
     // At most one wins; on a busy machine the one that would have may get a 503 (not written).
     expect(statuses.filter((status) => status === 200).length).toBeLessThanOrEqual(1);
     expect(statuses.every((status) => [200, 409, 412, 503].includes(status))).toBe(true);
-    const winner = responses.find((response) => response.status === 200) as ApiResponse<SpecialEventBody> | undefined;
+    const winner = responses.find((response) => response.status === 200);
     for (const loser of responses.filter((response) => response.status === 412)) {
       expect(loser.headers.get('content-type')).toBe('application/problem+json');
     }
@@ -155,7 +155,7 @@ describe('If-Match', () => {
     const statuses = responses.map((response) => response.status);
     expect(statuses.filter((status) => status === 200).length).toBeLessThanOrEqual(1);
     expect(statuses.every((status) => [200, 412, 503].includes(status))).toBe(true);
-    const winner = responses.find((response) => response.status === 200) as ApiResponse<SpecialEventBody> | undefined;
+    const winner = responses.find((response) => response.status === 200);
     if (winner) expect(winner.body).toEqual({ ...event, price: winner.body.price });
     const read = await api<SpecialEventBody>('GET', path);
     expect(read.body).toEqual(winner?.body ?? event);

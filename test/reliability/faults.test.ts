@@ -125,9 +125,13 @@ beforeAll(async () => {
 afterEach(() => proxy.clear());
 
 afterAll(async () => {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when the beforeAll that sets it failed
   const stats = proxy?.stats();
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- stats is undefined when proxy is
   recordFigures('faults', { injected: stats?.injected, requestsSeenByProxy: stats?.operations, scenarios: survived });
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when the beforeAll that sets it failed
   await faultyApi?.stop();
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when the beforeAll that sets it failed
   await proxy?.close();
   closeTableClient();
   await rm(workDirectory, { recursive: true, force: true });
@@ -418,7 +422,7 @@ describe('a client that retries every 503 and 504 with its Idempotency-Key', () 
       }
       proxy.clear();
       statuses.push(seen);
-      expected = { ...expected, ...changes } as SpecialEventBody;
+      expected = { ...expected, ...changes };
       expected.dates = [...expected.dates].sort();
       expect({ i, status: answer?.status, body: answer?.body, etag: answer?.headers.get('etag') }).toEqual({ i, status: 200, body: expected, etag: `"${i + 2}"` });
     }

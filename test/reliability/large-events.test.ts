@@ -32,7 +32,7 @@ function days(year: number, count: number, first = 0): string[] {
 async function expectListed(eventId: string, expected: SpecialEventBody | undefined, windows: { startDate: string; endDate: string }[]) {
   for (const window of windows) {
     const found = (await listedIn(api, window)).filter((event) => event.eventId === eventId);
-    const wanted = expected && expected.dates.some((date) => date >= window.startDate && date <= window.endDate) ? [expected] : [];
+    const wanted = expected?.dates.some((date) => date >= window.startDate && date <= window.endDate) ? [expected] : [];
     expect({ window, found }).toEqual({ window, found: wanted });
   }
 }
@@ -234,7 +234,7 @@ describe('a leased write interrupted part-way (fault proxy in front of DynamoDB 
     return { event, windows: yearWindows(MANY_MONTHS_YEAR, YEARS) };
   }
 
-  const asBody = (event: SpecialEvent): SpecialEventBody => event as SpecialEventBody;
+  const asBody = (event: SpecialEvent): SpecialEventBody => event;
   /** 70 months of other dates: 70 new month items (one transaction of puts), then the commit. */
   const replacement = () => ({ name: 'Moved monthly', dates: monthly(MANY_MONTHS_YEAR, 70, 28) });
 

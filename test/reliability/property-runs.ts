@@ -10,5 +10,6 @@ export const jestTimeoutFor = (timeLimitMs: number): number => timeLimitMs + 30_
 
 export function propertyRuns(numRuns: number, timeLimitMs: number): fc.Parameters<unknown> {
   const seed = process.env.FAST_CHECK_SEED;
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- the plugin form needs a fast-check major version the project has not moved to
   return { numRuns, interruptAfterTimeLimit: timeLimitMs, markInterruptAsFailure: true, ...(seed ? { seed: Number(seed) } : {}) };
 }

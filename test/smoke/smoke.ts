@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { fetchChecked } from '../support/contract.ts';
 
 const { values } = parseArgs({ options: { 'read-only': { type: 'boolean', default: false } } });
-const readOnly = values['read-only'] ?? false;
+const readOnly = values['read-only'];
 const baseUrl = (process.env.MUSEUM_API_URL ?? '').replace(/\/$/, '');
 const username = process.env.MUSEUM_API_USERNAME;
 const password = process.env.MUSEUM_API_PASSWORD;

@@ -28,8 +28,8 @@ export async function startLocalApiProcess(env: Record<string, string>, logFile:
   });
   running.add(child);
   const log = createWriteStream(logFile);
-  child.stdout?.pipe(log);
-  child.stderr?.pipe(log);
+  child.stdout.pipe(log);
+  child.stderr.pipe(log);
   const exited = new Promise<void>((resolve) =>
     child.once('exit', () => {
       running.delete(child);
@@ -49,8 +49,8 @@ export async function startLocalApiProcess(env: Record<string, string>, logFile:
     url = await new Promise<string>((resolve, reject) => {
       let output = '';
       const timer = setTimeout(() => reject(new Error(`The local API did not start in ${LOCAL_API_START_TIMEOUT_MS / 1000} s:\n${output}`)), LOCAL_API_START_TIMEOUT_MS);
-      child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      child.stdout?.on('data', (chunk: Buffer) => {
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stdout.on('data', (chunk: Buffer) => {
         output += chunk.toString();
         const match = /listening on (\S+)/.exec(output);
         if (match?.[1]) {

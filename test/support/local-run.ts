@@ -30,7 +30,7 @@ export async function startLocalRun(env: Record<string, string>, options: { npm?
   const [command, args] = options.npm
     ? ['npm', ['start', '--silent', '--', '--no-build']]
     : [process.execPath, ['--import', 'tsx', 'bin/local-api.ts', ...(options.build ? ['--build'] : [])]];
-  const child = spawn(command as string, args as string[], {
+  const child = spawn(command, args, {
     env: { ...process.env, PORT: String(port), MUSEUM_LOG_FORMAT: 'json', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
@@ -38,8 +38,8 @@ export async function startLocalRun(env: Record<string, string>, options: { npm?
   started.push(child);
   let output = '';
   let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => {
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => {
     output += chunk.toString();
     stderr += chunk.toString();
   });
