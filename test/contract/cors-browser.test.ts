@@ -9,23 +9,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { LIMITS } from '../../functions/shared/limits.ts';
 import { basicAuthorization, privateYear, sampleEvent } from '../support/api-client.ts';
 import { fetchChecked } from '../support/contract.ts';
 import { LOCAL_API_START_TIMEOUT_MS, startLocalApiProcess, type LocalApiProcess } from '../support/local-api-process.ts';
 import { TEST_USERS, testEnvironment } from '../support/test-environment.ts';
-
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+import { launchChromium } from '../support/chromium.ts';
 
 /** What the page could read of one answer (or the error fetch threw). */
 interface Seen {
@@ -65,7 +55,7 @@ beforeAll(async () => {
     },
     join(workDirectory, 'local-api.log'),
   );
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 }, LOCAL_API_START_TIMEOUT_MS + 60_000);
 
 afterAll(async () => {

@@ -1,22 +1,12 @@
 // The served contract: /v1.1/openapi.json and the Redoc page at /v1.1/docs, without credentials,
 // and the page really rendering in headless Chromium (Debian's chromium, driven by playwright-core).
 import { readFileSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { routes } from '../../functions/shared/routes.ts';
 import { docsPageHeaders, docsPageHtml, DOCS_SPEC_URL, redocBundleIntegrity, redocCdnUrl, redocVersion } from '../../lib/openapi/docs-page.ts';
 import { COMMITTED_OPENAPI_FILE } from '../support/contract.ts';
 import { testEnvironment } from '../support/test-environment.ts';
-
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+import { launchChromium } from '../support/chromium.ts';
 
 describe('GET /v1.1/openapi.json', () => {
   test('serves the committed document as JSON without credentials', async () => {
@@ -47,7 +37,7 @@ describe('GET /v1.1/docs in headless Chromium', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {
