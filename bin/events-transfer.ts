@@ -2,7 +2,7 @@
 //   {"eventId":"…","name":"…","location":"…","eventDescription":"…","dates":["2031-05-02"],"price":25,"version":3}
 // Both stream: export holds one Scan page, import one batch of lines, never the whole table.
 // Import checks the whole file before writing anything: every line is validated with the
-// schema the API uses (functions/shared/event-schema.ts), and event ids must not repeat. The
+// schema the API uses (functions/events/event-schema.ts), and event ids must not repeat. The
 // checked lines are spooled to a temporary file (stdin can be read once), then written through
 // the events store, several at a time. A file with a bad line is refused with nothing written.
 import { once } from 'node:events';
@@ -13,9 +13,9 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import * as v from 'valibot';
-import { SpecialEvent } from '../functions/shared/event-schema.ts';
-import type { EventArchive } from '../functions/shared/event-archive.ts';
-import type { StoredEvent } from '../functions/shared/events-store.ts';
+import { SpecialEvent } from '../functions/events/event-schema.ts';
+import type { EventArchive } from '../functions/store/event-archive.ts';
+import type { StoredEvent } from '../functions/store/events-store.ts';
 
 /** One line of an export: the event as the API shows it, plus its version (the ETag's source). */
 export const ExportedEvent = v.strictObject({

@@ -5,8 +5,8 @@
 // credentials and region from the usual AWS_* settings, or --region).
 // Progress goes to stderr, and only when stderr is a terminal; the data is the only thing on stdout.
 import { parseArgs } from 'node:util';
-import { createDocumentClient } from '../functions/shared/dynamodb-client.ts';
-import { EventArchive } from '../functions/shared/event-archive.ts';
+import { createDocumentClient } from '../functions/store/dynamodb-client.ts';
+import { EventArchive } from '../functions/store/event-archive.ts';
 import { exportEvents, importEvents, InvalidImportError, type Progress } from './events-transfer.ts';
 import { openStore } from './local-store.ts';
 

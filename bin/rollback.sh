@@ -2,7 +2,7 @@
 # Rolls a stage back to its previous release in seconds, without CloudFormation or CI: points
 # the `live` alias of every function of MuseumApi-<stage> at the version before the one it
 # serves now. Every release publishes exactly one new version of each function (its description
-# names the release, lib/museum-functions.ts), so "the version before" is the previous release
+# names the release, lib/cdk/museum-functions.ts), so "the version before" is the previous release
 # for all six alike. Usage (AWS credentials of the stage's account in the environment):
 #
 #   bash bin/rollback.sh prod

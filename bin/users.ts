@@ -7,10 +7,10 @@
 // lock), or a deployed table with `--table <name>` (AWS credentials and region from the usual AWS_* settings).
 import { parseArgs } from 'node:util';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { createDocumentClient } from '../functions/shared/dynamodb-client.ts';
-import { hashPassword, passwordProblem } from '../functions/shared/passwords.ts';
-import { ROLES, type Role } from '../functions/shared/routes.ts';
-import { USERNAME_PATTERN, UsersStore } from '../functions/shared/users-store.ts';
+import { createDocumentClient } from '../functions/store/dynamodb-client.ts';
+import { hashPassword, passwordProblem } from '../functions/auth/passwords.ts';
+import { ROLES, type Role } from '../functions/routes.ts';
+import { USERNAME_PATTERN, UsersStore } from '../functions/auth/users-store.ts';
 import { openStore, type Store } from './local-store.ts';
 
 const USAGE = `Usage: npm run users -- <command> [options]

@@ -4,10 +4,10 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { basicAuthenticator } from './shared/config.ts';
-import { QueueBusyError } from './shared/fair-queue.ts';
-import { logger } from './shared/observability.ts';
-import { arnResourcePath, roleAllows, routeMethods, routes, type Role } from './shared/routes.ts';
+import { basicAuthenticator } from './config.ts';
+import { QueueBusyError } from './auth/fair-queue.ts';
+import { logger } from './observability.ts';
+import { arnResourcePath, roleAllows, routeMethods, routes, type Role } from './routes.ts';
 
 /**
  * execute-api ARNs for every route `role` may call. The stage ARN and any resource prefix in

@@ -1,8 +1,8 @@
 // POST /special-events
-import { eventsStore } from './shared/config.ts';
-import { CreateEventRequest } from './shared/event-schema.ts';
-import { EARLY_TIMEOUT_MS, etag, httpHandler, noQueryParameters, jsonRequestBody, idempotencyKey, jsonResponse, validate, type HttpHandler } from './shared/http.ts';
-import { metrics } from './shared/observability.ts';
+import { eventsStore } from './config.ts';
+import { CreateEventRequest } from './events/event-schema.ts';
+import { EARLY_TIMEOUT_MS, etag, httpHandler, noQueryParameters, jsonRequestBody, idempotencyKey, jsonResponse, validate, type HttpHandler } from './http/http.ts';
+import { metrics } from './observability.ts';
 
 // With an Idempotency-Key, a retry by the same user within 24 hours gets the event the key
 // created (same body, Location and ETag); the same key with another event is a 422 problem.

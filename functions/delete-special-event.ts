@@ -1,9 +1,9 @@
 // DELETE /special-events/{eventId}
-import { eventsStore } from './shared/config.ts';
-import { EventPathParameters } from './shared/event-schema.ts';
-import { EARLY_TIMEOUT_MS, emptyResponse, httpHandler, idempotencyKey, noQueryParameters, ifMatch, validate, type HttpHandler } from './shared/http.ts';
-import { withIfMatch } from './shared/preconditions.ts';
-import { metrics } from './shared/observability.ts';
+import { eventsStore } from './config.ts';
+import { EventPathParameters } from './events/event-schema.ts';
+import { EARLY_TIMEOUT_MS, emptyResponse, httpHandler, idempotencyKey, noQueryParameters, ifMatch, validate, type HttpHandler } from './http/http.ts';
+import { withIfMatch } from './http/preconditions.ts';
+import { metrics } from './observability.ts';
 
 // With an Idempotency-Key, a repeat of the same request by the same user within 24 hours gets the
 // first answer (204) again, even once the event is gone; the same key with another request is a 422.

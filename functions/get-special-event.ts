@@ -1,9 +1,9 @@
 // GET /special-events/{eventId}
-import { eventsStore } from './shared/config.ts';
-import { EventNotFoundError } from './shared/events-store.ts';
-import { EventPathParameters } from './shared/event-schema.ts';
-import { metrics } from './shared/observability.ts';
-import { etag, httpHandler, noQueryParameters, jsonResponse, validate, type HttpHandler } from './shared/http.ts';
+import { eventsStore } from './config.ts';
+import { EventNotFoundError } from './store/events-store.ts';
+import { EventPathParameters } from './events/event-schema.ts';
+import { metrics } from './observability.ts';
+import { etag, httpHandler, noQueryParameters, jsonResponse, validate, type HttpHandler } from './http/http.ts';
 
 const getSpecialEvent: HttpHandler = async (event, _context, { signal }) => {
   const { eventId } = validate(EventPathParameters, event.pathParameters, 'event id');

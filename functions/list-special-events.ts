@@ -1,11 +1,11 @@
 // GET /special-events
-import { addDays, daysBetween, todayIn } from './shared/calendar-dates.ts';
-import { eventsReader, museumTimeZone } from './shared/config.ts';
-import { ListEventsQuery } from './shared/event-schema.ts';
-import { LIMITS } from './shared/limits.ts';
-import { httpHandler, jsonResponse, validateQuery, type HttpEvent, type HttpHandler } from './shared/http.ts';
-import { metrics } from './shared/observability.ts';
-import { HttpProblem } from './shared/problems.ts';
+import { addDays, daysBetween, todayIn } from './events/calendar-dates.ts';
+import { eventsReader, museumTimeZone } from './config.ts';
+import { ListEventsQuery } from './events/event-schema.ts';
+import { LIMITS } from './events/limits.ts';
+import { httpHandler, jsonResponse, validateQuery, type HttpEvent, type HttpHandler } from './http/http.ts';
+import { metrics } from './observability.ts';
+import { HttpProblem } from './events/problems.ts';
 
 const listSpecialEvents: HttpHandler = async (event, _context, { signal }) => {
   const query = parseListQuery(event);

@@ -1,9 +1,9 @@
 // PATCH /special-events/{eventId}
-import { eventsStore } from './shared/config.ts';
-import { EventPathParameters, UpdateEventRequest } from './shared/event-schema.ts';
-import { EARLY_TIMEOUT_MS, etag, httpHandler, idempotencyKey, noQueryParameters, jsonRequestBody, ifMatch, jsonResponse, validate, type HttpHandler } from './shared/http.ts';
-import { withIfMatch } from './shared/preconditions.ts';
-import { metrics } from './shared/observability.ts';
+import { eventsStore } from './config.ts';
+import { EventPathParameters, UpdateEventRequest } from './events/event-schema.ts';
+import { EARLY_TIMEOUT_MS, etag, httpHandler, idempotencyKey, noQueryParameters, jsonRequestBody, ifMatch, jsonResponse, validate, type HttpHandler } from './http/http.ts';
+import { withIfMatch } from './http/preconditions.ts';
+import { metrics } from './observability.ts';
 
 // With an Idempotency-Key, a repeat of the same request (event, body and If-Match) by the same
 // user within 24 hours gets the first answer again; the same key with another request is a 422.

@@ -9,7 +9,7 @@ import { build, type BuildOptions, type BuildResult, type Metafile, type Plugin 
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AUTHORIZER_HANDLER, routes } from '../functions/shared/routes.ts';
+import { AUTHORIZER_HANDLER, routes } from '../functions/routes.ts';
 import { BUILD_DIRECTORY, inputsHash, readBuildMeta, type BuildMeta } from './build-stamp.ts';
 
 export const FUNCTION_NAMES = [...routes.map((route) => route.handler), AUTHORIZER_HANDLER];

@@ -14,9 +14,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createDocumentClient } from '../../functions/shared/dynamodb-client.ts';
-import { hashPassword } from '../../functions/shared/passwords.ts';
-import { UsersStore } from '../../functions/shared/users-store.ts';
+import { createDocumentClient } from '../../functions/store/dynamodb-client.ts';
+import { hashPassword } from '../../functions/auth/passwords.ts';
+import { UsersStore } from '../../functions/auth/users-store.ts';
 import { ensureLocalTables, freePort, LOCAL_TABLE_NAMES, localClient, startDynamoDbLocal } from '../../lib/local/dynamodb-local.ts';
 
 const FLOOD_CLIENTS = 20;

@@ -1,12 +1,12 @@
 // The authorizer's costs: one scrypt verification with the parameters in use
-// (functions/shared/passwords.ts), and a verification served from basic-auth.ts's in-memory
+// (functions/auth/passwords.ts), and a verification served from basic-auth.ts's in-memory
 // cache, measured through the authorizer bundle. Also the CPU time and memory they need, which
 // is what the authorizer's Lambda memory size is chosen from.
 // Runs in its own process (see bench/run.ts); settings come in BENCH_AUTHORIZER, results go to fd 3.
 import { writeSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
-import { hashPassword, SCRYPT_PARAMETERS, verifyPassword } from '../../functions/shared/passwords.ts';
+import { hashPassword, SCRYPT_PARAMETERS, verifyPassword } from '../../functions/auth/passwords.ts';
 import { authorizerEvent, basicAuthorization, BENCH_PRINCIPAL, lambdaContext } from '../support/api-events.ts';
 import { BENCH_PASSWORD } from '../support/bench-tables.ts';
 import { median, round, summarise, type LatencySummary } from '../support/stats.ts';

@@ -1,9 +1,9 @@
 // The authorizer's cold-start floor: the least an authorizer must do on its first call, i.e.
 // build the Document client, read the user, and verify the password once with scrypt
-// (functions/shared/passwords.ts), bundled with the same esbuild settings as the functions.
+// (functions/auth/passwords.ts), bundled with the same esbuild settings as the functions.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { verifyPassword } from '../../functions/shared/passwords.ts';
+import { verifyPassword } from '../../functions/auth/passwords.ts';
 
 const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
 

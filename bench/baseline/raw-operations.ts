@@ -11,11 +11,11 @@ import {
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import { monthsBetween } from '../../functions/shared/calendar-dates.ts';
-import { createDocumentClient } from '../../functions/shared/dynamodb-client.ts';
-import type { SpecialEvent } from '../../functions/shared/event-schema.ts';
-import { planMonths, type BaseItem } from '../../functions/shared/event-items.ts';
-import { MONTH_END_INDEX, MONTH_INDEX, keys } from '../../functions/shared/table-definition.ts';
+import { monthsBetween } from '../../functions/events/calendar-dates.ts';
+import { createDocumentClient } from '../../functions/store/dynamodb-client.ts';
+import type { SpecialEvent } from '../../functions/events/event-schema.ts';
+import { planMonths, type BaseItem } from '../../functions/store/event-items.ts';
+import { MONTH_END_INDEX, MONTH_INDEX, keys } from '../../functions/store/table-definition.ts';
 
 const EVENT_ATTRIBUTES = ['eventId', 'name', 'location', 'eventDescription', 'dates', 'price', 'version', 'monthTags'];
 

@@ -3,8 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { LIMITS } from '../../functions/shared/limits.ts';
-import { keys } from '../../functions/shared/table-definition.ts';
+import { LIMITS } from '../../functions/events/limits.ts';
+import { keys } from '../../functions/store/table-definition.ts';
 import type { RawInvocation } from '../baseline/raw-operations.ts';
 import type { Window } from '../list-scaling/dataset.ts';
 import { authorizerEvent, basicAuthorization, BENCH_PRINCIPAL, proxyEvent } from '../support/api-events.ts';

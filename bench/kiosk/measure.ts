@@ -5,8 +5,8 @@
 // are the same: the list's validator is a hash of the page, so a 304 still reads the page, and an
 // event's 304 still reads the event (its version). Also the read cost of deep pages (offsets).
 import { Agent, request } from 'node:http';
-import { createDocumentClient } from '../../functions/shared/dynamodb-client.ts';
-import { EventsReader } from '../../functions/shared/events-store.ts';
+import { createDocumentClient } from '../../functions/store/dynamodb-client.ts';
+import { EventsReader } from '../../functions/store/events-store.ts';
 import { localClient } from '../../lib/local/dynamodb-local.ts';
 import { basicAuthorization, BENCH_PRINCIPAL } from '../support/api-events.ts';
 import { BENCH_PASSWORD } from '../support/bench-tables.ts';

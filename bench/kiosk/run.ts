@@ -2,7 +2,7 @@
 // `npm run bench`: 330 events, 30 in this week's window, through the local HTTP server.
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
-import { todayIn } from '../../functions/shared/calendar-dates.ts';
+import { todayIn } from '../../functions/events/calendar-dates.ts';
 import { startDynamoDbLocal } from '../../lib/local/dynamodb-local.ts';
 import { buildCalendar, defaultWindow } from '../list-scaling/dataset.ts';
 import { buildForBench, FUNCTIONS_DIRECTORY } from '../support/bench-build.ts';

@@ -7,7 +7,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { loadavg, cpus } from 'node:os';
 import { join } from 'node:path';
-import { addDays } from '../../functions/shared/calendar-dates.ts';
+import { addDays } from '../../functions/events/calendar-dates.ts';
 import { startDynamoDbLocal } from '../../lib/local/dynamodb-local.ts';
 import { basicAuthorization, BENCH_PRINCIPAL } from '../support/api-events.ts';
 import { addBenchUser, BENCH_PASSWORD, createBenchTables, sampleEvent, loadEvents } from '../support/bench-tables.ts';

@@ -6,10 +6,10 @@
 import { writeSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { addDays } from '../../functions/shared/calendar-dates.ts';
-import type { SpecialEventChanges } from '../../functions/shared/event-schema.ts';
-import { EventsStore } from '../../functions/shared/events-store.ts';
-import { LIMITS } from '../../functions/shared/limits.ts';
+import { addDays } from '../../functions/events/calendar-dates.ts';
+import type { SpecialEventChanges } from '../../functions/events/event-schema.ts';
+import { EventsStore } from '../../functions/store/events-store.ts';
+import { LIMITS } from '../../functions/events/limits.ts';
 import { lambdaContext, proxyEvent } from '../support/api-events.ts';
 import { eventBody, loadEvents, sampleEvent } from '../support/bench-tables.ts';
 import { countingEventsStore } from '../support/write-capacity.ts';

@@ -3,9 +3,9 @@
 // with a good share in the window's own month and on the days just before and after it, where
 // an index read that is not bounded by the window would pay for them.
 import { randomUUID } from 'node:crypto';
-import { addDays } from '../../functions/shared/calendar-dates.ts';
-import type { SpecialEvent } from '../../functions/shared/event-schema.ts';
-import { LIMITS } from '../../functions/shared/limits.ts';
+import { addDays } from '../../functions/events/calendar-dates.ts';
+import type { SpecialEvent } from '../../functions/events/event-schema.ts';
+import { LIMITS } from '../../functions/events/limits.ts';
 import { seededRandom } from '../support/stats.ts';
 
 export interface Window {

@@ -2,7 +2,7 @@
 // functions, so the benchmark can invoke the bundles directly, without HTTP.
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
-import { BASE_PATH, routes, type Route } from '../../functions/shared/routes.ts';
+import { BASE_PATH, routes, type Route } from '../../functions/routes.ts';
 import { lambdaContext as localLambdaContext } from '../../lib/local/lambda-context.ts';
 
 export const BENCH_PRINCIPAL = 'bench-editor';

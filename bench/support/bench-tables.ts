@@ -5,12 +5,12 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createDocumentClient } from '../../functions/shared/dynamodb-client.ts';
-import type { SpecialEvent } from '../../functions/shared/event-schema.ts';
-import { planMonths } from '../../functions/shared/event-items.ts';
-import { hashPassword } from '../../functions/shared/passwords.ts';
-import { eventsTable, idempotencyTable, keys } from '../../functions/shared/table-definition.ts';
-import { UsersStore } from '../../functions/shared/users-store.ts';
+import { createDocumentClient } from '../../functions/store/dynamodb-client.ts';
+import type { SpecialEvent } from '../../functions/events/event-schema.ts';
+import { planMonths } from '../../functions/store/event-items.ts';
+import { hashPassword } from '../../functions/auth/passwords.ts';
+import { eventsTable, idempotencyTable, keys } from '../../functions/store/table-definition.ts';
+import { UsersStore } from '../../functions/auth/users-store.ts';
 import { ensureTable, localClient } from '../../lib/local/dynamodb-local.ts';
 import { BENCH_PRINCIPAL } from './api-events.ts';
 

@@ -1,9 +1,9 @@
 // The write capacity a store's writes cost, counted on the real store code through a client that
 // adds up what each write it sends is billed.
 import { DynamoDBClient, GetItemCommand, type AttributeValue, type TransactWriteItem } from '@aws-sdk/client-dynamodb';
-import { createDocumentClient, dynamoDbClientConfig } from '../../functions/shared/dynamodb-client.ts';
+import { createDocumentClient, dynamoDbClientConfig } from '../../functions/store/dynamodb-client.ts';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { EventsStore } from '../../functions/shared/events-store.ts';
+import { EventsStore } from '../../functions/store/events-store.ts';
 
 type Attributes = Record<string, AttributeValue>;
 

@@ -2,7 +2,7 @@
 // DynamoDB requests sent raw (bench/baseline/raw-operations.ts), with the events they need.
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import type { SpecialEvent } from '../../functions/shared/event-schema.ts';
+import type { SpecialEvent } from '../../functions/events/event-schema.ts';
 import { proxyEvent } from '../support/api-events.ts';
 import { eventBody, sampleEvent } from '../support/bench-tables.ts';
 import type { Window } from '../list-scaling/dataset.ts';

@@ -2,10 +2,10 @@
 // the authorizer result cache (per identity source, for the stage's TTL) and the function's
 // reserved concurrency. Over that cap Lambda throttles the invocation and API Gateway answers
 // AUTHORIZER_FAILURE at once (503 + Retry-After): neither queues, so neither does this. Fairness
-// between logins is the authorizer's own (functions/shared/basic-auth.ts), and the cap is sized so
+// between logins is the authorizer's own (functions/auth/basic-auth.ts), and the cap is sized so
 // that the flood the stage and WAF let through cannot fill it (docs/DEPLOY.md, "Logins under a flood").
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
-import { FUNCTION_SETTINGS } from '../../functions/shared/routes.ts';
+import { FUNCTION_SETTINGS } from '../../functions/routes.ts';
 
 export class AuthorizerEmulator {
   private readonly cache = new Map<string, { result: APIGatewayAuthorizerResult; expiresAt: number }>();

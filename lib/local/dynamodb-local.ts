@@ -25,7 +25,7 @@ import {
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { isAlive } from './process-liveness.ts';
-import { eventsTable, idempotencyTable, type TableDefinition } from '../../functions/shared/table-definition.ts';
+import { eventsTable, idempotencyTable, type TableDefinition } from '../../functions/store/table-definition.ts';
 
 export interface DynamoDbLocal {
   endpoint: string;

@@ -2,11 +2,11 @@
 // CORS headers on everything it answers itself (problems, documents, redirects), OPTIONS with
 // `Allow` (and the CORS preflight headers for an allowed origin), and the public documents'
 // GET/HEAD with a validator and 304. The deployed MOCK integrations answer the same
-// (lib/api-documents.ts); the handlers' answers carry their own CORS headers (http-cors).
+// (lib/cdk/api-documents.ts); the handlers' answers carry their own CORS headers (http-cors).
 import type { IncomingMessage } from 'node:http';
-import { contentTag } from '../../functions/shared/read-responses.ts';
-import { ifNoneMatchFails, parseIfNoneMatch } from '../../functions/shared/preconditions.ts';
-import { allowHeader, CORS_ALLOWED_METHODS, CORS_EXPOSED_HEADERS, CORS_REQUEST_HEADERS } from '../../functions/shared/routes.ts';
+import { contentTag } from '../../functions/http/read-responses.ts';
+import { ifNoneMatchFails, parseIfNoneMatch } from '../../functions/http/preconditions.ts';
+import { allowHeader, CORS_ALLOWED_METHODS, CORS_EXPOSED_HEADERS, CORS_REQUEST_HEADERS } from '../../functions/routes.ts';
 
 export interface Answer {
   statusCode: number;

@@ -4,7 +4,7 @@
 // the answer to a request that was already executed on the same connection (pipelining).
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { GATEWAY_RESPONSE_HEADERS } from '../../functions/shared/gateway-responses.ts';
+import { GATEWAY_RESPONSE_HEADERS } from '../../functions/http/gateway-responses.ts';
 
 export interface Answer {
   statusCode: number;

@@ -3,7 +3,7 @@
 // whatever it loads counts in every measured start.
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
-import { FUNCTION_SETTINGS } from '../../functions/shared/routes.ts';
+import { FUNCTION_SETTINGS } from '../../functions/routes.ts';
 
 export const LOCAL_REGION = 'local';
 export const LOCAL_ACCOUNT = '000000000000';

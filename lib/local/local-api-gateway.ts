@@ -12,8 +12,8 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from 'aws-lambda';
-import { gatewayResponse, methodNotAllowedResponse, type GatewayResponseType } from '../../functions/shared/gateway-responses.ts';
-import { AUTHORIZER_HANDLER, BASE_PATH, FUNCTION_SETTINGS, matchRoute, type Route } from '../../functions/shared/routes.ts';
+import { gatewayResponse, methodNotAllowedResponse, type GatewayResponseType } from '../../functions/http/gateway-responses.ts';
+import { AUTHORIZER_HANDLER, BASE_PATH, FUNCTION_SETTINGS, matchRoute, type Route } from '../../functions/routes.ts';
 import { corsHeaders, DOCUMENT_METHODS, documentAnswer, optionsAnswer, unknownPathPreflight } from './gateway-http-semantics.ts';
 import { PUBLIC_DOCUMENT_PATHS, publicDocuments } from '../openapi/public-documents.ts';
 import { serviceIndex, serviceIndexHeaders } from '../openapi/service-index.ts';

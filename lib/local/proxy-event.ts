@@ -2,7 +2,7 @@
 // request: headers as API Gateway passes them, the body, the query and the request context.
 import type { IncomingMessage } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { BASE_PATH, type Route } from '../../functions/shared/routes.ts';
+import { BASE_PATH, type Route } from '../../functions/routes.ts';
 import { LOCAL_ACCOUNT } from './lambda-context.ts';
 
 export const API_ID = 'localapi';

@@ -8,7 +8,7 @@
 import type { ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
 import { deflate, gzip } from 'node:zlib';
-import { MINIMUM_COMPRESSION_BYTES } from '../../functions/shared/limits.ts';
+import { MINIMUM_COMPRESSION_BYTES } from '../../functions/events/limits.ts';
 
 const CODERS = { gzip: promisify(gzip), deflate: promisify(deflate) } as const;
 type Coding = keyof typeof CODERS;

@@ -4,8 +4,8 @@
 // makes generation fail, so a new rule in event-schema.ts cannot silently vanish from the contract.
 import { toJsonSchemaDefs, type ConversionConfig, type JsonSchema, type OverrideActionContext } from '@valibot/to-json-schema';
 import * as v from 'valibot';
-import { MAX_YEAR, MIN_YEAR, normaliseDates } from '../../functions/shared/calendar-dates.ts';
-import type { TextRule } from '../../functions/shared/text-rules.ts';
+import { MAX_YEAR, MIN_YEAR, normaliseDates } from '../../functions/events/calendar-dates.ts';
+import type { TextRule } from '../../functions/events/text-rules.ts';
 import { textRulePattern } from './text-patterns.ts';
 
 export type { JsonSchema };

@@ -3,7 +3,7 @@
 // with, problems from the problem catalogue, gateway answers from the gateway-response table.
 // `npm run openapi` writes it to openapi/openapi.json; the local API serves it fresh.
 import * as v from 'valibot';
-import { ConcurrentModificationError, EventNotFoundError, EventVersionMismatchError, IdempotencyKeyReusedError } from '../../functions/shared/events-store.ts';
+import { ConcurrentModificationError, EventNotFoundError, EventVersionMismatchError, IdempotencyKeyReusedError } from '../../functions/store/events-store.ts';
 import {
   CalendarDate,
   CreateEventRequest,
@@ -18,14 +18,14 @@ import {
   SCHEMA_DESCRIPTIONS,
   SpecialEvent,
   UpdateEventRequest,
-} from '../../functions/shared/event-schema.ts';
-import { LIMITS } from '../../functions/shared/limits.ts';
-import { LAST_DATE } from '../../functions/shared/calendar-dates.ts';
-import { methodNotAllowedResponse } from '../../functions/shared/gateway-responses.ts';
-import { idempotencyKey, ifMatch, validate, type HttpEvent } from '../../functions/shared/http.ts';
-import { IF_MATCH_PATTERN } from '../../functions/shared/preconditions.ts';
-import { HttpProblem, problemBody, PROBLEM_CONTENT_TYPE, type Problem } from '../../functions/shared/problems.ts';
-import { API_VERSION, BASE_PATH, resourceMethods, ROLES, routes, type Route } from '../../functions/shared/routes.ts';
+} from '../../functions/events/event-schema.ts';
+import { LIMITS } from '../../functions/events/limits.ts';
+import { LAST_DATE } from '../../functions/events/calendar-dates.ts';
+import { methodNotAllowedResponse } from '../../functions/http/gateway-responses.ts';
+import { idempotencyKey, ifMatch, validate, type HttpEvent } from '../../functions/http/http.ts';
+import { IF_MATCH_PATTERN } from '../../functions/http/preconditions.ts';
+import { HttpProblem, problemBody, PROBLEM_CONTENT_TYPE, type Problem } from '../../functions/events/problems.ts';
+import { API_VERSION, BASE_PATH, resourceMethods, ROLES, routes, type Route } from '../../functions/routes.ts';
 import { serviceIndex, serviceIndexHeaders } from './service-index.ts';
 import { IF_NONE_MATCH_PARAMETER, notModifiedResponse, READ_HEADERS, READ_SEMANTICS_DESCRIPTION, readSuccessHeaders } from './read-semantics.ts';
 import { componentSchemas, schemaWithReferences, SCHEMA_REF_PREFIX, type JsonSchema } from './json-schemas.ts';

@@ -3,8 +3,8 @@
 // are produced by the same code that answers at run time wherever it can be called offline.
 import { STATUS_CODES } from 'node:http';
 import * as v from 'valibot';
-import { gatewayResponse, WWW_AUTHENTICATE, type GatewayResponseType } from '../../functions/shared/gateway-responses.ts';
-import { PROBLEM_CONTENT_TYPE, PROBLEM_KINDS, PROBLEM_TYPE_BASE, RETRY_AFTER_SECONDS, toProblem, type Problem, type ProblemKind } from '../../functions/shared/problems.ts';
+import { gatewayResponse, WWW_AUTHENTICATE, type GatewayResponseType } from '../../functions/http/gateway-responses.ts';
+import { PROBLEM_CONTENT_TYPE, PROBLEM_KINDS, PROBLEM_TYPE_BASE, RETRY_AFTER_SECONDS, toProblem, type Problem, type ProblemKind } from '../../functions/events/problems.ts';
 import { componentSchemas, SCHEMA_REF_PREFIX, schemaWithReferences, type JsonSchema } from './json-schemas.ts';
 
 /** `Bad Request` -> `BadRequest`: the component names for a status come from Node's reason phrases. */

@@ -1,10 +1,10 @@
-// The OpenAPI side of functions/shared/read-responses.ts and the list's paging links: the
+// The OpenAPI side of functions/http/read-responses.ts and the list's paging links: the
 // validator, caching and paging headers of GET answers, If-None-Match and its 304, and the
 // paragraph of the API description that says how clients use them.
-import { LIMITS } from '../../functions/shared/limits.ts';
-import { IF_MATCH_PATTERN } from '../../functions/shared/preconditions.ts';
-import { READ_CACHE_CONTROL, READ_VARY } from '../../functions/shared/read-responses.ts';
-import { CORS_EXPOSED_HEADERS } from '../../functions/shared/routes.ts';
+import { LIMITS } from '../../functions/events/limits.ts';
+import { IF_MATCH_PATTERN } from '../../functions/http/preconditions.ts';
+import { READ_CACHE_CONTROL, READ_VARY } from '../../functions/http/read-responses.ts';
+import { CORS_EXPOSED_HEADERS } from '../../functions/routes.ts';
 
 export const READ_HEADERS = {
   ContentETag: {

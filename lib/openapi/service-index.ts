@@ -3,7 +3,7 @@
 // (service-desc) and the human docs (service-doc). The local API and the deployed one (a MOCK
 // integration) serve these same bytes; URLs are relative to `/v1.1/` so they hold behind a
 // custom domain, the `/{stage}` prefix of an execute-api URL, and any local port.
-import { API_VERSION, BASE_PATH } from '../../functions/shared/routes.ts';
+import { API_VERSION, BASE_PATH } from '../../functions/routes.ts';
 
 /** Relative to the base path with its trailing slash (`/v1.1/`). */
 const SERVICE_DESC = 'openapi.json';

@@ -1,4 +1,4 @@
-// A text rule of functions/shared/text-rules.ts as a JSON Schema pattern that compiles and means
+// A text rule of functions/events/text-rules.ts as a JSON Schema pattern that compiles and means
 // the same in ECMA-262 with and without the `u` flag, Python's `re`, RE2 and Rust's regex crate
 // (and Java): only `\xHH` escapes (Latin-1) and literal BMP characters inside classes, no
 // `\p{..}`, no `\u`/`\x{..}` escapes (each missing from one engine), no surrogates and no
@@ -10,7 +10,7 @@
 // surrogates, which no class below names, so it matches exactly where a code-point engine's
 // negated class matches the whole character. The classes are computed from the rule's own
 // regular expressions over every BMP code point, so the pattern cannot drift from the handlers.
-import { VISIBLE, type TextRule } from '../../functions/shared/text-rules.ts';
+import { VISIBLE, type TextRule } from '../../functions/events/text-rules.ts';
 
 type Range = [first: number, last: number];
 

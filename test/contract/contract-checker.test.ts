@@ -1,13 +1,13 @@
 // The response checker that every end-to-end test relies on: it must reject what the contract
 // does not promise, or the e2e suite proves nothing.
 import { readFileSync } from 'node:fs';
-import { gatewayResponse } from '../../functions/shared/gateway-responses.ts';
-import { problemBody } from '../../functions/shared/problems.ts';
+import { gatewayResponse } from '../../functions/http/gateway-responses.ts';
+import { problemBody } from '../../functions/events/problems.ts';
 import { COMMITTED_OPENAPI_FILE, ContractChecker, ContractViolation, type ObservedResponse } from '../support/contract.ts';
 
 const checker = new ContractChecker(JSON.parse(readFileSync(COMMITTED_OPENAPI_FILE, 'utf8')) as Record<string, unknown>);
 const eventId = '6f1e8a57-5d1c-4b8e-9b35-2f7d8e4c1a90';
-/** What every GET 200 carries (functions/shared/read-responses.ts). */
+/** What every GET 200 carries (functions/http/read-responses.ts). */
 const READ = { 'Cache-Control': 'private, no-cache', Vary: 'Authorization, Origin' };
 const LIST = { ...READ, ETag: '"mC3y0lE2G1xWq9v8b7n6aA"', Link: '<?startDate=2031-05-01&endDate=2031-05-08&page=1&limit=5>; rel="first"' };
 const event = { eventId, name: 'Night at the Museum', location: 'Main Hall', eventDescription: 'Tour', dates: ['2031-05-01'], price: 25 };

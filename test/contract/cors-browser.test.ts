@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { LIMITS } from '../../functions/shared/limits.ts';
+import { LIMITS } from '../../functions/events/limits.ts';
 import { basicAuthorization, privateYear, sampleEvent } from '../support/api-client.ts';
 import { fetchChecked } from '../support/contract.ts';
 import { LOCAL_API_START_TIMEOUT_MS, startLocalApiProcess, type LocalApiProcess } from '../support/local-api-process.ts';

@@ -2,7 +2,7 @@
 // and the page really rendering in headless Chromium (Debian's chromium, driven by playwright-core).
 import { readFileSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
-import { routes } from '../../functions/shared/routes.ts';
+import { routes } from '../../functions/routes.ts';
 import { docsPageHeaders, docsPageHtml, DOCS_SPEC_URL, redocBundleIntegrity, redocCdnUrl, redocVersion } from '../../lib/openapi/docs-page.ts';
 import { COMMITTED_OPENAPI_FILE } from '../support/contract.ts';
 import { testEnvironment } from '../support/test-environment.ts';

@@ -9,7 +9,7 @@
 // `npm test` (document-agreement.test.ts) and the long run in `npm run fuzz`.
 import fc from 'fast-check';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import { addDays } from '../../functions/shared/calendar-dates.ts';
+import { addDays } from '../../functions/events/calendar-dates.ts';
 import { basicAuthorization } from '../support/api-client.ts';
 import { createValidator } from '../support/json-schema-validator.ts';
 import { TEST_USERS } from '../support/test-environment.ts';

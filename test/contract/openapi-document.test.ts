@@ -1,8 +1,8 @@
 // The OpenAPI document: generated from the code, committed as generated, and saying what the code does.
 import { readFileSync } from 'node:fs';
-import { PROBLEM_KINDS } from '../../functions/shared/problems.ts';
-import { LIMITS } from '../../functions/shared/limits.ts';
-import { allowHeader, API_VERSION, BASE_PATH, routes } from '../../functions/shared/routes.ts';
+import { PROBLEM_KINDS } from '../../functions/events/problems.ts';
+import { LIMITS } from '../../functions/events/limits.ts';
+import { allowHeader, API_VERSION, BASE_PATH, routes } from '../../functions/routes.ts';
 import { buildOpenApiDocument, serializeOpenApiDocument } from '../../lib/openapi/openapi-document.ts';
 import { COMMITTED_OPENAPI_FILE, ContractChecker } from '../support/contract.ts';
 

@@ -4,7 +4,7 @@
 // server's own rule, except where their descriptions say the server decides alone.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { MULTI_LINE_TEXT, obeysTextRule, SINGLE_LINE_TEXT } from '../../functions/shared/text-rules.ts';
+import { MULTI_LINE_TEXT, obeysTextRule, SINGLE_LINE_TEXT } from '../../functions/events/text-rules.ts';
 import { buildOpenApiDocument } from '../../lib/openapi/openapi-document.ts';
 import { decidedByServerOnly, textRulePattern } from '../../lib/openapi/text-patterns.ts';
 import { ENGINES } from '../support/regex-engines/engines.ts';

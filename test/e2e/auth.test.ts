@@ -1,7 +1,7 @@
 // Authentication and authorization through the local gateway and the real authorizer bundle.
-import { createDocumentClient } from '../../functions/shared/dynamodb-client.ts';
-import { hashPassword } from '../../functions/shared/passwords.ts';
-import { UsersStore } from '../../functions/shared/users-store.ts';
+import { createDocumentClient } from '../../functions/store/dynamodb-client.ts';
+import { hashPassword } from '../../functions/auth/passwords.ts';
+import { UsersStore } from '../../functions/auth/users-store.ts';
 import { localClient } from '../../lib/local/dynamodb-local.ts';
 import { api, basicAuthorization, createEvent, sampleEvent, type Credentials } from '../support/api-client.ts';
 import { TEST_USERS, testEnvironment } from '../support/test-environment.ts';

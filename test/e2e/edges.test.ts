@@ -1,9 +1,9 @@
 // The edge classes of issue 14 over real HTTP (local API, real handler bundles, DynamoDB Local):
 // the end of the calendar, If-Match by RFC 9110, bodies that are not UTF-8, invisible text,
 // content codings, duplicate keys and unknown query parameters.
-import { LIMITS } from '../../functions/shared/limits.ts';
+import { LIMITS } from '../../functions/events/limits.ts';
 import fc from 'fast-check';
-import { FIRST_DATE, LAST_DATE } from '../../functions/shared/calendar-dates.ts';
+import { FIRST_DATE, LAST_DATE } from '../../functions/events/calendar-dates.ts';
 import { api, createEvent, type SpecialEventBody } from '../support/api-client.ts';
 import { RESERVED_YEARS } from '../reliability/reserved-years.ts';
 

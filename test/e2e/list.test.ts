@@ -1,6 +1,6 @@
 // GET /special-events: windows, defaults, ordering and paging over real HTTP.
-import { LIMITS } from '../../functions/shared/limits.ts';
-import { addDays, todayIn } from '../../functions/shared/calendar-dates.ts';
+import { LIMITS } from '../../functions/events/limits.ts';
+import { addDays, todayIn } from '../../functions/events/calendar-dates.ts';
 import { api, createEvent, privateYear, type SpecialEventBody } from '../support/api-client.ts';
 
 const list = (query: string) => api<SpecialEventBody[]>('GET', `/special-events?${query}`);

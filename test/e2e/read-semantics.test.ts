@@ -1,7 +1,7 @@
 // GET as RFC 9110 means it, over real HTTP (local API, real handler bundles, DynamoDB Local):
 // HEAD wherever GET is, If-None-Match and 304 on events, list pages and the public documents,
 // the caching headers, and RFC 8288 paging links that a client can follow to the end.
-import { LIMITS } from '../../functions/shared/limits.ts';
+import { LIMITS } from '../../functions/events/limits.ts';
 import { api, createEvent, privateYear } from '../support/api-client.ts';
 import { testEnvironment } from '../support/test-environment.ts';
 

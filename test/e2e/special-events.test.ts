@@ -1,6 +1,6 @@
 // The five operations over real HTTP against the local API (npm start), as a client sees them.
 import { api, createEvent, sampleEvent, type SpecialEventBody } from '../support/api-client.ts';
-import { addDays } from '../../functions/shared/calendar-dates.ts';
+import { addDays } from '../../functions/events/calendar-dates.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- jest's asymmetric matchers are typed any
 const problemFields = { type: expect.stringMatching(/^https:\/\//), title: expect.any(String), status: expect.any(Number), detail: expect.any(String) };

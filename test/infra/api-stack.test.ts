@@ -7,24 +7,24 @@ import { App, Aws, Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { gatewayResponse, GATEWAY_RESPONSES, methodNotAllowedResponse, WWW_AUTHENTICATE } from '../../functions/shared/gateway-responses.ts';
-import { PROBLEM_CONTENT_TYPE, RETRY_AFTER_SECONDS } from '../../functions/shared/problems.ts';
-import { AUTHORIZER_HANDLER, FUNCTION_SETTINGS, resourceMethods, routeMethods, routes } from '../../functions/shared/routes.ts';
-import { contentTag } from '../../functions/shared/read-responses.ts';
-import { gatewayCorsHeaders } from '../../lib/problem-gateway-responses.ts';
-import { eventsTable, idempotencyTable } from '../../functions/shared/table-definition.ts';
-import { ACCESS_LOG_FIELDS } from '../../lib/access-log-format.ts';
-import { apiDocuments, MAPPING_TEMPLATE_LIMIT_BYTES, serviceIndexDocument } from '../../lib/api-documents.ts';
-import { FIREWALL_RULES } from '../../lib/api-firewall.ts';
+import { gatewayResponse, GATEWAY_RESPONSES, methodNotAllowedResponse, WWW_AUTHENTICATE } from '../../functions/http/gateway-responses.ts';
+import { PROBLEM_CONTENT_TYPE, RETRY_AFTER_SECONDS } from '../../functions/events/problems.ts';
+import { AUTHORIZER_HANDLER, FUNCTION_SETTINGS, resourceMethods, routeMethods, routes } from '../../functions/routes.ts';
+import { contentTag } from '../../functions/http/read-responses.ts';
+import { gatewayCorsHeaders } from '../../lib/cdk/problem-gateway-responses.ts';
+import { eventsTable, idempotencyTable } from '../../functions/store/table-definition.ts';
+import { ACCESS_LOG_FIELDS } from '../../lib/cdk/access-log-format.ts';
+import { apiDocuments, MAPPING_TEMPLATE_LIMIT_BYTES, serviceIndexDocument } from '../../lib/cdk/api-documents.ts';
+import { FIREWALL_RULES } from '../../lib/cdk/api-firewall.ts';
 import { serviceIndex, serviceIndexHeaders } from '../../lib/openapi/service-index.ts';
-import { WAF_RATE_LIMIT_PER_5_MINUTES } from '../../lib/stage-config.ts';
+import { WAF_RATE_LIMIT_PER_5_MINUTES } from '../../lib/cdk/stage-config.ts';
 import { redocCdnUrl } from '../../lib/openapi/docs-page.ts';
 import { buildOpenApiDocument } from '../../lib/openapi/openapi-document.ts';
-import { DATA_ACCESS } from '../../lib/function-permissions.ts';
-import { FUNCTIONS_DIRECTORY } from '../../lib/museum-functions.ts';
-import { addMuseumStacks } from '../../lib/museum-app.ts';
-import { MUSEUM_NAG_RULES } from '../../lib/museum-nag-rules.ts';
-import { PREVIEW_BOUNDARY_NAME } from '../../lib/preview-containment.ts';
+import { DATA_ACCESS } from '../../lib/cdk/function-permissions.ts';
+import { FUNCTIONS_DIRECTORY } from '../../lib/cdk/museum-functions.ts';
+import { addMuseumStacks } from '../../lib/cdk/museum-app.ts';
+import { MUSEUM_NAG_RULES } from '../../lib/cdk/museum-nag-rules.ts';
+import { PREVIEW_BOUNDARY_NAME } from '../../lib/cdk/preview-containment.ts';
 import { resourcePath, resourcesOfType, synthesize, TEST_REGION, type Synthesized } from './synthesize.ts';
 
 const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context: Record<string, unknown> };
@@ -676,7 +676,7 @@ test('no retained resource of production or a preview has a fixed physical name 
 
 describe('operations', () => {
   interface Alarm { AlarmName?: string; MetricName?: string; Metrics?: any[]; Threshold: number; EvaluationPeriods: number; DatapointsToAlarm?: number; AlarmActions: unknown[]; AlarmDescription: string }
-  // The paging alarms (lib/api-monitoring.ts); the canary's release alarms are tested with it below.
+  // The paging alarms (lib/cdk/api-monitoring.ts); the canary's release alarms are tested with it below.
   const alarmsOf = (app: Synthesized) =>
     Object.entries(resourcesOfType(app.apiTemplate, 'AWS::CloudWatch::Alarm'))
       .filter(([id]) => id.startsWith('Monitoring'))

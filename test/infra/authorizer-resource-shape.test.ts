@@ -4,9 +4,9 @@
 // and reused for every route: it must match each route the role allows, and no other.
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { allowedResources } from '../../functions/authorizer.ts';
-import { roleAllows, routes, ROLES } from '../../functions/shared/routes.ts';
+import { roleAllows, routes, ROLES } from '../../functions/routes.ts';
 import { policyAllows } from '../../lib/local/local-api-gateway.ts';
-import { VERSION_RESOURCE } from '../../lib/special-events-api.ts';
+import { VERSION_RESOURCE } from '../../lib/cdk/special-events-api.ts';
 
 const API_ARN = 'arn:aws:execute-api:eu-west-1:123456789012:a1b2c3d4e5';
 const EVENT_ID = '3be6453c-03eb-4357-ae5a-984a0e574a54';

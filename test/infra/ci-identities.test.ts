@@ -1,9 +1,9 @@
-// The CI identities (lib/ci-identities-stack.ts): who can assume each role (the GitHub OIDC
+// The CI identities (lib/cdk/ci-identities-stack.ts): who can assume each role (the GitHub OIDC
 // token's audience and subject) and what it can then do. Previews live in their own account, so
 // no role a pull request can assume exists in the production account.
 import { Template } from 'aws-cdk-lib/assertions';
-import { CI_ROLE_NAMES, readCiIdentitiesConfig } from '../../lib/ci-identities-stack.ts';
-import { PREVIEW_BOUNDARY_NAME, PREVIEW_EXECUTION_POLICY_NAME } from '../../lib/preview-containment.ts';
+import { CI_ROLE_NAMES, readCiIdentitiesConfig } from '../../lib/cdk/ci-identities-stack.ts';
+import { PREVIEW_BOUNDARY_NAME, PREVIEW_EXECUTION_POLICY_NAME } from '../../lib/cdk/preview-containment.ts';
 import { resourcesOfType, synthesize, type Synthesized } from './synthesize.ts';
 
 const REPOSITORY = 'museum/special-events-api';

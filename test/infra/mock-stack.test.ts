@@ -1,11 +1,11 @@
 // The MuseumMockApi-<stage> stack: the five routes as API Gateway MOCK integrations with example
 // bodies and real status codes, at a base path without /v1.1, with no Lambda and no table.
 import * as v from 'valibot';
-import { SpecialEvent } from '../../functions/shared/event-schema.ts';
-import { gatewayResponse } from '../../functions/shared/gateway-responses.ts';
-import { routeMethods, routes } from '../../functions/shared/routes.ts';
-import { MOCK_OPERATIONS } from '../../lib/mock-examples.ts';
-import { MOCK_STAGE_NAME } from '../../lib/museum-mock-api-stack.ts';
+import { SpecialEvent } from '../../functions/events/event-schema.ts';
+import { gatewayResponse } from '../../functions/http/gateway-responses.ts';
+import { routeMethods, routes } from '../../functions/routes.ts';
+import { MOCK_OPERATIONS } from '../../lib/cdk/mock-examples.ts';
+import { MOCK_STAGE_NAME } from '../../lib/cdk/museum-mock-api-stack.ts';
 import { resourcePath, resourcesOfType, synthesize, type Synthesized } from './synthesize.ts';
 
 let preview: Synthesized;

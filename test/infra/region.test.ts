@@ -1,9 +1,9 @@
 // The region is whatever the team configured, never the CDK CLI's us-east-1 fallback: a prod
 // synthesis for another region names that region in every manifest entry and template, and a
-// synthesis without a region is refused (lib/deployment-region.ts).
+// synthesis without a region is refused (lib/cdk/deployment-region.ts).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readDeploymentRegion } from '../../lib/deployment-region.ts';
+import { readDeploymentRegion } from '../../lib/cdk/deployment-region.ts';
 import { synthesize } from './synthesize.ts';
 
 const REGION = 'ap-southeast-2';

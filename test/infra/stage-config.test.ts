@@ -1,6 +1,6 @@
 // Context -> stage configuration: production by default, previews cheaper and disposable, and
 // bad values refused at synthesis rather than at deployment.
-import { readStageConfig, WAF_RATE_LIMIT_PER_5_MINUTES } from '../../lib/stage-config.ts';
+import { readStageConfig, WAF_RATE_LIMIT_PER_5_MINUTES } from '../../lib/cdk/stage-config.ts';
 
 const context = (values: Record<string, unknown>) => ({ tryGetContext: (key: string) => values[key] });
 

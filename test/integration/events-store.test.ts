@@ -1,17 +1,17 @@
 // The data layer against DynamoDB Local, in a table of its own.
 import { randomUUID } from 'node:crypto';
 import { QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { addDays } from '../../functions/shared/calendar-dates.ts';
-import { createDocumentClient } from '../../functions/shared/dynamodb-client.ts';
+import { addDays } from '../../functions/events/calendar-dates.ts';
+import { createDocumentClient } from '../../functions/store/dynamodb-client.ts';
 import {
   EventNotFoundError,
   EventsReader,
   EventsStore,
   EventVersionMismatchError,
   IdempotencyKeyReusedError,
-} from '../../functions/shared/events-store.ts';
-import type { NewSpecialEvent } from '../../functions/shared/event-schema.ts';
-import { eventsTable, idempotencyTable } from '../../functions/shared/table-definition.ts';
+} from '../../functions/store/events-store.ts';
+import type { NewSpecialEvent } from '../../functions/events/event-schema.ts';
+import { eventsTable, idempotencyTable } from '../../functions/store/table-definition.ts';
 import { ensureTable, localClient } from '../../lib/local/dynamodb-local.ts';
 import { testEnvironment } from '../support/test-environment.ts';
 

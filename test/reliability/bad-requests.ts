@@ -6,7 +6,7 @@
 // reserved year, so the events the fuzz creates never appear in another test's list.
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
-import { LIMITS } from '../../functions/shared/limits.ts';
+import { LIMITS } from '../../functions/events/limits.ts';
 import { dayOfYear, RESERVED_YEARS } from './reserved-years.ts';
 
 export const FUZZ_CATEGORIES = [

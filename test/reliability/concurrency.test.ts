@@ -2,7 +2,7 @@
 // a state some serial order of the successful requests would produce, with no orphan index item;
 // If-Match makes a lost update impossible.
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { MONTH_INDEX, keys } from '../../functions/shared/table-definition.ts';
+import { MONTH_INDEX, keys } from '../../functions/store/table-definition.ts';
 import { api, type ApiResponse, type SpecialEventBody } from '../support/api-client.ts';
 import { testEnvironment } from '../support/test-environment.ts';
 import { recordFigures } from './figures.ts';

@@ -5,7 +5,7 @@
 // (fuzz.test.ts) and by the long run, `npm run fuzz` (scripts/fuzz.ts).
 import { Agent, request } from 'node:http';
 import fc from 'fast-check';
-import { parseBasicCredentials } from '../../functions/shared/basic-auth.ts';
+import { parseBasicCredentials } from '../../functions/auth/basic-auth.ts';
 import { basicAuthorization } from '../support/api-client.ts';
 import { assertMatchesContract } from '../support/contract.ts';
 import { TEST_USERS } from '../support/test-environment.ts';

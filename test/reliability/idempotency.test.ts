@@ -2,8 +2,8 @@
 // (for 24 hours), refuses the same key with another body, and scopes keys to the user.
 import { randomUUID } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { hashPassword } from '../../functions/shared/passwords.ts';
-import { UsersStore } from '../../functions/shared/users-store.ts';
+import { hashPassword } from '../../functions/auth/passwords.ts';
+import { UsersStore } from '../../functions/auth/users-store.ts';
 import { LOCAL_TABLE_NAMES } from '../../lib/local/dynamodb-local.ts';
 import { api, type SpecialEventBody } from '../support/api-client.ts';
 import { testEnvironment } from '../support/test-environment.ts';

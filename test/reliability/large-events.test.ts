@@ -5,11 +5,11 @@
 // the losers 409 with Retry-After, never 503), and what an interrupted write leaves is cleaned by
 // the lists that meet it. Table and index are inspected directly (stored-items.ts).
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { createDocumentClient } from '../../functions/shared/dynamodb-client.ts';
-import { EventsStore } from '../../functions/shared/events-store.ts';
-import type { NewSpecialEvent, SpecialEvent } from '../../functions/shared/event-schema.ts';
-import { LIMITS } from '../../functions/shared/limits.ts';
-import { keys, MONTH_INDEX } from '../../functions/shared/table-definition.ts';
+import { createDocumentClient } from '../../functions/store/dynamodb-client.ts';
+import { EventsStore } from '../../functions/store/events-store.ts';
+import type { NewSpecialEvent, SpecialEvent } from '../../functions/events/event-schema.ts';
+import { LIMITS } from '../../functions/events/limits.ts';
+import { keys, MONTH_INDEX } from '../../functions/store/table-definition.ts';
 import { localClient } from '../../lib/local/dynamodb-local.ts';
 import { api, type SpecialEventBody } from '../support/api-client.ts';
 import { listedIn, monthWindows } from '../support/list-windows.ts';

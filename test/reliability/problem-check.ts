@@ -1,6 +1,6 @@
 // What "a documented problem" means for the reliability tests: RFC 9457 problem+json whose type
-// is one of the catalogue's (functions/shared/problems.ts) with that kind's status and title.
-import { PROBLEM_CONTENT_TYPE, PROBLEM_KINDS, PROBLEM_TYPE_BASE, type ProblemKind } from '../../functions/shared/problems.ts';
+// is one of the catalogue's (functions/events/problems.ts) with that kind's status and title.
+import { PROBLEM_CONTENT_TYPE, PROBLEM_KINDS, PROBLEM_TYPE_BASE, type ProblemKind } from '../../functions/events/problems.ts';
 
 export interface RawResponse {
   status: number;

@@ -2,9 +2,9 @@
 // behind: one base item plus exactly one index item per month of its dates (the one the base item
 // names, with that month's dates and the current name), or nothing at all.
 import { QueryCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createDocumentClient } from '../../functions/shared/dynamodb-client.ts';
-import { datesByMonth } from '../../functions/shared/event-items.ts';
-import { keys } from '../../functions/shared/table-definition.ts';
+import { createDocumentClient } from '../../functions/store/dynamodb-client.ts';
+import { datesByMonth } from '../../functions/store/event-items.ts';
+import { keys } from '../../functions/store/table-definition.ts';
 import { localClient } from '../../lib/local/dynamodb-local.ts';
 import type { SpecialEventBody } from '../support/api-client.ts';
 import { testEnvironment } from '../support/test-environment.ts';

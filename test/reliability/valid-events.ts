@@ -2,8 +2,8 @@
 // dates sorted without duplicates). Names favour a small pool with shared prefixes, case and
 // script differences, so that list-order ties and UTF-8 vs UTF-16 ordering both get exercised.
 import fc from 'fast-check';
-import { LIMITS } from '../../functions/shared/limits.ts';
-import { codePointLength, MULTI_LINE_TEXT, obeysTextRule, SINGLE_LINE_TEXT, type TextRule } from '../../functions/shared/text-rules.ts';
+import { LIMITS } from '../../functions/events/limits.ts';
+import { codePointLength, MULTI_LINE_TEXT, obeysTextRule, SINGLE_LINE_TEXT, type TextRule } from '../../functions/events/text-rules.ts';
 import type { SpecialEventBody } from '../support/api-client.ts';
 import { dayOfYear } from './reserved-years.ts';
 

@@ -5,9 +5,9 @@
 import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
-import { GATEWAY_RESPONSES, gatewayResponse, type GatewayResponseType } from '../../functions/shared/gateway-responses.ts';
-import { PROBLEM_CONTENT_TYPE } from '../../functions/shared/problems.ts';
-import { BASE_PATH } from '../../functions/shared/routes.ts';
+import { GATEWAY_RESPONSES, gatewayResponse, type GatewayResponseType } from '../../functions/http/gateway-responses.ts';
+import { PROBLEM_CONTENT_TYPE } from '../../functions/events/problems.ts';
+import { BASE_PATH } from '../../functions/routes.ts';
 import { PUBLIC_DOCUMENT_PATHS } from '../../lib/openapi/public-documents.ts';
 import { createValidator } from './json-schema-validator.ts';
 

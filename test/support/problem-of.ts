@@ -1,5 +1,5 @@
 // The HttpProblem a validation step throws, for unit tests that inspect its fields.
-import { HttpProblem } from '../../functions/shared/problems.ts';
+import { HttpProblem } from '../../functions/events/problems.ts';
 
 export function problemOf(run: () => unknown): HttpProblem {
   try {

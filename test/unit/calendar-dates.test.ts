@@ -1,4 +1,4 @@
-import { addDays, daysBetween, isCalendarDate, monthsBetween, normaliseDates, todayIn } from '../../functions/shared/calendar-dates.ts';
+import { addDays, daysBetween, isCalendarDate, monthsBetween, normaliseDates, todayIn } from '../../functions/events/calendar-dates.ts';
 
 describe('calendar dates', () => {
   test.each(['2026-02-28', '2024-02-29', '2000-02-29', '2026-12-31', '1900-01-01', '9999-12-31'])('%s is a calendar date', (date) => {

@@ -1,10 +1,10 @@
-// Credential rules (functions/shared/passwords.ts, basic-auth.ts) and the fair verification queue
-// (functions/shared/fair-queue.ts): what a password may hold, what a login may present, and how
+// Credential rules (functions/auth/passwords.ts, basic-auth.ts) and the fair verification queue
+// (functions/auth/fair-queue.ts): what a password may hold, what a login may present, and how
 // verifications share the CPU.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseBasicCredentials } from '../../functions/shared/basic-auth.ts';
-import { FairQueue, QueueBusyError } from '../../functions/shared/fair-queue.ts';
-import { hashPassword, isPossiblePassword, MIN_PASSWORD_LENGTH, passwordProblem, verifyPassword } from '../../functions/shared/passwords.ts';
+import { parseBasicCredentials } from '../../functions/auth/basic-auth.ts';
+import { FairQueue, QueueBusyError } from '../../functions/auth/fair-queue.ts';
+import { hashPassword, isPossiblePassword, MIN_PASSWORD_LENGTH, passwordProblem, verifyPassword } from '../../functions/auth/passwords.ts';
 
 const GOOD = 'correct-horse-battery';
 const encode = (text: string) => `Basic ${Buffer.from(text, 'utf8').toString('base64')}`;

@@ -1,15 +1,15 @@
 // The edge rules of issue 14, one class at a time: If-Match (RFC 9110), text that looks empty or
 // hides bidirectional controls, bodies that are not UTF-8, duplicate keys, and the end of the calendar.
-import { LIMITS } from '../../functions/shared/limits.ts';
+import { LIMITS } from '../../functions/events/limits.ts';
 import fc from 'fast-check';
-import { addDays, daysBetween, FIRST_DATE, isCalendarDate, LAST_DATE } from '../../functions/shared/calendar-dates.ts';
-import { CreateEventRequest, ListEventsQuery } from '../../functions/shared/event-schema.ts';
-import { validate } from '../../functions/shared/http.ts';
-import { decodeUtf8, duplicateKey } from '../../functions/shared/json-text.ts';
-import { IF_MATCH_PATTERN, parseIfMatch, withIfMatch } from '../../functions/shared/preconditions.ts';
-import { HttpProblem } from '../../functions/shared/problems.ts';
+import { addDays, daysBetween, FIRST_DATE, isCalendarDate, LAST_DATE } from '../../functions/events/calendar-dates.ts';
+import { CreateEventRequest, ListEventsQuery } from '../../functions/events/event-schema.ts';
+import { validate } from '../../functions/http/http.ts';
+import { decodeUtf8, duplicateKey } from '../../functions/http/json-text.ts';
+import { IF_MATCH_PATTERN, parseIfMatch, withIfMatch } from '../../functions/http/preconditions.ts';
+import { HttpProblem } from '../../functions/events/problems.ts';
 import { problemOf } from '../support/problem-of.ts';
-import { codePointLength, MULTI_LINE_TEXT, obeysTextRule, SINGLE_LINE_TEXT } from '../../functions/shared/text-rules.ts';
+import { codePointLength, MULTI_LINE_TEXT, obeysTextRule, SINGLE_LINE_TEXT } from '../../functions/events/text-rules.ts';
 import { parseListQuery } from '../../functions/list-special-events.ts';
 import { decidedByServerOnly, textRulePattern } from '../../lib/openapi/text-patterns.ts';
 

@@ -1,7 +1,7 @@
 // The shared HTTP edge in-process: what a handler sees of a body as API Gateway delivers it,
 // as text or base64-encoded bytes (isBase64Encoded), before any operation runs.
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { httpHandler, jsonRequestBody } from '../../functions/shared/http.ts';
+import { httpHandler, jsonRequestBody } from '../../functions/http/http.ts';
 import { lambdaContext } from '../../lib/local/lambda-context.ts';
 
 const echo = httpHandler(async (event) => ({ statusCode: 200, headers: {}, body: JSON.stringify(event.body) }), jsonRequestBody());

@@ -1,8 +1,8 @@
 // The edge validation: schemas, the list query's defaults and the HTTP Basic parser.
-import { parseBasicCredentials } from '../../functions/shared/basic-auth.ts';
-import { CreateEventRequest, UpdateEventRequest } from '../../functions/shared/event-schema.ts';
-import { validate } from '../../functions/shared/http.ts';
-import { HttpProblem } from '../../functions/shared/problems.ts';
+import { parseBasicCredentials } from '../../functions/auth/basic-auth.ts';
+import { CreateEventRequest, UpdateEventRequest } from '../../functions/events/event-schema.ts';
+import { validate } from '../../functions/http/http.ts';
+import { HttpProblem } from '../../functions/events/problems.ts';
 import { problemOf } from '../support/problem-of.ts';
 import { parseListQuery } from '../../functions/list-special-events.ts';
 
@@ -38,7 +38,7 @@ describe('list query', () => {
   });
 
   test('reads MUSEUM_TIME_ZONE for today', async () => {
-    const { museumTimeZone } = await import('../../functions/shared/config.ts');
+    const { museumTimeZone } = await import('../../functions/config.ts');
     expect(museumTimeZone()).toBe(process.env.MUSEUM_TIME_ZONE || 'UTC');
   });
 

@@ -7,8 +7,8 @@ import { CfnOutput, RemovalPolicy, Stack, Validations, type StackProps } from 'a
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { gatewayResponse } from '../functions/shared/gateway-responses.ts';
-import { API_VERSION, routeMethods, routes } from '../functions/shared/routes.ts';
+import { gatewayResponse } from '../../functions/http/gateway-responses.ts';
+import { API_VERSION, routeMethods, routes } from '../../functions/routes.ts';
 import { jsonAccessLogFormat } from './access-log-format.ts';
 import { MOCK_OPERATIONS, type MockOperation } from './mock-examples.ts';
 import { addProblemGatewayResponses } from './problem-gateway-responses.ts';

@@ -1,7 +1,7 @@
 // API users: username, role and scrypt password hash, in the events table's USERS partition.
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { Role } from './routes.ts';
-import { keys } from './table-definition.ts';
+import type { Role } from '../routes.ts';
+import { keys } from '../store/table-definition.ts';
 
 export interface User {
   username: string;

@@ -1,6 +1,6 @@
 // What the mock deployment answers: for each operation of the route table, its real success
 // status and a realistic example body (a test checks each against the response schema).
-import type { SpecialEvent } from '../functions/shared/event-schema.ts';
+import type { SpecialEvent } from '../../functions/events/event-schema.ts';
 
 export const EXAMPLE_EVENTS: SpecialEvent[] = [
   {

@@ -4,7 +4,7 @@
 // rolled-back release also fails the `cdk deploy` and the stack update rolls back). Previews
 // have none of this: their alias moves at once.
 //
-// The release alarms are not the paging alarms of lib/api-monitoring.ts: those need 2 or 3
+// The release alarms are not the paging alarms of lib/cdk/api-monitoring.ts: those need 2 or 3
 // five-minute periods, longer than the canary. These look at one minute, and at the new version
 // where Lambda can tell versions apart (ExecutedVersion), so 10% of traffic is enough to trip them.
 import { Duration, Validations } from 'aws-cdk-lib';

@@ -7,7 +7,7 @@
 //   IAM only on roles named after preview stacks, only with the permissions boundary attached.
 // - PREVIEW_BOUNDARY caps every role a preview creates (the functions' roles) at what the
 //   handlers do: DynamoDB on preview tables, their logs, X-Ray. previews apply it to every role
-//   (lib/museum-app.ts), and the execution policy refuses a role without it.
+//   (lib/cdk/museum-app.ts), and the execution policy refuses a role without it.
 import { Token, Validations, type Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
@@ -58,7 +58,7 @@ export function addPreviewContainment(stack: Stack): { boundary: iam.ManagedPoli
   const literal = (value: string, token: string) => (Token.isUnresolved(value) ? token : value);
   const findingArn = (service: string, region: string, resource: string) =>
     `arn:${literal(stack.partition, '<AWS::Partition>')}:${service}:${region && literal(region, '<AWS::Region>')}:${literal(stack.account, '<AWS::AccountId>')}:${resource}`;
-  const reason = 'A preview containment policy: services the preview stacks use, resources named after preview stacks, IAM only with the boundary (lib/preview-containment.ts).';
+  const reason = 'A preview containment policy: services the preview stacks use, resources named after preview stacks, IAM only with the boundary (lib/cdk/preview-containment.ts).';
   Validations.of(boundary).acknowledge(
     { id: 'AwsSolutions-IAM5[Action::dynamodb:*]', reason },
     { id: 'AwsSolutions-IAM5[Resource::*]', reason: 'Log streams and X-Ray segments have no narrower resource.' },

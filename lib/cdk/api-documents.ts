@@ -6,17 +6,17 @@
 // - 405 with `Allow` for a method a resource does not have (an ANY method: API Gateway prefers
 //   the resource's explicit methods over ANY), and OPTIONS with `Allow` on every resource.
 // With CORS origins configured, each of these answers an allowed Origin with the CORS headers,
-// chosen per request in the mapping template (lib/mock-cors.ts).
+// chosen per request in the mapping template (lib/cdk/mock-cors.ts).
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import { Validations } from 'aws-cdk-lib';
-import { methodNotAllowedResponse } from '../functions/shared/gateway-responses.ts';
-import { contentTag } from '../functions/shared/read-responses.ts';
-import { gatewayResponse } from '../functions/shared/gateway-responses.ts';
-import { allowHeader, CORS_ALLOWED_METHODS, CORS_REQUEST_HEADERS } from '../functions/shared/routes.ts';
+import { methodNotAllowedResponse } from '../../functions/http/gateway-responses.ts';
+import { contentTag } from '../../functions/http/read-responses.ts';
+import { gatewayResponse } from '../../functions/http/gateway-responses.ts';
+import { allowHeader, CORS_ALLOWED_METHODS, CORS_REQUEST_HEADERS } from '../../functions/routes.ts';
 import { corsTemplateLines } from './mock-cors.ts';
-import { DOCS_SPEC_URL, docsPageHeaders, docsPageHtml, redocBundleIntegrity, redocCdnUrl } from './openapi/docs-page.ts';
-import { buildOpenApiDocument } from './openapi/openapi-document.ts';
-import { serviceIndex, serviceIndexHeaders } from './openapi/service-index.ts';
+import { DOCS_SPEC_URL, docsPageHeaders, docsPageHtml, redocBundleIntegrity, redocCdnUrl } from '../openapi/docs-page.ts';
+import { buildOpenApiDocument } from '../openapi/openapi-document.ts';
+import { serviceIndex, serviceIndexHeaders } from '../openapi/service-index.ts';
 
 /** The methods of a public document's resource (OPTIONS and the 405 list them with HEAD and OPTIONS). */
 export const DOCUMENT_METHODS = ['GET'] as const;

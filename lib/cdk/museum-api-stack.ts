@@ -2,7 +2,7 @@
 // and alarms. Production stacks have termination protection.
 import { CfnOutput, Fn, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { API_VERSION } from '../functions/shared/routes.ts';
+import { API_VERSION } from '../../functions/routes.ts';
 import { apiDocuments } from './api-documents.ts';
 import { ApiMonitoring } from './api-monitoring.ts';
 import { acknowledgeNoFirewall, ApiFirewall } from './api-firewall.ts';

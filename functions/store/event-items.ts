@@ -1,6 +1,6 @@
 // How an event is stored: its base item (the only record of what is committed) and one index
 // item per month it has dates in. README "Data model".
-import type { SpecialEvent } from './event-schema.ts';
+import type { SpecialEvent } from '../events/event-schema.ts';
 import { keys, stampTag, type IndexStamp } from './table-definition.ts';
 
 export type Item = Record<string, unknown>;

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { ifNoneMatchFails, parseIfNoneMatch, type IfNoneMatch } from './preconditions.ts';
-import { HttpProblem } from './problems.ts';
+import { HttpProblem } from '../events/problems.ts';
 
 /**
  * Authenticated content: `private` keeps it out of shared caches (RFC 9111 §5.2.2.7), `no-cache`

@@ -2,8 +2,8 @@
 // confirmed by the base items. README "Data model".
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BatchGetCommand, DeleteCommand, QueryCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { monthsBetween } from './calendar-dates.ts';
-import type { SpecialEvent } from './event-schema.ts';
+import { monthsBetween } from '../events/calendar-dates.ts';
+import type { SpecialEvent } from '../events/event-schema.ts';
 import { BASE_ATTRIBUTES, toBaseItem, type BaseItem, type Item } from './event-items.ts';
 import { StoreBusyError } from './store-errors.ts';
 import { keys, MONTH_END_INDEX, MONTH_INDEX, type MonthIndexEntry } from './table-definition.ts';

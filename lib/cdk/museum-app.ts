@@ -25,7 +25,7 @@ export interface MuseumApp {
 
 export function addMuseumStacks(app: App, options: { functionsDirectory?: string } = {}): MuseumApp {
   const config = readStageConfig(app.node);
-  // The region is always explicit (lib/deployment-region.ts); the account only when the CLI knows
+  // The region is always explicit (lib/cdk/deployment-region.ts); the account only when the CLI knows
   // it from credentials, so synthesis needs none.
   const env = { account: process.env.CDK_DEFAULT_ACCOUNT, region: readDeploymentRegion(app.node) };
   const api = new MuseumApiStack(app, `MuseumApi-${config.stage}`, { env, config, ...options });
@@ -37,7 +37,7 @@ export function addMuseumStacks(app: App, options: { functionsDirectory?: string
     mock.addStackDependency(account, reason);
   }
   for (const stack of [api, mock]) {
-    // A preview's roles carry the preview account's boundary (lib/preview-containment.ts).
+    // A preview's roles carry the preview account's boundary (lib/cdk/preview-containment.ts).
     if (!config.isProduction) applyPreviewBoundary(stack);
     Tags.of(stack).add('project', 'museum-special-events');
     Tags.of(stack).add('stage', config.stage);

@@ -1,8 +1,8 @@
 // Responses that API Gateway itself sends (no handler runs): authentication failures, unknown
 // routes, throttling, oversized requests. The CDK stack configures them from this table and the
 // local API answers with the same bodies, so both speak the same problem+json.
-import { PROBLEM_CONTENT_TYPE, problemBody, RETRY_AFTER_SECONDS, type ProblemKind } from './problems.ts';
-import { allowHeader } from './routes.ts';
+import { PROBLEM_CONTENT_TYPE, problemBody, RETRY_AFTER_SECONDS, type ProblemKind } from '../events/problems.ts';
+import { allowHeader } from '../routes.ts';
 
 export interface GatewayResponse {
   kind: ProblemKind;

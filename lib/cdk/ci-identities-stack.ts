@@ -14,7 +14,7 @@ import { DefaultStackSynthesizer, Stack, Token, Validations, type StackProps } f
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct, Node } from 'constructs';
 import { API_GATEWAY_ACCOUNT_STACK_NAME } from './api-gateway-account-stack.ts';
-import { keys } from '../functions/shared/table-definition.ts';
+import { keys } from '../../functions/store/table-definition.ts';
 import { addPreviewContainment } from './preview-containment.ts';
 import { PRODUCTION_STAGE } from './stage-config.ts';
 

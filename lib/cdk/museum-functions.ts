@@ -1,12 +1,12 @@
 // The five handlers and the authorizer, one loop over the route table. Each function runs the
 // bundle the local API runs (dist/functions/<name>/index.mjs), has its own role with only its
-// own DynamoDB actions (lib/function-permissions.ts), its own log group (JSON lines) and active
+// own DynamoDB actions (lib/cdk/function-permissions.ts), its own log group (JSON lines) and active
 // tracing. The authorizer has reserved concurrency: a flood of new credentials, each a ~350 ms
 // scrypt verification, is throttled (503 + Retry-After) instead of scaling the bill without bound.
 //
 // Every function is published as a version behind the alias `live`, and API Gateway (the
 // integrations and the authorizer) calls only the alias: a release is a new version, and moving
-// the alias is how it reaches traffic, gradually in production (lib/canary-releases.ts) and at
+// the alias is how it reaches traffic, gradually in production (lib/cdk/canary-releases.ts) and at
 // once in previews. Old versions are retained so that a rollback is pointing the alias back.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,13 +16,13 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { AUTHORIZER_HANDLER, FUNCTION_SETTINGS, LAMBDA_NODE_OPTIONS, routes } from '../functions/shared/routes.ts';
+import { AUTHORIZER_HANDLER, FUNCTION_SETTINGS, LAMBDA_NODE_OPTIONS, routes } from '../../functions/routes.ts';
 import { dataAccessStatements } from './function-permissions.ts';
 import type { MuseumTables } from './museum-tables.ts';
 import type { StageConfig } from './stage-config.ts';
 
 /** Where scripts/build.ts writes the bundles; cdk.json's app command builds them first. */
-export const FUNCTIONS_DIRECTORY = fileURLToPath(new URL('../dist/functions', import.meta.url));
+export const FUNCTIONS_DIRECTORY = fileURLToPath(new URL('../../dist/functions', import.meta.url));
 
 export const POWERTOOLS_SERVICE_NAME = 'museum-special-events';
 export const METRICS_NAMESPACE = 'MuseumSpecialEvents';

@@ -1,6 +1,6 @@
 // API Gateway's own answers (no Lambda ran: bad credentials, unknown route, throttling, ...) as
 // problem+json, from the table the local API also answers with
-// (functions/shared/gateway-responses.ts), plus the response types only a deployed gateway can
+// (functions/http/gateway-responses.ts), plus the response types only a deployed gateway can
 // produce, and catch-alls so that no default `{"message": ...}` body ever reaches a client.
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import {
@@ -8,9 +8,9 @@ import {
   GATEWAY_RESPONSES,
   gatewayResponse,
   type GatewayResponseType,
-} from '../functions/shared/gateway-responses.ts';
-import { problemBody } from '../functions/shared/problems.ts';
-import { CORS_EXPOSED_HEADERS } from '../functions/shared/routes.ts';
+} from '../../functions/http/gateway-responses.ts';
+import { problemBody } from '../../functions/events/problems.ts';
+import { CORS_EXPOSED_HEADERS } from '../../functions/routes.ts';
 
 interface ProblemResponse {
   /** Omitted: API Gateway keeps the status code of the error it is answering. */

@@ -8,13 +8,13 @@ import httpCors from '@middy/http-cors';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import * as v from 'valibot';
-import { LIMITS } from './limits.ts';
-import { logger, metrics } from './observability.ts';
-import { CORS_EXPOSED_HEADERS, CORS_REQUEST_HEADERS } from './routes.ts';
+import { LIMITS } from '../events/limits.ts';
+import { logger, metrics } from '../observability.ts';
+import { CORS_EXPOSED_HEADERS, CORS_REQUEST_HEADERS } from '../routes.ts';
 import { readResponses } from './read-responses.ts';
 import { decodeUtf8, duplicateKey } from './json-text.ts';
 import { parseIfMatch, type IfMatch } from './preconditions.ts';
-import { HttpProblem, PROBLEM_CONTENT_TYPE, toProblem, type FieldError, type Problem } from './problems.ts';
+import { HttpProblem, PROBLEM_CONTENT_TYPE, toProblem, type FieldError, type Problem } from '../events/problems.ts';
 
 /** An API Gateway proxy event after the middleware: headers lower-cased, JSON body parsed. */
 export type HttpEvent = Omit<APIGatewayProxyEvent, 'body'> & { body: unknown };

@@ -1,8 +1,8 @@
 // CORS for the answers API Gateway makes itself from MOCK integrations (documents, 405, OPTIONS):
 // mapping-template lines that echo the request's Origin only when it is one of the allowed ones,
 // as http-cors does in the handlers. A template can choose per request (`$context.responseOverride`),
-// unlike a static header mapping or a gateway response (lib/problem-gateway-responses.ts).
-import { CORS_EXPOSED_HEADERS } from '../functions/shared/routes.ts';
+// unlike a static header mapping or a gateway response (lib/cdk/problem-gateway-responses.ts).
+import { CORS_EXPOSED_HEADERS } from '../../functions/routes.ts';
 
 /** Velocity lines setting the CORS headers (and `extra` ones) for an allowed Origin; none without origins. */
 export function corsTemplateLines(corsOrigins: readonly string[], extra: Record<string, string> = {}): string[] {

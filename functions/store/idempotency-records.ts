@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Item } from './event-items.ts';
-import { LIMITS } from './limits.ts';
+import { LIMITS } from '../events/limits.ts';
 import { IdempotencyKeyReusedError } from './store-errors.ts';
 import { idempotencyTable } from './table-definition.ts';
 

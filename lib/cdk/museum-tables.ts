@@ -3,7 +3,7 @@
 import { RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { eventsTable, idempotencyTable, type TableDefinition } from '../functions/shared/table-definition.ts';
+import { eventsTable, idempotencyTable, type TableDefinition } from '../../functions/store/table-definition.ts';
 import { MUSEUM_NAG_RULES } from './museum-nag-rules.ts';
 import type { StageConfig } from './stage-config.ts';
 

@@ -3,7 +3,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { FairQueue, QueueBusyError } from './fair-queue.ts';
 import { isPossiblePassword, verifyPassword } from './passwords.ts';
-import type { Role } from './routes.ts';
+import type { Role } from '../routes.ts';
 import { USERNAME_PATTERN, type UsersStore } from './users-store.ts';
 
 export interface Principal {

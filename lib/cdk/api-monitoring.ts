@@ -27,7 +27,7 @@ export const FAILED_LOGIN_THRESHOLD = 100;
 export const AUTHORIZER_P99_DURATION_MS = 3000;
 
 /**
- * The DynamoDB operations the functions call (lib/function-permissions.ts grants them; PutItem
+ * The DynamoDB operations the functions call (lib/cdk/function-permissions.ts grants them; PutItem
  * there authorises the Puts inside TransactWriteItems), whose throttling and system errors the
  * alarms watch. DeleteItem: a large write's clean-up after its commit, and the list's of leftovers.
  */

@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { NewSpecialEvent, SpecialEvent, SpecialEventChanges } from './event-schema.ts';
+import type { NewSpecialEvent, SpecialEvent, SpecialEventChanges } from '../events/event-schema.ts';
 import { planMonths, toBaseItem, toStoredEvent, type BaseItem, type StoredEvent } from './event-items.ts';
 import { idempotencyRequest, liveRecord, recordPut, type IdempotencyRequest, type IdempotencyScope, type IdempotentOperation } from './idempotency-records.ts';
 import { DetailsWriter } from './details-update.ts';

@@ -1,11 +1,11 @@
 // Typed configuration from environment variables, read once per container, and the stores
 // built from it. Nothing here runs at import time: each handler builds only what it uses.
-import { BasicAuthenticator } from './basic-auth.ts';
-import { isTimeZone } from './calendar-dates.ts';
-import { getDocumentClient, requiredEnv } from './dynamodb-client.ts';
-import { EventsStore } from './events-store.ts';
-import { EventsReader } from './month-index-reader.ts';
-import { UsersStore } from './users-store.ts';
+import { BasicAuthenticator } from './auth/basic-auth.ts';
+import { isTimeZone } from './events/calendar-dates.ts';
+import { getDocumentClient, requiredEnv } from './store/dynamodb-client.ts';
+import { EventsStore } from './store/events-store.ts';
+import { EventsReader } from './store/month-index-reader.ts';
+import { UsersStore } from './auth/users-store.ts';
 
 let authenticator: BasicAuthenticator | undefined;
 let timeZone: string | undefined;
@@ -15,7 +15,7 @@ let timeZone: string | undefined;
  * timeout); building one is cheap.
  */
 export function eventsStore(signal?: AbortSignal, deadline?: number): EventsStore {
-  // Only the write functions may use the idempotency table (lib/function-permissions.ts).
+  // Only the write functions may use the idempotency table (lib/cdk/function-permissions.ts).
   return new EventsStore(getDocumentClient(), requiredEnv('TABLE_NAME'), process.env.IDEMPOTENCY_TABLE_NAME, signal, deadline);
 }
 

@@ -1,4 +1,4 @@
-// The errors the events store throws; functions/shared/problems.ts maps each to its HTTP answer.
+// The errors the events store throws; functions/events/problems.ts maps each to its HTTP answer.
 
 export class EventNotFoundError extends Error {
   override name = 'EventNotFoundError';

@@ -1,10 +1,10 @@
 // Least privilege, written down per function: the DynamoDB actions each bundle really calls
-// (read off functions/shared/events-store.ts, indexed-write.ts, month-index-reader.ts and users-store.ts), and nothing else. TransactWriteItems needs no action of its own: each Put,
+// (read off functions/store/events-store.ts, indexed-write.ts, month-index-reader.ts and users-store.ts), and nothing else. TransactWriteItems needs no action of its own: each Put,
 // Update and Delete inside it is authorised as PutItem, UpdateItem and DeleteItem.
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { AUTHORIZER_HANDLER } from '../functions/shared/routes.ts';
-import { MONTH_END_INDEX, MONTH_INDEX, keys } from '../functions/shared/table-definition.ts';
+import { AUTHORIZER_HANDLER } from '../../functions/routes.ts';
+import { MONTH_END_INDEX, MONTH_INDEX, keys } from '../../functions/store/table-definition.ts';
 
 export interface DataAccess {
   /** Item actions on the events table, limited to the partitions in `partitions`. */

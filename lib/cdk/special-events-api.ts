@@ -1,6 +1,6 @@
 // The REST API, built from the route table: one method per route, each behind the Basic-auth
 // REQUEST authorizer and proxied to its handler; besides them only unauthenticated MOCKs that
-// run no code (lib/api-documents.ts): the service index and documents, 405 and OPTIONS answers.
+// run no code (lib/cdk/api-documents.ts): the service index and documents, 405 and OPTIONS answers.
 // HEAD is routed wherever GET is, to the same function.
 //
 // Base path: API Gateway stage names cannot contain dots, so the version is a resource instead:
@@ -14,8 +14,8 @@ import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { API_VERSION, BASE_PATH, resourceMethods, routeMethods, routes } from '../functions/shared/routes.ts';
-import { MINIMUM_COMPRESSION_BYTES } from '../functions/shared/limits.ts';
+import { API_VERSION, BASE_PATH, resourceMethods, routeMethods, routes } from '../../functions/routes.ts';
+import { MINIMUM_COMPRESSION_BYTES } from '../../functions/events/limits.ts';
 import { jsonAccessLogFormat } from './access-log-format.ts';
 import { addMethodNotAllowed, addOptionsAllow, addServiceIndex, addStaticDocuments, addUnknownPathAnswers, type StaticDocument } from './api-documents.ts';
 import type { MuseumFunctions } from './museum-functions.ts';
@@ -60,7 +60,7 @@ export class SpecialEventsApi extends Construct {
       description: `Museum Special Events API ${API_VERSION} (${config.stage})`,
       endpointConfiguration: { types: [apigw.EndpointType.REGIONAL] },
       // Execution logging uses the account-level CloudWatch role, which the once-per-account
-      // MuseumApiGatewayAccount stack owns (lib/api-gateway-account-stack.ts): a stage never sets it.
+      // MuseumApiGatewayAccount stack owns (lib/cdk/api-gateway-account-stack.ts): a stage never sets it.
       cloudWatchRole: false,
       minCompressionSize: MINIMUM_COMPRESSION_SIZE,
       // With a custom domain, that is the only address: the execute-api URL would bypass its TLS policy and mapping.
