@@ -1,7 +1,9 @@
 // POST /special-events
 import { eventsStore } from './config.ts';
 import { CreateEventRequest } from './events/event-schema.ts';
-import { EARLY_TIMEOUT_MS, etag, httpHandler, noQueryParameters, jsonRequestBody, idempotencyKey, jsonResponse, validate, type HttpHandler } from './http/http.ts';
+import { EARLY_TIMEOUT_MS, etag, httpHandler, jsonRequestBody, jsonResponse, type HttpHandler } from './http/http.ts';
+import { noQueryParameters, validate } from './http/request-validation.ts';
+import { idempotencyKey } from './http/request-headers.ts';
 import { metrics } from './observability.ts';
 
 // With an Idempotency-Key, a retry by the same user within 24 hours gets the event the key

@@ -1,7 +1,9 @@
 // DELETE /special-events/{eventId}
 import { eventsStore } from './config.ts';
 import { EventPathParameters } from './events/event-schema.ts';
-import { EARLY_TIMEOUT_MS, emptyResponse, httpHandler, idempotencyKey, noQueryParameters, ifMatch, validate, type HttpHandler } from './http/http.ts';
+import { EARLY_TIMEOUT_MS, emptyResponse, httpHandler, type HttpHandler } from './http/http.ts';
+import { noQueryParameters, validate } from './http/request-validation.ts';
+import { idempotencyKey, ifMatch } from './http/request-headers.ts';
 import { withIfMatch } from './http/preconditions.ts';
 import { metrics } from './observability.ts';
 

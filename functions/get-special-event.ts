@@ -3,7 +3,8 @@ import { eventsStore } from './config.ts';
 import { EventNotFoundError } from './store/events-store.ts';
 import { EventPathParameters } from './events/event-schema.ts';
 import { metrics } from './observability.ts';
-import { etag, httpHandler, noQueryParameters, jsonResponse, validate, type HttpHandler } from './http/http.ts';
+import { etag, httpHandler, jsonResponse, type HttpHandler } from './http/http.ts';
+import { noQueryParameters, validate } from './http/request-validation.ts';
 
 const getSpecialEvent: HttpHandler = async (event, _context, { signal }) => {
   const { eventId } = validate(EventPathParameters, event.pathParameters, 'event id');

@@ -3,7 +3,8 @@ import { addDays, daysBetween, todayIn } from './events/calendar-dates.ts';
 import { eventsReader, museumTimeZone } from './config.ts';
 import { ListEventsQuery } from './events/event-schema.ts';
 import { LIMITS } from './events/limits.ts';
-import { httpHandler, jsonResponse, validateQuery, type HttpEvent, type HttpHandler } from './http/http.ts';
+import { httpHandler, jsonResponse, type HttpEvent, type HttpHandler } from './http/http.ts';
+import { validateQuery } from './http/request-validation.ts';
 import { metrics } from './observability.ts';
 import { HttpProblem } from './events/problems.ts';
 

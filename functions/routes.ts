@@ -1,13 +1,17 @@
-// The route table: the local API, the authorizer's policy, the CDK stack and the OpenAPI
-// document are all built from this list.
+// The route table: everything about each route (operation, method and path, handler, role,
+// success status and the DynamoDB actions its function is granted). The local API, the
+// authorizer's policy, the CDK stack (functions, IAM, API Gateway) and the OpenAPI document are
+// all built from this list. The document's text and examples for each route, which the Lambda
+// bundles do not need, are keyed by its operationId in lib/openapi/operations.ts.
 
 export type Role = 'viewer' | 'editor';
 export const ROLES: readonly Role[] = ['viewer', 'editor'];
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
-export interface Route {
-  operationId: string;
+/** A route; `Id` narrows its operationId to those of the route table (OperationId) in `routes`. */
+export interface Route<Id extends string = string> {
+  operationId: Id;
   method: HttpMethod;
   /** API Gateway resource path, relative to the base path `/v1.1`. */
   path: string;
@@ -17,12 +21,29 @@ export interface Route {
   role: Role;
   summary: string;
   successStatus: 200 | 201 | 204;
+  /** The DynamoDB access of its function; lib/cdk/function-permissions.ts turns it into IAM statements. */
+  grants: DataAccess;
+}
+
+/**
+ * Least privilege, written down per function: the DynamoDB actions its bundle really calls (read
+ * off functions/store/ and functions/auth/users-store.ts), and nothing else. TransactWriteItems
+ * needs no action of its own: each Put, Update and Delete inside it is authorised as PutItem,
+ * UpdateItem and DeleteItem.
+ */
+export interface DataAccess {
+  /** Item actions on the events table, limited to the partitions in `partitions`. */
+  events?: { actions: readonly string[]; partitions: 'events' | 'users' };
+  /** Actions on the byMonth and byMonthEnd indexes (event ids, names and dates, nothing else). */
+  dateIndex?: readonly string[];
+  /** Actions on the idempotency table. */
+  idempotency?: readonly string[];
 }
 
 export const BASE_PATH = '/v1.1';
 export const API_VERSION = '1.1.1';
 
-export const routes: readonly Route[] = [
+const ROUTE_TABLE = [
   {
     operationId: 'createSpecialEvent',
     method: 'POST',
@@ -31,6 +52,13 @@ export const routes: readonly Route[] = [
     role: 'editor',
     summary: 'Create special event',
     successStatus: 201,
+    // TransactWriteItems of Puts (the event, its month items and, with an Idempotency-Key, its
+    // idempotency record, all conditioned); GetItem of the record when the key was already used; a
+    // UpdateItem creating a marker (the fence) when the commit's outcome is unclear.
+    grants: {
+      events: { actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'], partitions: 'events' },
+      idempotency: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+    },
   },
   {
     operationId: 'listSpecialEvents',
@@ -40,6 +68,15 @@ export const routes: readonly Route[] = [
     role: 'viewer',
     summary: 'List special events',
     successStatus: 200,
+    // Query of the byMonth index (and of byMonthEnd for a range starting after a month's 1st),
+    // then BatchGetItem of the page's base items; a conditional DeleteItem of each index item it
+    // meets that an unfinished write of more than ~48 months left behind (rare). IAM can limit the
+    // partition key only, so the grant covers base items too; every delete the list sends is
+    // conditioned on the exact index key it read (`gsi1sk = :seen`), which no base item has.
+    grants: {
+      events: { actions: ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem'], partitions: 'events' },
+      dateIndex: ['dynamodb:Query'],
+    },
   },
   {
     operationId: 'getSpecialEvent',
@@ -49,6 +86,7 @@ export const routes: readonly Route[] = [
     role: 'viewer',
     summary: 'Get special event',
     successStatus: 200,
+    grants: { events: { actions: ['dynamodb:GetItem'], partitions: 'events' } },
   },
   {
     operationId: 'updateSpecialEvent',
@@ -58,6 +96,14 @@ export const routes: readonly Route[] = [
     role: 'editor',
     summary: 'Update special event',
     successStatus: 200,
+    // A change of location, description or price: one UpdateItem. A change of name or dates:
+    // GetItem of the current version, then TransactWriteItems of Update, Deletes and Puts
+    // (UpdateItem also takes a large write's lease and sets the fence). With an Idempotency-Key:
+    // GetItem and PutItem (in the commit's transaction) of its record.
+    grants: {
+      events: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem'], partitions: 'events' },
+      idempotency: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+    },
   },
   {
     operationId: 'deleteSpecialEvent',
@@ -67,8 +113,19 @@ export const routes: readonly Route[] = [
     role: 'editor',
     summary: 'Delete special event',
     successStatus: 204,
+    // GetItem of the current version, then TransactWriteItems of Deletes; UpdateItem for the lease
+    // and the fence; the Idempotency-Key's record as for update.
+    grants: {
+      events: { actions: ['dynamodb:GetItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'], partitions: 'events' },
+      idempotency: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+    },
   },
-];
+] as const satisfies readonly Route[];
+
+export const routes: readonly Route<OperationId>[] = ROUTE_TABLE;
+
+/** The operationIds of the route table: a table keyed by operation must have exactly these keys. */
+export type OperationId = (typeof ROUTE_TABLE)[number]['operationId'];
 
 /** Request headers a browser may send cross-origin: the preflight answers and the handlers agree. */
 export const CORS_REQUEST_HEADERS = 'Authorization,Content-Type,If-Match,If-None-Match,Idempotency-Key';
@@ -77,6 +134,8 @@ export const CORS_EXPOSED_HEADERS = 'ETag,Location,Retry-After,Link,Allow';
 
 /** The authorizer is bundled and deployed like the handlers but is not a route. */
 export const AUTHORIZER_HANDLER = 'authorizer';
+/** The authorizer's DynamoDB access: GetItem of USERS / USER#<name>, nothing else. */
+export const AUTHORIZER_GRANTS: DataAccess = { events: { actions: ['dynamodb:GetItem'], partitions: 'users' } };
 
 /** Lambda settings shared by the CDK stack and the local API (which enforces the timeout). */
 /** Memory chosen from `npm run bench` (docs/PERFORMANCE.md, "Memory size"). */

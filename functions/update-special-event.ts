@@ -1,7 +1,9 @@
 // PATCH /special-events/{eventId}
 import { eventsStore } from './config.ts';
 import { EventPathParameters, UpdateEventRequest } from './events/event-schema.ts';
-import { EARLY_TIMEOUT_MS, etag, httpHandler, idempotencyKey, noQueryParameters, jsonRequestBody, ifMatch, jsonResponse, validate, type HttpHandler } from './http/http.ts';
+import { EARLY_TIMEOUT_MS, etag, httpHandler, jsonRequestBody, jsonResponse, type HttpHandler } from './http/http.ts';
+import { noQueryParameters, validate } from './http/request-validation.ts';
+import { idempotencyKey, ifMatch } from './http/request-headers.ts';
 import { withIfMatch } from './http/preconditions.ts';
 import { metrics } from './observability.ts';
 

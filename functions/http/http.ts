@@ -1,20 +1,18 @@
 // The HTTP edge shared by every handler: one middy stack (header normalisation, JSON body
-// parsing, problem responses, logs and metrics), one way to build responses, and the request
-// validation helpers.
+// parsing, problem responses, logs and metrics) and one way to build responses. The request
+// validation helpers, free of middy, are in request-validation.ts and request-headers.ts.
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import httpCors from '@middy/http-cors';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import * as v from 'valibot';
 import { LIMITS } from '../events/limits.ts';
 import { logger, metrics } from '../observability.ts';
 import { CORS_EXPOSED_HEADERS, CORS_REQUEST_HEADERS } from '../routes.ts';
 import { readResponses } from './read-responses.ts';
 import { decodeUtf8, duplicateKey } from './json-text.ts';
-import { parseIfMatch, type IfMatch } from './preconditions.ts';
-import { HttpProblem, PROBLEM_CONTENT_TYPE, toProblem, type FieldError, type Problem } from '../events/problems.ts';
+import { HttpProblem, PROBLEM_CONTENT_TYPE, toProblem, type Problem } from '../events/problems.ts';
 
 /** An API Gateway proxy event after the middleware: headers lower-cased, JSON body parsed. */
 export type HttpEvent = Omit<APIGatewayProxyEvent, 'body'> & { body: unknown };
@@ -49,29 +47,6 @@ export function problemResponse(problem: Problem, headers: Record<string, string
     headers: { ...STANDARD_HEADERS, 'Content-Type': PROBLEM_CONTENT_TYPE, ...headers },
     body: JSON.stringify(problem),
   };
-}
-
-/** Validates `input` with a valibot schema; failures become one 400 problem listing every field. */
-export function validate<const TSchema extends v.GenericSchema>(
-  schema: TSchema,
-  input: unknown,
-  what: string,
-): v.InferOutput<TSchema> {
-  const result = v.safeParse(schema, input);
-  if (result.success) return result.output;
-  const errors: FieldError[] = result.issues.map((issue) => {
-    const field = v.getDotPath(issue) ?? '';
-    if (issue.kind === 'schema' && (issue.type === 'strict_object' || issue.type === 'object') && issue.path?.length) {
-      // An unknown property: say so plainly (and why, for the one clients most often send).
-      if (issue.expected === 'never') {
-        return { field, message: field === 'eventId' ? 'is assigned by the service and cannot be sent' : `is not a known ${what === 'query string' ? 'query parameter' : 'field'}${field ? '' : ' (the empty name "")'}` };
-      }
-      if (issue.received === 'undefined') return { field, message: 'is required' };
-    }
-    return { field, message: issue.message };
-  });
-  const summary = errors.map((e) => (e.field ? `${e.field} ${e.message}` : e.message)).join('; ');
-  throw new HttpProblem('validation-error', `The ${what} is invalid: ${summary}`, { errors });
 }
 
 /** Media types a request body may be sent as. */
@@ -194,51 +169,4 @@ export function httpHandler(operation: HttpHandler, ...requestMiddlewares: Middl
 /** Strong ETag from the stored version: `"3"`. */
 export function etag(version: number): string {
   return `"${version}"`;
-}
-
-/** The If-Match precondition of a write (RFC 9110 §13.1.1); a field value outside its grammar is a 400 problem. */
-export function ifMatch(event: Pick<HttpEvent, 'headers' | 'multiValueHeaders'>): Exclude<IfMatch, { kind: 'invalid' }> {
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- events from the local gateway and tests may have no multiValueHeaders
-  const lines = event.multiValueHeaders?.['if-match'] ?? (event.headers['if-match'] === undefined ? undefined : [event.headers['if-match']]);
-  const parsed = parseIfMatch(lines);
-  if (parsed.kind === 'invalid') {
-    const message = 'must be * or a list of entity-tags such as "3"';
-    throw new HttpProblem('validation-error', `If-Match ${message}`, { errors: [{ field: 'If-Match', message }] });
-  }
-  return parsed;
-}
-
-/** The operations on one event and POST take no query parameters: any is a 400, as an unknown one is for the list. */
-export function noQueryParameters(event: Pick<HttpEvent, 'queryStringParameters'>): void {
-  const errors = Object.keys(event.queryStringParameters ?? {}).map((field): FieldError => ({ field, message: 'is not a known query parameter' }));
-  if (errors.length > 0) throw new HttpProblem('validation-error', `The query string is invalid: ${errors.map((e) => e.field).join(', ')} not known`, { errors });
-}
-
-/**
- * The query string, validated against `schema` (a strict object: unknown parameters are 400).
- * A parameter given more than once is a 400 too: which value would count is anyone's guess.
- */
-export function validateQuery<const TSchema extends v.GenericSchema>(
-  schema: TSchema,
-  event: Pick<HttpEvent, 'queryStringParameters' | 'multiValueQueryStringParameters'>,
-): v.InferOutput<TSchema> {
-  const repeated = Object.entries(event.multiValueQueryStringParameters ?? {})
-    .filter(([, values]) => (values?.length ?? 0) > 1)
-    .map(([name]): FieldError => ({ field: name, message: 'must be given at most once' }));
-  if (repeated.length > 0) {
-    throw new HttpProblem('validation-error', `The query string is invalid: ${repeated.map((e) => e.field).join(', ')} given more than once`, {
-      errors: repeated,
-    });
-  }
-  return validate(schema, event.queryStringParameters ?? {}, 'query string');
-}
-
-/** The Idempotency-Key header, if sent; a 400 problem when empty or over LIMITS.idempotencyKeyLength. */
-export function idempotencyKey(event: Pick<HttpEvent, 'headers'>): string | undefined {
-  const key = event.headers['idempotency-key'];
-  if (key !== undefined && (key.length === 0 || key.length > LIMITS.idempotencyKeyLength)) {
-    const message = `must be 1 to ${LIMITS.idempotencyKeyLength} characters`;
-    throw new HttpProblem('validation-error', `Idempotency-Key ${message}`, { errors: [{ field: 'Idempotency-Key', message }] });
-  }
-  return key;
 }

@@ -1,6 +1,7 @@
 // `MuseumMockApi-<stage>`: the same five routes at a separate base address without `/v1.1`
 // (https://<api-id>.execute-api.<region>.amazonaws.com/mock), answered by API Gateway MOCK
-// integrations with the example bodies and real status codes. No Lambda, no table: it costs
+// integrations with the document's success examples (lib/openapi/operations.ts) and real status
+// codes. No Lambda, no table: it costs
 // nothing at rest, and client developers can integrate before they have credentials.
 // A request without Basic credentials gets the real 401 problem; any Basic credentials pass.
 import { CfnOutput, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
@@ -8,9 +9,9 @@ import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { gatewayResponse } from '../../functions/http/gateway-responses.ts';
-import { API_VERSION, routeMethods, routes } from '../../functions/routes.ts';
+import { API_VERSION, routeMethods, routes, type OperationId, type Route } from '../../functions/routes.ts';
+import { operationDetails } from '../openapi/operations.ts';
 import { jsonAccessLogFormat } from './access-log-format.ts';
-import { MOCK_OPERATIONS, type MockOperation } from './mock-examples.ts';
 import { addProblemGatewayResponses } from './problem-gateway-responses.ts';
 import { MINIMUM_COMPRESSION_SIZE } from './special-events-api.ts';
 import type { StageConfig } from './stage-config.ts';
@@ -71,10 +72,8 @@ export class MuseumMockApiStack extends Stack {
       validateRequestBody: true,
     });
     for (const route of routes) {
-      const operation = MOCK_OPERATIONS[route.operationId];
-      if (!operation) throw new Error(`No mock response is defined for ${route.operationId}`);
       const pathParameters = [...route.path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] as string);
-      const { integration, methodResponses } = mockIntegration(operation);
+      const { integration, methodResponses } = mockIntegration(mockAnswer(route));
       // HEAD wherever GET is, as on the real API (API Gateway sends no content for HEAD).
       for (const httpMethod of routeMethods(route)) {
         this.api.root.resourceForPath(route.path.slice(1)).addMethod(httpMethod, integration, {
@@ -104,7 +103,20 @@ export class MuseumMockApiStack extends Stack {
   }
 }
 
-function mockIntegration(operation: MockOperation): { integration: apigw.MockIntegration; methodResponses: apigw.MethodResponse[] } {
+/** What the mock answers a route with credentials: its real success status and the document's success example. */
+interface MockAnswer {
+  status: 200 | 201 | 204;
+  /** Undefined for 204: no body at all. */
+  body: unknown;
+  headers: Record<string, string>;
+}
+
+export function mockAnswer(route: Route<OperationId>): MockAnswer {
+  const details = operationDetails(route);
+  return { status: route.successStatus, body: details.success.body?.example.value, headers: details.mockHeaders };
+}
+
+function mockIntegration(operation: MockAnswer): { integration: apigw.MockIntegration; methodResponses: apigw.MethodResponse[] } {
   const unauthorized = gatewayResponse('UNAUTHORIZED');
   const success = {
     status: String(operation.status),

@@ -4,8 +4,7 @@ import * as v from 'valibot';
 import { SpecialEvent } from '../../functions/events/event-schema.ts';
 import { gatewayResponse } from '../../functions/http/gateway-responses.ts';
 import { routeMethods, routes } from '../../functions/routes.ts';
-import { MOCK_OPERATIONS } from '../../lib/cdk/mock-examples.ts';
-import { MOCK_STAGE_NAME } from '../../lib/cdk/museum-mock-api-stack.ts';
+import { mockAnswer, MOCK_STAGE_NAME } from '../../lib/cdk/museum-mock-api-stack.ts';
 import { resourcePath, resourcesOfType, synthesize, type Synthesized } from './synthesize.ts';
 
 let preview: Synthesized;
@@ -52,7 +51,7 @@ test.each(routes.map((route) => [route.operationId, route] as const))(
     const responses = method?.Integration.IntegrationResponses as IntegrationResponse[];
     const success = responses.find((r) => r.SelectionPattern === undefined);
     expect(success?.StatusCode).toBe(String(route.successStatus));
-    expect(MOCK_OPERATIONS[operationId]?.status).toBe(route.successStatus);
+    expect(mockAnswer(route).status).toBe(route.successStatus);
 
     const body = success?.ResponseTemplates['application/json'] ?? '';
     if (route.successStatus === 204) {
@@ -61,6 +60,7 @@ test.each(routes.map((route) => [route.operationId, route] as const))(
       const parsed: unknown = JSON.parse(body);
       const schema = route.operationId === 'listSpecialEvents' ? v.array(SpecialEvent) : SpecialEvent;
       expect(v.safeParse(schema, parsed).issues).toBeUndefined();
+      expect(parsed).toEqual(mockAnswer(route).body); // the document's success example
       expect(success?.ResponseParameters['method.response.header.Content-Type']).toBe("'application/json'");
     }
 

@@ -4,7 +4,7 @@ import { LIMITS } from '../../functions/events/limits.ts';
 import fc from 'fast-check';
 import { addDays, daysBetween, FIRST_DATE, isCalendarDate, LAST_DATE } from '../../functions/events/calendar-dates.ts';
 import { CreateEventRequest, ListEventsQuery } from '../../functions/events/event-schema.ts';
-import { validate } from '../../functions/http/http.ts';
+import { validate } from '../../functions/http/request-validation.ts';
 import { decodeUtf8, duplicateKey } from '../../functions/http/json-text.ts';
 import { IF_MATCH_PATTERN, parseIfMatch, withIfMatch } from '../../functions/http/preconditions.ts';
 import { HttpProblem } from '../../functions/events/problems.ts';

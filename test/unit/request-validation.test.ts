@@ -1,7 +1,7 @@
 // The edge validation: schemas, the list query's defaults and the HTTP Basic parser.
 import { parseBasicCredentials } from '../../functions/auth/basic-auth.ts';
 import { CreateEventRequest, UpdateEventRequest } from '../../functions/events/event-schema.ts';
-import { validate } from '../../functions/http/http.ts';
+import { validate } from '../../functions/http/request-validation.ts';
 import { HttpProblem } from '../../functions/events/problems.ts';
 import { problemOf } from '../support/problem-of.ts';
 import { parseListQuery } from '../../functions/list-special-events.ts';

@@ -1,0 +1,106 @@
+// The document's examples: events and requests checked against the very schemas the handlers use
+// when the document is built, and problems produced by the very functions that reject requests
+// (request-validation.ts, request-headers.ts) or mapped from the store's own errors.
+import * as v from 'valibot';
+import { CreateEventRequest, EventPathParameters, ListEventsQuery, SpecialEvent, UpdateEventRequest } from '../../functions/events/event-schema.ts';
+import { LIMITS } from '../../functions/events/limits.ts';
+import { HttpProblem, problemBody, type Problem } from '../../functions/events/problems.ts';
+import type { HttpEvent } from '../../functions/http/http.ts';
+import { idempotencyKey, ifMatch } from '../../functions/http/request-headers.ts';
+import { validate } from '../../functions/http/request-validation.ts';
+import { ConcurrentModificationError, EventNotFoundError, EventVersionMismatchError, IdempotencyKeyReusedError } from '../../functions/store/store-errors.ts';
+import { errorExample, gatewayExample, type ProblemExample } from './problem-responses.ts';
+
+export const exampleEvent = v.parse(SpecialEvent, {
+  eventId: '6f1e8a57-5d1c-4b8e-9b35-2f7d8e4c1a90',
+  name: 'Night at the Museum',
+  location: 'Main Hall',
+  eventDescription: 'An after-hours tour of the dinosaur galleries, with torches.',
+  dates: ['2031-05-01', '2031-05-02'],
+  price: 25,
+});
+export const exampleOtherEvent = v.parse(SpecialEvent, {
+  eventId: '0c5b2a61-4a3f-4c43-9f0a-6f1f2a3b4c5d',
+  name: 'Fossil Friday',
+  location: 'Gallery 3',
+  eventDescription: 'Meet the palaeontologists and handle real fossils.',
+  dates: ['2031-05-02'],
+  price: 12.5,
+});
+const { eventId: _assigned, ...createRequest } = exampleEvent;
+export const exampleCreateRequest = createRequest;
+v.parse(CreateEventRequest, exampleCreateRequest);
+export const exampleUpdateRequest = v.parse(UpdateEventRequest, { price: 30, dates: ['2031-06-01', '2031-06-02'] });
+
+/** The problem `run` throws, as the handlers would answer it. */
+function thrownProblem(run: () => unknown): Problem {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof HttpProblem) return error.problem;
+    throw error;
+  }
+  throw new Error('Expected the example input to be rejected');
+}
+
+export const problemExamples = {
+  invalidBody: {
+    summary: 'Fields failed validation',
+    value: thrownProblem(() =>
+      validate(CreateEventRequest, { ...exampleCreateRequest, name: '   ', dates: ['2031-02-30'], price: -5, eventId: exampleEvent.eventId }, 'request body'),
+    ),
+  },
+  emptyChange: {
+    summary: 'Nothing to change',
+    value: thrownProblem(() => validate(UpdateEventRequest, {}, 'request body')),
+  },
+  malformedJson: {
+    summary: 'The body is not JSON',
+    value: problemBody('malformed-json', 'The request body is not valid JSON: Expected double-quoted property name in JSON at position 13'),
+  },
+  invalidEventId: {
+    summary: 'The path does not hold a UUID',
+    value: thrownProblem(() => validate(EventPathParameters, { eventId: 'not-a-uuid' }, 'event id')),
+  },
+  invalidQuery: {
+    summary: 'A query parameter is out of bounds',
+    value: thrownProblem(() => validate(ListEventsQuery, { limit: '31', colour: 'red' }, 'query string')),
+  },
+  invalidIfMatch: {
+    summary: 'If-Match is neither * nor a list of entity-tags',
+    value: thrownProblem(() => ifMatch({ headers: { 'if-match': '3' } } as unknown as HttpEvent)),
+  },
+  unknownQueryParameter: {
+    summary: 'This operation takes no query parameters',
+    value: thrownProblem(() => validate(v.strictObject({}), { expand: 'all' }, 'query string')),
+  },
+  duplicateKey: {
+    summary: 'A field is given twice',
+    value: problemBody('validation-error', 'The request body is invalid: "price" is given more than once', [{ field: 'price', message: 'is given more than once' }]),
+  },
+  notUtf8: {
+    summary: 'The body is not UTF-8',
+    value: problemBody('malformed-json', 'The request body is not valid UTF-8'),
+  },
+  idempotencyKeyLength: {
+    summary: 'Idempotency-Key is empty or too long',
+    value: thrownProblem(() => idempotencyKey({ headers: { 'idempotency-key': '' } })),
+  },
+  notFound: errorExample(new EventNotFoundError(exampleEvent.eventId), 'No event has this id'),
+  versionMismatch: errorExample(new EventVersionMismatchError(exampleEvent.eventId, 4), 'If-Match named an older version'),
+  concurrentWrites: errorExample(new ConcurrentModificationError(exampleEvent.eventId), 'Other requests kept changing the event'),
+  idempotencyKeyReused: errorExample(new IdempotencyKeyReusedError(), 'Same key, different body'),
+  bodyTooLarge: {
+    summary: 'The body exceeds 64 KiB',
+    value: problemBody('payload-too-large', `The request body is 70123 bytes; at most ${LIMITS.maxBodyBytes} are accepted`),
+  },
+  requestTooLarge: gatewayExample('REQUEST_TOO_LARGE', 'The request exceeds 10 MB'),
+  unsupportedMediaType: {
+    summary: 'The body is not sent as JSON',
+    value: problemBody('unsupported-media-type', 'The request body must be sent as application/json (UTF-8), not "text/plain"'),
+  },
+  contentCoded: {
+    summary: 'The body is compressed',
+    value: problemBody('unsupported-media-type', 'The request body must not be content-coded (Content-Encoding "gzip"); send it as it is'),
+  },
+} satisfies Record<string, ProblemExample>;

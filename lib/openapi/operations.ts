@@ -1,0 +1,214 @@
+// What the document says about each operation of the route table, beside what the route table
+// itself holds (functions/routes.ts: method, path, role, success status, grants): its description,
+// parameters, request body, success response with its example, the errors it answers, and the
+// headers the mock deployment sends with that example.
+//
+// One entry per operation, keyed by the route table's operationIds (a route without an entry, or an
+// entry without a route, does not compile). Kept here rather than in the route table's rows: every
+// Lambda bundle includes functions/routes.ts, and this text, these examples and the response
+// builders they need would add kilobytes to each (against BUNDLE_BUDGET_BYTES in scripts/build.ts)
+// for nothing the functions use. The mock deployment (lib/cdk/museum-mock-api-stack.ts) answers
+// each operation with the success example here, so the mock and the document cannot disagree.
+import { LIMITS } from '../../functions/events/limits.ts';
+import type { OperationId, Route } from '../../functions/routes.ts';
+import { json, parameterRef, schemaRef } from './document-schemas.ts';
+import { exampleCreateRequest, exampleEvent, exampleOtherEvent, exampleUpdateRequest, problemExamples as problems } from './examples.ts';
+import { HEADER_REFS, problemResponse } from './problem-responses.ts';
+import { notModifiedResponse, readSuccessHeaders } from './read-semantics.ts';
+
+/** A named example value, as OpenAPI's `examples` holds it. */
+export interface NamedExample {
+  name: string;
+  summary: string;
+  value: unknown;
+}
+
+/** The parts of one operation's document the route table does not hold. */
+export interface OperationDetails {
+  description: string;
+  parameters: unknown[];
+  requestBody?: unknown;
+  success: {
+    description: string;
+    headers?: Record<string, unknown>;
+    /** The success body: a components.schemas name and its example, which is also the mock's answer. */
+    body?: { schema: string; example: NamedExample };
+  };
+  /** The statuses the operation answers besides its success and the shared ones, with what they mean for it. */
+  errors: Record<number, Record<string, unknown>>;
+  /** Headers the mock deployment sends with the success example. */
+  mockHeaders: Record<string, string>;
+}
+
+/** What a client can know of a PATCH or DELETE it sent (README "Write outcomes"). */
+const WRITE_OUTCOMES =
+  `Send an \`Idempotency-Key\` to make retries safe: a repeat with the same key and request within ${LIMITS.idempotencyWindowHours} hours ` +
+  'gets the first answer again instead of writing again. A 409 or 503 means nothing was written and nothing will be; a 504 means the ' +
+  'outcome is unknown: read the event, or retry with the same key.';
+
+const conditionalWriteErrors = (verb: string) => ({
+  404: problemResponse(404, 'No event has this id', { notFound: problems.notFound }),
+  409: problemResponse(
+    409,
+    `Other requests changed the event while it was being ${verb}, or a large write holds it: nothing was written; retry after \`Retry-After\` seconds`,
+    { concurrentWrites: problems.concurrentWrites },
+    { 'Retry-After': HEADER_REFS.RetryAfter },
+  ),
+  422: problemResponse(422, 'The `Idempotency-Key` was already used with a different request', { idempotencyKeyReused: problems.idempotencyKeyReused }),
+  412: problemResponse(
+    412,
+    '`If-Match` matches no current version of the event: it names other versions, only weak entity-tags (which never match), or nothing at all (an empty field); read the event again',
+    { versionMismatch: problems.versionMismatch },
+  ),
+});
+
+const gatewayTooLarge = problemResponse(413, "The request exceeds API Gateway's 10 MB payload limit", { requestTooLarge: problems.requestTooLarge });
+const bodyTooLarge = problemResponse(413, `The body exceeds ${LIMITS.maxBodyBytes} bytes (64 KiB)`, {
+  bodyTooLarge: problems.bodyTooLarge,
+  requestTooLarge: problems.requestTooLarge,
+});
+const unsupportedMediaType = problemResponse(
+  415,
+  'The body is not sent as `application/json` (or `application/merge-patch+json` for PATCH) in UTF-8, or it has a `Content-Encoding` other than `identity` (then `Accept-Encoding: identity` says so)',
+  { unsupportedMediaType: problems.unsupportedMediaType, contentCoded: problems.contentCoded },
+  { 'Accept-Encoding': HEADER_REFS.AcceptEncoding },
+);
+const bodyErrors = {
+  invalidBody: problems.invalidBody,
+  malformedJson: problems.malformedJson,
+  notUtf8: problems.notUtf8,
+  duplicateKey: problems.duplicateKey,
+};
+
+export const OPERATIONS = {
+  createSpecialEvent: {
+    description:
+      'Creates a special event; the service assigns its `eventId`. Send an `Idempotency-Key` to make retries safe: ' +
+      `a repeat with the same key and body within ${LIMITS.idempotencyWindowHours} hours returns the event the key created (same body, ` +
+      '`Location` and `ETag`) instead of creating another, even when the requests race.',
+    parameters: [parameterRef('IdempotencyKey')],
+    requestBody: {
+      required: true,
+      content: json(schemaRef('CreateSpecialEventRequest'), { nightAtTheMuseum: { summary: 'A two-day event', value: exampleCreateRequest } }),
+    },
+    success: {
+      description: 'Created: the event with all six fields, including the assigned `eventId`',
+      headers: { Location: HEADER_REFS.Location, ETag: HEADER_REFS.ETag },
+      body: { schema: 'SpecialEvent', example: { name: 'created', summary: 'The created event', value: exampleEvent } },
+    },
+    errors: {
+      400: problemResponse(400, 'The body is not UTF-8 JSON, repeats a field or fails validation, a query parameter is given, or `Idempotency-Key` is out of bounds', {
+        ...bodyErrors,
+        idempotencyKeyLength: problems.idempotencyKeyLength,
+        unknownQueryParameter: problems.unknownQueryParameter,
+      }),
+      413: bodyTooLarge,
+      415: unsupportedMediaType,
+      422: problemResponse(422, 'The `Idempotency-Key` was already used with a different body', { idempotencyKeyReused: problems.idempotencyKeyReused }),
+    },
+    // Location is relative: against /<stage>/special-events it resolves to /<stage>/special-events/<id>.
+    mockHeaders: { Location: `special-events/${exampleEvent.eventId}`, ETag: '"1"' },
+  },
+  listSpecialEvents: {
+    description:
+      'Returns the upcoming special events: those with at least one date in [`startDate`, `endDate`], one page at a time. ' +
+      'Unknown or repeated query parameters are rejected.',
+    parameters: ['StartDate', 'EndDate', 'Page', 'Limit', 'IfNoneMatch'].map(parameterRef),
+    success: {
+      description: 'Success: one page of events (an empty array past the last page)',
+      headers: readSuccessHeaders('ContentETag', { Link: { $ref: '#/components/headers/Link' } }),
+      body: { schema: 'SpecialEventList', example: { name: 'page', summary: 'A page of two events', value: [exampleEvent, exampleOtherEvent] } },
+    },
+    errors: {
+      304: notModifiedResponse('ContentETag'),
+      400: problemResponse(400, 'A query parameter is invalid, unknown or repeated, or the date range is reversed or too long; or `If-None-Match` is not a list of entity-tags', {
+        invalidQuery: problems.invalidQuery,
+      }),
+      413: gatewayTooLarge,
+    },
+    mockHeaders: {},
+  },
+  getSpecialEvent: {
+    description: 'Returns one special event, with its version as the `ETag` header.',
+    parameters: [parameterRef('EventId'), parameterRef('IfNoneMatch')],
+    success: {
+      description: 'Success: the event',
+      headers: readSuccessHeaders('ETag'),
+      body: { schema: 'SpecialEvent', example: { name: 'event', summary: 'An event', value: exampleEvent } },
+    },
+    errors: {
+      304: notModifiedResponse('ETag'),
+      400: problemResponse(400, '`eventId` is not a UUID, or a query parameter is given, or `If-None-Match` is not a list of entity-tags', {
+        invalidEventId: problems.invalidEventId,
+        unknownQueryParameter: problems.unknownQueryParameter,
+      }),
+      404: problemResponse(404, 'No event has this id', { notFound: problems.notFound }),
+      413: gatewayTooLarge,
+    },
+    mockHeaders: { ETag: '"1"' },
+  },
+  updateSpecialEvent: {
+    description:
+      'Changes the fields sent and keeps the others; returns the whole event. With `If-Match` the update applies only ' +
+      'to a version it names (otherwise 412); without it the last writer wins. ' + WRITE_OUTCOMES,
+    parameters: [parameterRef('EventId'), parameterRef('IfMatch'), parameterRef('IdempotencyKey')],
+    requestBody: {
+      required: true,
+      content: {
+        ...json(schemaRef('UpdateSpecialEventRequest'), { newPriceAndDates: { summary: 'Change the price and the dates', value: exampleUpdateRequest } }),
+        'application/merge-patch+json': { schema: schemaRef('UpdateSpecialEventRequest') },
+      },
+    },
+    success: {
+      description: 'Success: the whole event after the update',
+      headers: { ETag: HEADER_REFS.ETag },
+      body: { schema: 'SpecialEvent', example: { name: 'updated', summary: 'The updated event', value: { ...exampleEvent, ...exampleUpdateRequest } } },
+    },
+    errors: {
+      400: problemResponse(
+        400,
+        '`eventId` is not a UUID, the body is not UTF-8 JSON, repeats a field or fails validation, a query parameter is given, or `If-Match` is not `*` or a list of entity-tags',
+        {
+          ...bodyErrors,
+          emptyChange: problems.emptyChange,
+          invalidEventId: problems.invalidEventId,
+          invalidIfMatch: problems.invalidIfMatch,
+          unknownQueryParameter: problems.unknownQueryParameter,
+        },
+      ),
+      ...conditionalWriteErrors('updated'),
+      413: bodyTooLarge,
+      415: unsupportedMediaType,
+    },
+    mockHeaders: { ETag: '"2"' },
+  },
+  deleteSpecialEvent: {
+    description:
+      'Removes the event from the collection, which cancels a planned event. With `If-Match` only a version it names is deleted (otherwise 412). ' +
+      WRITE_OUTCOMES,
+    parameters: [parameterRef('EventId'), parameterRef('IfMatch'), parameterRef('IdempotencyKey')],
+    success: { description: 'Success - no content' },
+    errors: {
+      400: problemResponse(400, '`eventId` is not a UUID, a query parameter is given, or `If-Match` is not `*` or a list of entity-tags', {
+        invalidEventId: problems.invalidEventId,
+        invalidIfMatch: problems.invalidIfMatch,
+        unknownQueryParameter: problems.unknownQueryParameter,
+      }),
+      ...conditionalWriteErrors('deleted'),
+      413: gatewayTooLarge,
+    },
+    mockHeaders: {},
+  },
+} satisfies Record<OperationId, OperationDetails>;
+
+/** The details of a route of the route table. */
+export function operationDetails(route: Route<OperationId>): OperationDetails {
+  return OPERATIONS[route.operationId];
+}
+
+/** The success response of an operation, as the document states it. */
+export function successResponse({ success }: OperationDetails): Record<string, unknown> {
+  const { body, ...response } = success;
+  if (!body) return response;
+  return { ...response, content: json(schemaRef(body.schema), { [body.example.name]: { summary: body.example.summary, value: body.example.value } }) };
+}
