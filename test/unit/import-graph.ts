@@ -63,8 +63,13 @@ function edgesOf(file: string): ImportEdge[] {
   });
 }
 
+/** Every .ts file in the source folders, relative to the repository root. */
+export function productFiles(): string[] {
+  return SOURCE_FOLDERS.flatMap(sourceFiles);
+}
+
 export function importGraph(): ImportEdge[] {
-  return SOURCE_FOLDERS.flatMap(sourceFiles).flatMap(edgesOf);
+  return productFiles().flatMap(edgesOf);
 }
 
 /**

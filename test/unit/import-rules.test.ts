@@ -3,7 +3,7 @@
 // or bench/; and the CDK app and the generator load neither the AWS SDK, nor middy, nor
 // Powertools. Read from the sources' runtime imports (test/unit/import-graph.ts), so a new import
 // that breaks a rule fails here, naming the file and the import.
-import { importGraph, runtimeClosure, type ImportEdge } from './import-graph.ts';
+import { importGraph, productFiles, runtimeClosure, type ImportEdge } from './import-graph.ts';
 
 const graph = importGraph();
 const localEdges = graph.filter((edge) => !edge.isPackage);
@@ -64,6 +64,28 @@ test.each(LAYERS.map((rule) => [rule.layer, rule] as const))('%s imports only th
   expectNoEdges(
     localEdges.filter((edge) => rule.files(edge.from) && !allowed(edge.to)),
     `${rule.layer} may import only ${rule.mayImport.length > 0 ? rule.mayImport.join(', ') : 'packages, nothing local'}.`,
+  );
+});
+
+/**
+ * The three jobs of lib/, each in its folder: the OpenAPI generator builds on functions/ alone; the
+ * CDK app and the local emulator use it (both serve the document) but not each other, and none of
+ * them uses bin/ or scripts/.
+ */
+const LIB_FOLDERS: { folder: string; mayImport: string[] }[] = [
+  { folder: 'lib/openapi', mayImport: ['functions/', 'lib/openapi/'] },
+  { folder: 'lib/cdk', mayImport: ['functions/', 'lib/cdk/', 'lib/openapi/'] },
+  { folder: 'lib/local', mayImport: ['functions/', 'lib/local/', 'lib/openapi/'] },
+];
+
+test('every file in lib/ is in one of its three folders', () => {
+  expect(productFiles().filter(under('lib')).filter((file) => !LIB_FOLDERS.some(({ folder }) => file.startsWith(`${folder}/`)))).toEqual([]);
+});
+
+test.each(LIB_FOLDERS.map((rule) => [rule.folder, rule] as const))('%s/ imports only functions/ and the lib/ folders below it', (folder, rule) => {
+  expectNoEdges(
+    localEdges.filter((edge) => edge.from.startsWith(`${folder}/`) && !rule.mayImport.some((prefix) => edge.to.startsWith(prefix))),
+    `${folder}/ may import only ${rule.mayImport.join(', ')}.`,
   );
 });
 
