@@ -1,8 +1,8 @@
 // `MuseumMockApi-<stage>`: the same five routes at a separate base address without `/v1.1`
 // (https://<api-id>.execute-api.<region>.amazonaws.com/mock), answered by API Gateway MOCK
 // integrations with the document's success examples (lib/openapi/operations.ts) and real status
-// codes. No Lambda, no table: it costs
-// nothing at rest, and client developers can integrate before they have credentials.
+// codes. No Lambda, no table: it costs nothing at rest, and client developers can integrate before
+// they have credentials.
 // A request without Basic credentials gets the real 401 problem; any Basic credentials pass.
 import { CfnOutput, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
