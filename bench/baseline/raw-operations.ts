@@ -14,10 +14,8 @@ import {
 import { monthsBetween } from '../../functions/events/calendar-dates.ts';
 import { createDocumentClient } from '../../functions/store/dynamodb-client.ts';
 import type { SpecialEvent } from '../../functions/events/event-schema.ts';
-import { planMonths, type BaseItem } from '../../functions/store/event-items.ts';
+import { BASE_ATTRIBUTES, fieldAssignments, planMonths, type BaseItem } from '../../functions/store/event-items.ts';
 import { MONTH_END_INDEX, MONTH_INDEX, keys } from '../../functions/store/table-definition.ts';
-
-const EVENT_ATTRIBUTES = ['eventId', 'name', 'location', 'eventDescription', 'dates', 'price', 'version', 'monthTags'];
 
 let client: DynamoDBDocumentClient | undefined;
 const documentClient = () => (client ??= createDocumentClient());
@@ -98,8 +96,8 @@ export async function listPage(table: string, startDate: string, endDate: string
         [table]: {
           Keys: [...ids].map((id) => keys.event(id)),
           ConsistentRead: true,
-          ProjectionExpression: EVENT_ATTRIBUTES.map((_, i) => `#a${i}`).join(', '),
-          ExpressionAttributeNames: Object.fromEntries(EVENT_ATTRIBUTES.map((name, i) => [`#a${i}`, name])),
+          ProjectionExpression: BASE_ATTRIBUTES.map((_, i) => `#a${i}`).join(', '),
+          ExpressionAttributeNames: Object.fromEntries(BASE_ATTRIBUTES.map((name, i) => [`#a${i}`, name])),
         },
       },
       ReturnConsumedCapacity: 'TOTAL',
@@ -150,16 +148,17 @@ export async function createEventIdempotently(table: string, idempotencyTable: s
 
 /** PATCH of the price: one conditional UpdateItem that returns the new item (as the store does). */
 export async function updatePrice(table: string, eventId: string, price: number): Promise<void> {
+  const fields = fieldAssignments({ price });
   await documentClient().send(
     new UpdateCommand({
       TableName: table,
       Key: keys.event(eventId),
-      UpdateExpression: 'SET #f0 = :f0, version = version + :one, updatedAt = :now, lastWriteId = :writeId',
+      UpdateExpression: `SET ${[...fields.assignments, 'version = version + :one', 'updatedAt = :now', 'lastWriteId = :writeId'].join(', ')}`,
       ConditionExpression:
         'attribute_exists(version) AND (attribute_not_exists(leaseUntil) OR leaseUntil < :leaseNow) AND ' +
         '(attribute_not_exists(lastWriteId) OR lastWriteId <> :writeId) AND (attribute_not_exists(fencedWrite) OR fencedWrite <> :writeId)',
-      ExpressionAttributeNames: { '#f0': 'price' },
-      ExpressionAttributeValues: { ':f0': price, ':one': 1, ':now': new Date().toISOString(), ':leaseNow': Date.now(), ':writeId': randomUUID().slice(0, 8) },
+      ExpressionAttributeNames: fields.names,
+      ExpressionAttributeValues: { ...fields.values, ':one': 1, ':now': new Date().toISOString(), ':leaseNow': Date.now(), ':writeId': randomUUID().slice(0, 8) },
       ReturnValues: 'ALL_NEW',
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     }),
@@ -175,6 +174,7 @@ export async function updateDates(table: string, eventId: string, dates: string[
   if (!current) throw new Error(`No event ${eventId}`);
   const next = { ...(current as unknown as SpecialEvent), dates };
   const months = monthChanges(table, eventId, current, next, Number(current.version) + 1);
+  const fields = fieldAssignments(next);
   await documentClient().send(
     new TransactWriteCommand({
       ClientRequestToken: randomUUID(),
@@ -183,18 +183,12 @@ export async function updateDates(table: string, eventId: string, dates: string[
           Update: {
             TableName: table,
             Key: keys.event(eventId),
-            UpdateExpression:
-              'SET #name = :name, #location = :location, eventDescription = :description, dates = :dates, ' +
-              'price = :price, version = :version, monthTags = :monthTags, lastWriteId = :writeId, updatedAt = :now',
+            UpdateExpression: `SET ${[...fields.assignments, 'version = :version', 'monthTags = :monthTags', 'lastWriteId = :writeId', 'updatedAt = :now'].join(', ')}`,
             ConditionExpression:
               'version = :currentVersion AND (attribute_not_exists(leaseUntil) OR leaseUntil < :leaseNow) AND (attribute_not_exists(fencedWrite) OR fencedWrite <> :writeId)',
-            ExpressionAttributeNames: { '#name': 'name', '#location': 'location' },
+            ExpressionAttributeNames: fields.names,
             ExpressionAttributeValues: {
-              ':name': next.name,
-              ':location': next.location,
-              ':description': next.eventDescription,
-              ':dates': dates,
-              ':price': next.price,
+              ...fields.values,
               ':version': Number(current.version) + 1,
               ':currentVersion': Number(current.version),
               ':monthTags': months.monthTags,

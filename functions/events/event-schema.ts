@@ -2,6 +2,7 @@
 // below are inferred from them, and the OpenAPI document is generated from them.
 import * as v from 'valibot';
 import { CALENDAR_DATE_PATTERN, isCalendarDate, normaliseDates } from './calendar-dates.ts';
+import type { EventField } from './event-fields.ts';
 import { LIMITS } from './limits.ts';
 import { codePointLength, MULTI_LINE_TEXT, obeysTextRule, SINGLE_LINE_TEXT, textRuleViolation, type TextRule } from './text-rules.ts';
 
@@ -79,27 +80,20 @@ export const EventId = v.pipe(
   v.toLowerCase(),
 );
 
+/** The schema of each field; `satisfies` holds it to EVENT_FIELDS: no field missing, none extra. */
 const eventFields = {
   name: EventName,
   location: EventLocation,
   eventDescription: EventDescription,
   dates: EventDates,
   price: EventPrice,
-};
+} satisfies Record<EventField, v.GenericSchema>;
 
 export const CreateEventRequest = v.strictObject(eventFields, 'must be a JSON object');
 
+/** Any of the fields, each validated as on create. */
 export const UpdateEventRequest = v.pipe(
-  v.strictObject(
-    {
-      name: v.optional(EventName),
-      location: v.optional(EventLocation),
-      eventDescription: v.optional(EventDescription),
-      dates: v.optional(EventDates),
-      price: v.optional(EventPrice),
-    },
-    'must be a JSON object',
-  ),
+  v.partial(CreateEventRequest),
   v.check((changes) => Object.keys(changes).length > 0, 'must contain at least one field to change'),
 );
 

@@ -45,14 +45,23 @@ export function problemBody(kind: ProblemKind, detail: string, errors?: FieldErr
   return { type: `${PROBLEM_TYPE_BASE}${kind}`, title, status, detail, ...(errors ? { errors } : {}) };
 }
 
-/** An error that is already a problem: thrown by the HTTP layer, answered as it is. */
+/**
+ * An error that knows its problem: the HTTP layer throws it for a bad request, and the store's
+ * errors (functions/store/store-errors.ts) extend it with their kind fixed per class, so mapping
+ * any of our errors is one `instanceof`. `message` is what the logs see; `detail` (by default the
+ * message) is what the client reads.
+ */
 export class HttpProblem extends Error {
   override name = 'HttpProblem';
   readonly problem: Problem;
   readonly headers: Record<string, string>;
-  constructor(kind: ProblemKind, detail: string, options: { errors?: FieldError[]; headers?: Record<string, string> } = {}) {
-    super(detail);
-    this.problem = problemBody(kind, detail, options.errors);
+  constructor(
+    kind: ProblemKind,
+    message: string,
+    options: { detail?: string; errors?: FieldError[]; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+    this.problem = problemBody(kind, options.detail ?? message, options.errors);
     this.headers = options.headers ?? {};
   }
 }
@@ -60,8 +69,18 @@ export class HttpProblem extends Error {
 /** Seconds a client should wait before retrying a 503. */
 export const RETRY_AFTER_SECONDS = 1;
 
-// Error names from the AWS SDK and Node's network stack that mean "DynamoDB is throttling,
-// failing or unreachable right now": temporary conditions that a retry may cure.
+export function retryAfter(seconds = RETRY_AFTER_SECONDS): Record<string, string> {
+  return { 'Retry-After': String(seconds) };
+}
+
+/** What a 503 tells the client, whichever temporary failure caused it (the logs name the cause). */
+export const STORE_UNAVAILABLE_DETAIL = 'The event store is temporarily unavailable; retry shortly';
+
+// The one classification of errors that are not ours: those of the AWS SDK, Node's network stack
+// and middy's early timeout that mean "DynamoDB is throttling, failing or unreachable right now",
+// temporary conditions that a retry may cure. By name, code and the SDK's typed fields rather than
+// by `instanceof`: this module stays free of the SDK (the OpenAPI generator loads it), and the
+// timeouts of @smithy's HTTP handler, Node and middy are plain Errors that no class identifies.
 const UNAVAILABLE_ERROR_NAMES = new Set([
   'ProvisionedThroughputExceededException',
   'ThrottlingException',
@@ -71,9 +90,9 @@ const UNAVAILABLE_ERROR_NAMES = new Set([
   'TimeoutError',
   'RequestTimeout',
   'RequestTimeoutException',
-  'StoreBusyError',
 ]);
 const UNAVAILABLE_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN']);
+const UNAVAILABLE_CANCELLATION_CODES = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
 
 function isTemporaryFailure(error: Error): boolean {
   const details = error as Error & {
@@ -85,50 +104,27 @@ function isTemporaryFailure(error: Error): boolean {
   if (details.code && UNAVAILABLE_ERROR_CODES.has(details.code)) return true;
   if ((details.$metadata?.httpStatusCode ?? 0) >= 500) return true;
   if (error.name === 'TransactionCanceledException') {
-    return (details.CancellationReasons ?? []).some((reason) =>
-      ['ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded'].includes(reason.Code ?? ''),
-    );
+    return (details.CancellationReasons ?? []).some((reason) => UNAVAILABLE_CANCELLATION_CODES.has(reason.Code ?? ''));
   }
   return false;
 }
 
-/** The one error mapping. Anything not recognised is a 500 whose detail says nothing internal. */
-export function toProblem(error: unknown): { problem: Problem; headers: Record<string, string>; expected: boolean } {
+export interface ProblemAnswer {
+  problem: Problem;
+  headers: Record<string, string>;
+  /** False for an error nobody anticipated: logged in full, answered with a 500 that says nothing internal. */
+  expected: boolean;
+}
+
+/** The one error mapping: our errors carry their problem; a foreign one is a 503 if temporary, else a 500. */
+export function toProblem(error: unknown): ProblemAnswer {
   if (error instanceof HttpProblem) return { problem: error.problem, headers: error.headers, expected: true };
-  if (error instanceof Error) {
-    switch (error.name) {
-      case 'EventNotFoundError':
-        return expected(problemBody('not-found', error.message));
-      case 'EventVersionMismatchError':
-        return expected(problemBody('precondition-failed', error.message));
-      case 'ConcurrentModificationError':
-        // The write did not commit and will not: a retry after Retry-After is safe.
-        return {
-          problem: problemBody('conflict', error.message),
-          headers: { 'Retry-After': String((error as Error & { retryAfterSeconds?: number }).retryAfterSeconds ?? RETRY_AFTER_SECONDS) },
-          expected: true,
-        };
-      case 'WriteOutcomeUnknownError':
-        // Not a 503: the write may have applied. Read the event, or retry with the same Idempotency-Key.
-        return expected(problemBody('gateway-timeout', `${error.message}: read the event, or retry with the same Idempotency-Key`));
-      case 'IdempotencyKeyReusedError':
-        return expected(problemBody('idempotency-key-reused', error.message));
-    }
-    if (isTemporaryFailure(error)) {
-      return {
-        problem: problemBody('service-unavailable', 'The event store is temporarily unavailable; retry shortly'),
-        headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
-        expected: true,
-      };
-    }
+  if (error instanceof Error && isTemporaryFailure(error)) {
+    return { problem: problemBody('service-unavailable', STORE_UNAVAILABLE_DETAIL), headers: retryAfter(), expected: true };
   }
   return {
     problem: problemBody('internal-error', 'An unexpected error occurred; it has been logged'),
     headers: {},
     expected: false,
   };
-}
-
-function expected(problem: Problem) {
-  return { problem, headers: {}, expected: true };
 }

@@ -2,13 +2,11 @@
 // dates, so this is one conditional UpdateItem with no read before it and no transaction.
 import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { toBaseItem, toStoredEvent, type StoredEvent } from './event-items.ts';
+import type { NewSpecialEvent } from '../events/event-schema.ts';
+import { fieldAssignments, toBaseItem, toStoredEvent, type StoredEvent } from './event-items.ts';
 import { ConcurrentModificationError, EventNotFoundError, EventVersionMismatchError, StoreBusyError, WriteOutcomeUnknownError } from './store-errors.ts';
 import { keys } from './table-definition.ts';
 import { COMMIT_RESERVE_MS, DEFINITE_FAILURES, FENCE_RESERVE_MS, FENCE_TIMEOUT_MS, MAX_COMMIT_MS, StoreWriter, unmarshallItem } from './store-writes.ts';
-
-/** The changed fields, by attribute name. */
-type Details = Record<string, unknown>;
 
 export class DetailsWriter extends StoreWriter {
   /**
@@ -18,8 +16,8 @@ export class DetailsWriter extends StoreWriter {
    * SDK resends it after a lost response, the condition fails on our own id and the stored event
    * is the answer (not a second version, nor a 412 for an If-Match the first attempt satisfied).
    */
-  async updateDetails(eventId: string, details: Details, expectedVersion: number | undefined): Promise<StoredEvent> {
-    const fields = Object.entries(details).filter(([, value]) => value !== undefined);
+  async updateDetails(eventId: string, details: Omit<Partial<NewSpecialEvent>, 'name' | 'dates'>, expectedVersion: number | undefined): Promise<StoredEvent> {
+    const fields = fieldAssignments(details);
     const started = Date.now();
     for (let round = 1; ; round++) {
       this.checkTime(COMMIT_RESERVE_MS);
@@ -30,14 +28,14 @@ export class DetailsWriter extends StoreWriter {
           new UpdateCommand({
             TableName: this.tableName,
             Key: keys.event(eventId),
-            UpdateExpression: `SET ${fields.map((_, i) => `#f${i} = :f${i}, `).join('')}version = version + :one, updatedAt = :now, lastWriteId = :writeId`,
+            UpdateExpression: `SET ${[...fields.assignments, 'version = version + :one', 'updatedAt = :now', 'lastWriteId = :writeId'].join(', ')}`,
             ConditionExpression:
               `${expectedVersion === undefined ? 'attribute_exists(version)' : 'version = :expectedVersion'} AND ` +
               '(attribute_not_exists(leaseUntil) OR leaseUntil < :leaseNow) AND (attribute_not_exists(lastWriteId) OR lastWriteId <> :writeId) AND ' +
               '(attribute_not_exists(fencedWrite) OR fencedWrite <> :writeId)',
-            ExpressionAttributeNames: Object.fromEntries(fields.map(([field], i) => [`#f${i}`, field])),
+            ExpressionAttributeNames: fields.names,
             ExpressionAttributeValues: {
-              ...Object.fromEntries(fields.map(([, value], i) => [`:f${i}`, value])),
+              ...fields.values,
               ':one': 1,
               ':now': startedAt,
               ':leaseNow': Date.now(),

@@ -1,6 +1,7 @@
 // How an event is stored: its base item (the only record of what is committed) and one index
 // item per month it has dates in. README "Data model".
-import type { SpecialEvent } from '../events/event-schema.ts';
+import { EVENT_FIELDS } from '../events/event-fields.ts';
+import type { NewSpecialEvent, SpecialEvent } from '../events/event-schema.ts';
 import { keys, stampTag, type IndexStamp } from './table-definition.ts';
 
 export type Item = Record<string, unknown>;
@@ -22,19 +23,26 @@ export interface BaseItem extends StoredEvent {
 }
 
 /** The attributes a list reads of a base item. */
-export const BASE_ATTRIBUTES = ['eventId', 'name', 'location', 'eventDescription', 'dates', 'price', 'version', 'monthTags'];
+export const BASE_ATTRIBUTES = ['eventId', ...EVENT_FIELDS, 'version', 'monthTags'];
 
 export function toStoredEvent(item: Item): StoredEvent {
+  // Each field as the Document client read it (a string, a number, a list), the list copied so
+  // that no caller shares the item's array.
+  const event: Item = { eventId: String(item.eventId) };
+  for (const field of EVENT_FIELDS) event[field] = Array.isArray(item[field]) ? [...(item[field] as unknown[])] : item[field];
+  return { event: event as SpecialEvent, version: Number(item.version) };
+}
+
+/**
+ * `#f0 = :f0`, … for each field given a value, in the order of EVENT_FIELDS, with the attribute
+ * names and values they use: the SET clause of every write of the event's fields.
+ */
+export function fieldAssignments(fields: Partial<NewSpecialEvent>): { assignments: string[]; names: Record<string, string>; values: Record<string, unknown> } {
+  const given = EVENT_FIELDS.filter((field) => fields[field] !== undefined);
   return {
-    event: {
-      eventId: String(item.eventId),
-      name: String(item.name),
-      location: String(item.location),
-      eventDescription: String(item.eventDescription),
-      dates: [...(item.dates as string[])],
-      price: Number(item.price),
-    },
-    version: Number(item.version),
+    assignments: given.map((_, i) => `#f${i} = :f${i}`),
+    names: Object.fromEntries(given.map((field, i) => [`#f${i}`, field])),
+    values: Object.fromEntries(given.map((field, i) => [`:f${i}`, fields[field]])),
   };
 }
 

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { NewSpecialEvent, SpecialEvent, SpecialEventChanges } from '../events/event-schema.ts';
-import { planMonths, toBaseItem, toStoredEvent, type BaseItem, type StoredEvent } from './event-items.ts';
+import { fieldAssignments, planMonths, toBaseItem, toStoredEvent, type BaseItem, type StoredEvent } from './event-items.ts';
 import { idempotencyRequest, liveRecord, recordPut, type IdempotencyRequest, type IdempotencyScope, type IdempotentOperation } from './idempotency-records.ts';
 import { DetailsWriter } from './details-update.ts';
 import { IndexedWriter, KeyTakenError, LostRaceError, type BaseWrite } from './indexed-write.ts';
@@ -124,20 +124,17 @@ export class EventsStore {
       this.writeWithRetry(eventId, expectedVersion, async (current, stamp) => {
         const next: SpecialEvent = { ...current.event, ...changes };
         const plan = planMonths(eventId, current, next, stamp);
+        const fields = fieldAssignments(next);
         const base: BaseWrite = (leased) => ({
           Update: {
             TableName: this.tableName,
             Key: keys.event(eventId),
             UpdateExpression:
-              'SET #name = :name, #location = :location, eventDescription = :description, dates = :dates, price = :price, ' +
-              `version = :version, monthTags = :monthTags, lastWriteId = :writeId, updatedAt = :now${leased ? ' REMOVE leaseUntil, leaseId' : ''}`,
-            ExpressionAttributeNames: { '#name': 'name', '#location': 'location' },
+              `SET ${[...fields.assignments, 'version = :version', 'monthTags = :monthTags', 'lastWriteId = :writeId', 'updatedAt = :now'].join(', ')}` +
+              (leased ? ' REMOVE leaseUntil, leaseId' : ''),
+            ExpressionAttributeNames: fields.names,
             ExpressionAttributeValues: {
-              ':name': next.name,
-              ':location': next.location,
-              ':description': next.eventDescription,
-              ':dates': next.dates,
-              ':price': next.price,
+              ...fields.values,
               ':version': stamp.version,
               ':monthTags': plan.monthTags,
               ':now': new Date(stamp.writtenAt).toISOString(),

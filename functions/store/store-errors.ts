@@ -1,20 +1,22 @@
-// The errors the events store throws; functions/events/problems.ts maps each to its HTTP answer.
+// The errors the events store throws. Each carries its HTTP answer (kind, detail, headers), fixed
+// per class: functions/events/problems.ts maps them with one `instanceof HttpProblem`.
+import { HttpProblem, retryAfter, STORE_UNAVAILABLE_DETAIL } from '../events/problems.ts';
 
-export class EventNotFoundError extends Error {
+export class EventNotFoundError extends HttpProblem {
   override name = 'EventNotFoundError';
   readonly eventId: string;
   constructor(eventId: string) {
-    super(`No special event has the id ${eventId}`);
+    super('not-found', `No special event has the id ${eventId}`);
     this.eventId = eventId;
   }
 }
 
-export class EventVersionMismatchError extends Error {
+export class EventVersionMismatchError extends HttpProblem {
   override name = 'EventVersionMismatchError';
   readonly eventId: string;
   readonly currentVersion: number;
   constructor(eventId: string, currentVersion: number) {
-    super(`The special event ${eventId} has changed: its current version is ${currentVersion}`);
+    super('precondition-failed', `The special event ${eventId} has changed: its current version is ${currentVersion}`);
     this.eventId = eventId;
     this.currentVersion = currentVersion;
   }
@@ -24,38 +26,47 @@ export class EventVersionMismatchError extends Error {
  * Another write of the same event won, or holds its lease: this write did not commit and will not
  * (answered 409 with Retry-After; a retry is safe).
  */
-export class ConcurrentModificationError extends Error {
+export class ConcurrentModificationError extends HttpProblem {
   override name = 'ConcurrentModificationError';
   readonly eventId: string;
   readonly retryAfterSeconds: number;
   constructor(eventId: string, reason = 'is being changed by other requests; retry the request', retryAfterSeconds = 1) {
-    super(`The special event ${eventId} ${reason}`);
+    const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
+    super('conflict', `The special event ${eventId} ${reason}`, { headers: retryAfter(seconds) });
     this.eventId = eventId;
-    this.retryAfterSeconds = Math.max(1, Math.ceil(retryAfterSeconds));
+    this.retryAfterSeconds = seconds;
   }
 }
 
 /** The Idempotency-Key was already used, within its lifetime, with a different request. */
-export class IdempotencyKeyReusedError extends Error {
+export class IdempotencyKeyReusedError extends HttpProblem {
   override name = 'IdempotencyKeyReusedError';
   constructor() {
-    super('This Idempotency-Key was already used with a different request');
+    super('idempotency-key-reused', 'This Idempotency-Key was already used with a different request');
   }
 }
 
-/** DynamoDB kept some keys of a batch read unprocessed, or the write ran out of time before its commit: nothing was committed. */
-export class StoreBusyError extends Error {
+/**
+ * DynamoDB kept some keys of a batch read unprocessed, or the write ran out of time before its
+ * commit: nothing was committed (answered 503 with Retry-After, as a throttled DynamoDB is; the
+ * message, for the logs, says which).
+ */
+export class StoreBusyError extends HttpProblem {
   override name = 'StoreBusyError';
+  constructor(message = '') {
+    super('service-unavailable', message, { detail: STORE_UNAVAILABLE_DETAIL, headers: retryAfter() });
+  }
 }
 
 /**
  * The commit call failed in a way that does not say whether it applied (a timeout, a lost
  * response), and neither could the store find out in time: the client must read the event, or
- * retry with the same Idempotency-Key (answered 504, never 503).
+ * retry with the same Idempotency-Key (answered 504, never 503: the write may have applied).
  */
-export class WriteOutcomeUnknownError extends Error {
+export class WriteOutcomeUnknownError extends HttpProblem {
   override name = 'WriteOutcomeUnknownError';
   constructor(eventId: string) {
-    super(`Whether this write of the special event ${eventId} applied is unknown`);
+    const message = `Whether this write of the special event ${eventId} applied is unknown`;
+    super('gateway-timeout', message, { detail: `${message}: read the event, or retry with the same Idempotency-Key` });
   }
 }
