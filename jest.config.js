@@ -13,6 +13,15 @@ export default {
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   testTimeout: 60_000,
+  // Most suites wait on HTTP, DynamoDB Local and child processes, not on the CPU: three workers on
+  // two cores (jest's default is cores - 1, which on two cores runs every file in one process)
+  // keep the cores busy. Every suite already holds with others beside it: they share the one
+  // local API and DynamoDB Local through their own keys and years, and the ones that need a
+  // server or a data directory of their own start it. A worker whose heap has grown past 1 GB
+  // (aws-cdk-lib loaded by each infra file) is replaced before its next file instead of slowing
+  // it down with garbage collection.
+  maxWorkers: 3,
+  workerIdleMemoryLimit: '1GB',
   // Used when run with --coverage (npm test): test/support/coverage-report.ts merges this with the
   // local API child process's coverage and prints the figure.
   coverageProvider: 'v8',

@@ -9,16 +9,13 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { AuthorizerResult } from './authorizer/measure.ts';
-import { todayIn } from '../functions/events/calendar-dates.ts';
 import { LIMITS } from '../functions/events/limits.ts';
-import { startDynamoDbLocal } from '../lib/local/dynamodb-local.ts';
 import { measureColdStarts } from './cold-start/measure.ts';
 import type { LargeEventResult } from './large-events/measure.ts';
 import type { ListScalingResult } from './list-scaling/measure.ts';
-import { buildCalendar, defaultWindow } from './list-scaling/dataset.ts';
 import { renderColdStartReport, renderReport, verdicts, type ColdStartMeasurements, type Measurements } from './report.ts';
 import { buildForBench, FUNCTIONS_DIRECTORY } from './support/bench-build.ts';
-import { addBenchUser, createBenchTables, loadEvents } from './support/bench-tables.ts';
+import { withBenchDynamoDb } from './support/bench-dynamodb.ts';
 import { runChild } from './support/child-process.ts';
 import { functionEnvironment } from './support/function-environment.ts';
 import { round } from './support/stats.ts';
@@ -68,38 +65,29 @@ await mkdir(LOG_DIRECTORY, { recursive: true });
 step('Building the function bundles, the floor and the raw-operation bundles');
 const build = await buildForBench();
 
-step('Starting DynamoDB Local (in memory)');
-const dynamodb = await startDynamoDbLocal();
-let measurements: ColdStartMeasurements | Measurements;
-try {
-  const tables = { events: 'bench-events', idempotency: 'bench-idempotency' };
-  await createBenchTables(dynamodb.endpoint, tables.events, tables.idempotency);
-  await addBenchUser(dynamodb.endpoint, tables.events);
-  // A calendar for the default list page of the cold-start and warm tables: 30 events this week, 300 around it.
-  const window = defaultWindow(todayIn('UTC'));
-  const calendar = buildCalendar(330, 30, window, 7);
-  await loadEvents(dynamodb.endpoint, tables.events, [...calendar.inside, ...calendar.outside]);
-  const environment = (name: string) => functionEnvironment(dynamodb.endpoint, tables, name);
+step('Starting DynamoDB Local (in memory) with the bench tables and a calendar of 330 events, 30 of them this week');
+const measurements: ColdStartMeasurements | Measurements = await withBenchDynamoDb(async ({ endpoint, tables, window }) => {
+  const environment = (name: string) => functionEnvironment(endpoint, tables, name);
 
   step(
     `Cold starts: DynamoDB Local warmed with ${SETTINGS.dynamoDbWarmUpRounds} rounds of the first invocations' requests, ` +
       `then ${SETTINGS.coldStartRuns} runs per bundle after ${SETTINGS.coldStartWarmUpRounds} warm-up rounds`,
   );
-  const coldStarts = await measureColdStarts(build, dynamodb.endpoint, tables, window, {
+  const coldStarts = await measureColdStarts(build, endpoint, tables, window, {
     runs: SETTINGS.coldStartRuns,
     warmUpRounds: SETTINGS.coldStartWarmUpRounds,
     dynamoDbWarmUpRounds: SETTINGS.dynamoDbWarmUpRounds,
     logDirectory: LOG_DIRECTORY,
   });
   if (coldStartOnly) {
-    measurements = { sizes: build.sizes, coldStarts };
+    return { sizes: build.sizes, coldStarts };
   } else {
     step(`Warm latency in-process: ${SETTINGS.warmIterations} paired calls per operation`);
     const inProcess = await runChild<InProcessResult[]>(['--import', 'tsx', 'bench/warm/in-process.ts'], {
       env: {
         ...environment('warm-in-process'),
         BENCH_WARM: JSON.stringify({
-          endpoint: dynamodb.endpoint,
+          endpoint,
           tables,
           bundles: build.bundles,
           rawOperations: build.rawOperations,
@@ -118,9 +106,9 @@ try {
     let http;
     let kiosk;
     try {
-      http = await measureHttp(server.url, dynamodb.endpoint, tables.events, { iterations: SETTINGS.httpIterations, warmUp: SETTINGS.httpWarmUp });
+      http = await measureHttp(server.url, endpoint, tables.events, { iterations: SETTINGS.httpIterations, warmUp: SETTINGS.httpWarmUp });
       step(`A kiosk polling the week's list and one event once a minute for an hour (${SETTINGS.kioskPolls} polls each way)`);
-      kiosk = await measureKiosk(server.url, dynamodb.endpoint, tables.events, window, SETTINGS.kioskPolls);
+      kiosk = await measureKiosk(server.url, endpoint, tables.events, window, SETTINGS.kioskPolls);
     } finally {
       await server.stop();
     }
@@ -130,7 +118,7 @@ try {
       env: {
         ...environment('large-events'),
         BENCH_LARGE: JSON.stringify({
-          endpoint: dynamodb.endpoint,
+          endpoint,
           tables,
           bundles: build.bundles,
           iterations: SETTINGS.largeIterations,
@@ -162,7 +150,7 @@ try {
         env: {
           ...environment('list-scaling'),
           BENCH_LIST: JSON.stringify({
-            endpoint: dynamodb.endpoint,
+            endpoint,
             listBundle: build.bundles['list-special-events'],
             sizes: SETTINGS.listSizes,
             insideWindow: SETTINGS.listInsideWindow,
@@ -176,11 +164,9 @@ try {
       },
     );
 
-    measurements = { sizes: build.sizes, coldStarts, inProcess, http, largeEvents, authorizer, listScaling, kiosk };
+    return { sizes: build.sizes, coldStarts, inProcess, http, largeEvents, authorizer, listScaling, kiosk };
   }
-} finally {
-  await dynamodb.stop();
-}
+});
 
 const results = verdicts(measurements);
 const machine = {

@@ -2,7 +2,7 @@
 // no 5xx but a 503 the document lists for the operation (a busy machine may answer it: a
 // timed-out DynamoDB call, an authorizer turned away), every error a documented problem+json, documented operations also against the
 // contract, and an answer for every request. Used by the fixed-seed slice in `npm test`
-// (fuzz.test.ts) and by the long run, `npm run fuzz` (scripts/fuzz.ts).
+// (fuzz.test.ts), which `npm run fuzz` runs with thousands of requests (fuzz-settings.ts).
 import { Agent, request } from 'node:http';
 import fc from 'fast-check';
 import { parseBasicCredentials } from '../../functions/auth/basic-auth.ts';

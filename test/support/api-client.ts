@@ -74,7 +74,16 @@ export function sampleEvent(): Omit<SpecialEventBody, 'eventId'> {
   };
 }
 
-/** A year no other test file lists, so list assertions see only their own events. */
+/** Jest runs files side by side in up to this many workers (jest.config.js). */
+const WORKER_SHARES = 8;
+const YEARS_PER_SHARE = Math.floor(7800 / WORKER_SHARES);
+const workerShare = (Number(process.env.JEST_WORKER_ID ?? '1') - 1) % WORKER_SHARES;
+
+/**
+ * A year no other test file lists, so list assertions see only their own events: random within
+ * 2100-9899, from a share of its own per jest worker, so that files running at the same time
+ * never draw the same year.
+ */
 export function privateYear(): number {
-  return 2100 + Math.floor(Math.random() * 7800);
+  return 2100 + workerShare * YEARS_PER_SHARE + Math.floor(Math.random() * YEARS_PER_SHARE);
 }
