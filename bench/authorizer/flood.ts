@@ -6,7 +6,7 @@
 // Reports per scenario how many valid logins got 200 and their latency (share within 2 s), and
 // what the flood was answered. Target (docs/RELIABILITY.md, "Brute force"): at least 90 % of the
 // valid logins succeed within 2 s.
-//   npm run build && node --import tsx bench/authorizer/flood.ts [--repetitions 3]
+//   npm run bench:flood [-- --repetitions 3]   (an npm script, so that it runs on the node@24 devDependency)
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
