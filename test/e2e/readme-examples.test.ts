@@ -6,6 +6,7 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { killAllRuns, startLocalRun, untilListening } from '../support/local-run.ts';
 
@@ -69,6 +70,7 @@ test("the README's examples answer exactly what the README shows", async () => {
   } finally {
     // A clean stop (killAllRuns, afterwards, is the fallback).
     if (local.child.exitCode === null) process.kill(local.child.pid as number, 'SIGTERM');
-    await Promise.race([local.exited, new Promise((resolve) => setTimeout(resolve, 60_000))]);
+    // The wait's timer is unref'd: a pending 60 s timer would keep this jest worker from exiting.
+    await Promise.race([local.exited, sleep(60_000, undefined, { ref: false })]);
   }
 });

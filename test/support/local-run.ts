@@ -77,7 +77,7 @@ export async function killAllRuns(): Promise<void> {
   const running = children.filter((child) => child.exitCode === null && child.signalCode === null);
   for (const child of running) signalGroup(child, 'SIGTERM');
   await Promise.all(
-    running.map((child) => Promise.race([new Promise((resolve) => child.once('exit', resolve)), sleep(30_000)])),
+    running.map((child) => Promise.race([new Promise((resolve) => child.once('exit', resolve)), sleep(30_000, undefined, { ref: false })])),
   );
   for (const child of children) signalGroup(child, 'SIGKILL');
 }
