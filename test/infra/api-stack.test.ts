@@ -25,6 +25,7 @@ import { FUNCTIONS_DIRECTORY } from '../../lib/cdk/museum-functions.ts';
 import { addMuseumStacks } from '../../lib/cdk/museum-app.ts';
 import { MUSEUM_NAG_RULES } from '../../lib/cdk/museum-nag-rules.ts';
 import { PREVIEW_BOUNDARY_NAME } from '../../lib/cdk/preview-containment.ts';
+import { mockStackChecks } from './mock-stack-checks.ts';
 import { resourcePath, resourcesOfType, synthesize, TEST_REGION, type Synthesized } from './synthesize.ts';
 
 const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context: Record<string, unknown> };
@@ -874,4 +875,8 @@ test('every role of a preview carries the preview account\'s permissions boundar
     }
   }
   for (const role of Object.values(resourcesOfType(prod.apiTemplate, 'AWS::IAM::Role'))) expect(role.Properties?.PermissionsBoundary).toBeUndefined();
+});
+
+describe('the mock stack, MuseumMockApi-<stage> (of the same preview synthesis)', () => {
+  mockStackChecks(() => preview);
 });
