@@ -163,7 +163,7 @@ export async function buildFunctions(outdir = `${BUILD_DIRECTORY}/functions`): P
 
 /**
  * The last build's metafiles if its stamp matches the inputs now (functions/**, scripts/build.ts,
- * scripts/lambda-shims/**, package-lock.json, the esbuild options and every other local file the
+ * scripts/build-stamp.ts, scripts/lambda-shims/**, package-lock.json, the esbuild options and every other local file the
  * last bundles were made from) and its bundles exist; otherwise undefined.
  */
 export async function upToDateBuild(outdir = `${BUILD_DIRECTORY}/functions`): Promise<BuildMeta | undefined> {
