@@ -204,8 +204,15 @@ export function serve(server: Server, onRequest: (request: IncomingMessage, resp
     writeRawAnswer(socket, answer);
     accessLog({ method: 'CONNECT', path: logPath(request.url), status: answer.statusCode, durationMs: 0 });
   });
-  // Keep-alive connections must not hold a stopping server open.
+  // Keep-alive: advertise 5 s (`Keep-Alive: timeout=5`) but close an idle connection only 10 s
+  // later. A client that reuses a pooled connection just as the server closes it gets a reset
+  // instead of an answer (fetch: "other side closed", nodejs/undici#3141); fetch closes its idle
+  // connections 1 s before the advertised timeout, so on a busy machine, where its timers fire
+  // late, a 2 s margin (Node's default 1 s buffer) is not enough. Seen in a loaded test run; the
+  // margin is now 11 s. Stopping never waits for idle connections: close() ends them all
+  // (local-api-gateway.ts).
   server.keepAliveTimeout = 5_000;
+  server.keepAliveTimeoutBuffer = 10_000;
 }
 
 /**
