@@ -6,7 +6,7 @@ import type { NewSpecialEvent } from '../events/event-schema.ts';
 import { fieldAssignments, toBaseItem, toStoredEvent, type StoredEvent } from './event-items.ts';
 import { ConcurrentModificationError, EventNotFoundError, EventVersionMismatchError, StoreBusyError, WriteOutcomeUnknownError } from './store-errors.ts';
 import { keys } from './table-definition.ts';
-import { COMMIT_RESERVE_MS, DEFINITE_FAILURES, FENCE_RESERVE_MS, FENCE_TIMEOUT_MS, MAX_COMMIT_MS, StoreWriter, unmarshallItem } from './store-writes.ts';
+import { COMMIT_RESERVE_MS, DEFINITE_FAILURES, LOST_RACE_BUDGET_MS, MAX_WRITE_ATTEMPTS, StoreWriter, unmarshallItem } from './store-writes.ts';
 
 export class DetailsWriter extends StoreWriter {
   /**
@@ -45,7 +45,7 @@ export class DetailsWriter extends StoreWriter {
             ReturnValues: 'ALL_NEW',
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
-          { abortSignal: AbortSignal.timeout(Math.min(MAX_COMMIT_MS, this.deadline - Date.now() - FENCE_RESERVE_MS)) },
+          { abortSignal: this.commitSignal() },
         );
         return toStoredEvent(Attributes as Record<string, unknown>);
       } catch (error) {
@@ -60,7 +60,7 @@ export class DetailsWriter extends StoreWriter {
         // Another writer's transaction holds the item: retry, as a lost race.
         const attempts = (error as { $metadata?: { attempts?: number } }).$metadata?.attempts ?? 1;
         if (error.name === 'TransactionConflictException' && attempts <= 1) {
-          if (round >= 8 || Date.now() - started > 1_000) throw new ConcurrentModificationError(eventId);
+          if (round >= MAX_WRITE_ATTEMPTS || Date.now() - started > LOST_RACE_BUDGET_MS) throw new ConcurrentModificationError(eventId);
           continue;
         }
         if (DEFINITE_FAILURES.has(error.name) && attempts <= 1) throw error;
@@ -73,8 +73,8 @@ export class DetailsWriter extends StoreWriter {
 
   /** fence() for the details-only update, which read no version: applied, not applied (then `error`), or unknown. */
   private async fenceDetails(eventId: string, writeId: string, startedAt: string, error: Error): Promise<Error | StoredEvent> {
-    const budget = this.deadline - Date.now() - 200;
-    if (budget < 200) return new WriteOutcomeUnknownError(eventId);
+    const signal = this.fenceSignal();
+    if (!signal) return new WriteOutcomeUnknownError(eventId);
     try {
       const { Attributes } = await this.client.send(
         new UpdateCommand({
@@ -86,7 +86,7 @@ export class DetailsWriter extends StoreWriter {
           ReturnValues: 'ALL_OLD',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
-        { abortSignal: AbortSignal.timeout(Math.min(budget, FENCE_TIMEOUT_MS)) },
+        { abortSignal: signal },
       );
       // Not applied now, and fenced: never. Unless it applied and another write followed it since.
       return String(Attributes?.updatedAt ?? '') < startedAt ? new StoreBusyError(`The update did not complete (${error.name}); nothing was written`) : new WriteOutcomeUnknownError(eventId);

@@ -16,6 +16,7 @@ import { idempotencyRequest, liveRecord, recordPut, type IdempotencyRequest, typ
 import { DetailsWriter } from './details-update.ts';
 import { IndexedWriter, KeyTakenError, LostRaceError, type BaseWrite } from './indexed-write.ts';
 import { ConcurrentModificationError, EventNotFoundError, EventVersionMismatchError, StoreBusyError } from './store-errors.ts';
+import { LOST_RACE_BUDGET_MS, MAX_WRITE_ATTEMPTS } from './store-writes.ts';
 import { keys } from './table-definition.ts';
 
 export type { StoredEvent } from './event-items.ts';
@@ -31,9 +32,6 @@ export {
   WriteOutcomeUnknownError,
 } from './store-errors.ts';
 
-/** Attempts of a write that keeps losing the version race, and the time they may take, before a 409. */
-const MAX_WRITE_ATTEMPTS = 8;
-const LOST_RACE_BUDGET_MS = 1_000;
 
 export class EventsStore {
   private readonly client: DynamoDBDocumentClient;

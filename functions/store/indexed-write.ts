@@ -10,9 +10,7 @@ import {
   COMMIT_RESERVE_MS,
   DEFINITE_FAILURES,
   FENCE_RESERVE_MS,
-  FENCE_TIMEOUT_MS,
   LEASE_MS,
-  MAX_COMMIT_MS,
   MAX_TRANSACTION_ACTIONS,
   PARALLEL_WRITES,
   StoreWriter,
@@ -181,9 +179,8 @@ export class IndexedWriter extends StoreWriter {
    */
   private async commitTransaction(write: IndexedWrite, items: TransactItem[]): Promise<void> {
     this.checkTime(COMMIT_RESERVE_MS);
-    const budget = Math.min(MAX_COMMIT_MS, this.deadline - Date.now() - FENCE_RESERVE_MS);
     try {
-      await this.client.send(new TransactWriteCommand({ TransactItems: items, ClientRequestToken: randomUUID() }), { abortSignal: AbortSignal.timeout(budget) });
+      await this.client.send(new TransactWriteCommand({ TransactItems: items, ClientRequestToken: randomUUID() }), { abortSignal: this.commitSignal() });
     } catch (error) {
       const outcome = await this.settle(write, error);
       if (outcome !== 'committed') throw outcome;
@@ -229,9 +226,8 @@ export class IndexedWriter extends StoreWriter {
    * (`lastWriteId`, or the idempotency record), the write succeeded.
    */
   private async fence(write: IndexedWrite, error: Error): Promise<Error | 'committed'> {
-    const budget = this.deadline - Date.now() - 200;
-    if (budget < 200) return new WriteOutcomeUnknownError(write.eventId);
-    const signal = AbortSignal.timeout(Math.min(budget, FENCE_TIMEOUT_MS));
+    const signal = this.fenceSignal();
+    if (!signal) return new WriteOutcomeUnknownError(write.eventId);
     try {
       if (write.current) {
         await this.client.send(

@@ -14,6 +14,9 @@ export const LEASE_MS = 5_000;
 export const COMMIT_RESERVE_MS = 2_500;
 export const FENCE_RESERVE_MS = 1_000;
 export const MAX_COMMIT_MS = 6_000;
+/** Attempts of a write that keeps losing the version race, and the time they may take, before a 409. */
+export const MAX_WRITE_ATTEMPTS = 8;
+export const LOST_RACE_BUDGET_MS = 1_000;
 /** The fence is one small UpdateItem (or PutItem): if it takes longer, the outcome stays unknown (504). */
 export const FENCE_TIMEOUT_MS = 1_500;
 /** Index items written or deleted at once (the SDK's HTTP agent keeps 50 sockets). */
@@ -49,6 +52,20 @@ export class StoreWriter {
   protected checkTime(reserveMs: number): void {
     this.signal?.throwIfAborted();
     if (Date.now() > this.deadline - reserveMs) throw new StoreBusyError('Not enough time left to write');
+  }
+
+  /**
+   * The commit call's own time limit (not the invocation's signal: an aborted call's outcome is
+   * unknown): at most MAX_COMMIT_MS, ending FENCE_RESERVE_MS before the deadline, left for the fence.
+   */
+  protected commitSignal(): AbortSignal {
+    return AbortSignal.timeout(Math.min(MAX_COMMIT_MS, this.deadline - Date.now() - FENCE_RESERVE_MS));
+  }
+
+  /** The fence call's time limit: at most FENCE_TIMEOUT_MS, ending 200 ms before the deadline; none when under 200 ms is left. */
+  protected fenceSignal(): AbortSignal | undefined {
+    const budget = this.deadline - Date.now() - 200;
+    return budget < 200 ? undefined : AbortSignal.timeout(Math.min(budget, FENCE_TIMEOUT_MS));
   }
 
   protected checkNoLeaseOf(eventId: string, current: BaseItem): void {
