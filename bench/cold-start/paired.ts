@@ -7,6 +7,10 @@
 //
 //   npm exec -- node --import tsx bench/cold-start/paired.ts [--rounds 40] [--warm-up 3]
 //     [--functions get-special-event,list-special-events] [--only credential-provider-env-only,...]
+//     [--against NAME=DIR ...]
+//
+// --against compares as built with functions built elsewhere (DIR holds <function>/index.mjs), for
+// example from a copy of the tree with one code shape changed; --only '' leaves out the adjustments.
 //
 // Node 24 (npm exec puts the node@24 devDependency first on PATH): the runs use this process's Node.
 import { randomUUID } from 'node:crypto';
@@ -33,19 +37,22 @@ const { values: args } = parseArgs({
     'warm-up': { type: 'string', default: '3' },
     functions: { type: 'string', default: 'get-special-event,list-special-events' },
     only: { type: 'string', default: BUILD_ADJUSTMENTS.join(',') },
+    against: { type: 'string', multiple: true, default: [] },
   },
 });
 const rounds = Number(args.rounds);
 const warmUpRounds = Number(args['warm-up']);
 const functions = args.functions.split(',');
-const adjustments = args.only.split(',');
+const against = new Map(args.against.map((entry) => [entry.slice(0, entry.indexOf('=')), resolve(entry.slice(entry.indexOf('=') + 1))]));
+const adjustments = [...args.only.split(',').filter(Boolean), ...against.keys()];
 for (const name of functions) if (!FUNCTION_NAMES.includes(name)) throw new Error(`Unknown function ${name}: one of ${FUNCTION_NAMES.join(', ')}`);
-for (const name of adjustments) {
+for (const name of adjustments.filter((adjustment) => !against.has(adjustment))) {
   if (!(BUILD_ADJUSTMENTS as readonly string[]).includes(name)) throw new Error(`Unknown build adjustment ${name}: one of ${BUILD_ADJUSTMENTS.join(', ')}`);
 }
 
 interface Run {
   initMs: number;
+  nodeStartMs: number;
   loadMs: number;
   firstInvocationMs: number;
   outcome: number | string;
@@ -58,9 +65,9 @@ const loadBefore = loadavg();
 step(`Building the functions as built and without each of: ${adjustments.join(', ')}`);
 await mkdir(DIRECTORY, { recursive: true });
 const variants = [AS_BUILT, ...adjustments];
-const variantDirectory = (variant: string) => join(DIRECTORY, variant === AS_BUILT ? 'as-built' : `without-${variant}`, 'functions');
+const variantDirectory = (variant: string) => against.get(variant) ?? join(DIRECTORY, variant === AS_BUILT ? 'as-built' : `without-${variant}`, 'functions');
 // One at a time: each build already bundles every function in parallel.
-for (const variant of variants) await buildFunctions(variantDirectory(variant), variant === AS_BUILT ? [] : [variant]);
+for (const variant of variants.filter((name) => !against.has(name))) await buildFunctions(variantDirectory(variant), variant === AS_BUILT ? [] : [variant]);
 const runner = join(DIRECTORY, 'cold-start-runner.mjs');
 await build({ entryPoints: ['bench/cold-start/runner.ts'], outfile: runner, bundle: true, format: 'esm', platform: 'node', target: 'node24', logLevel: 'warning' });
 const bundleOf = (variant: string, name: string) => join(variantDirectory(variant), name, 'index.mjs');
@@ -127,12 +134,16 @@ interface Comparison {
   bytesWithout?: number;
   medianInitAsBuiltMs: number;
   medianInitWithoutMs: number;
-  /** Without minus as built, init (process start to first response). */
+  /** B minus as built, init (process start to first response). */
   initDifference: PairedDifference;
-  /** Without minus as built, the bundle's import alone. */
+  /** B minus as built, from the bundle's import to the first response: init without Node's own start, which no bundle changes. */
+  bundleDifference: PairedDifference;
+  /** B minus as built, the bundle's import alone. */
   loadDifference: PairedDifference;
-  /** Without minus as built, the first invocation alone. */
+  /** B minus as built, the first invocation alone. */
   firstInvocationDifference: PairedDifference;
+  /** Each round's pair, init and init after Node's start (ms). */
+  samples: { a: [number, number]; b: [number, number] }[];
 }
 
 const comparisons: Comparison[] = [];
@@ -152,18 +163,20 @@ for (const [adjustment, byFunction] of results.pairs) {
       medianInitAsBuiltMs: round(median(pairs.map(({ a }) => a.initMs)), 1),
       medianInitWithoutMs: round(median(pairs.map(({ b }) => b.initMs)), 1),
       initDifference: diff((run) => run.initMs),
+      bundleDifference: diff((run) => run.initMs - run.nodeStartMs),
       loadDifference: diff((run) => run.loadMs),
       firstInvocationDifference: diff((run) => run.firstInvocationMs),
+      samples: pairs.map(({ a, b }) => ({ a: [round(a.initMs, 2), round(a.initMs - a.nodeStartMs, 2)], b: [round(b.initMs, 2), round(b.initMs - b.nodeStartMs, 2)] })),
     });
   }
 }
 
 const interval = (d: PairedDifference) => `${d.median.toFixed(2)} [${d.low.toFixed(2)}, ${d.high.toFixed(2)}]`;
 const lines = [
-  `Cold start without each build adjustment minus as built (ms; median of ${rounds} paired rounds [95% bootstrap interval]; positive: the adjustment saves time)`,
+  `Cold start of B (built without the adjustment, or the --against build) minus as built (ms; median of ${rounds} paired rounds [95% bootstrap interval]; positive: as built is faster)`,
   '',
-  '| Adjustment | Function | Bytes as built | Bytes without | Init as built | Init without | Init difference | of which load | of which first invocation | Pays? |',
-  '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  '| B | Function | Bytes as built | Bytes B | Init as built | Init B | Init difference | after Node start | of which load | of which first invocation | As built faster (after Node start)? |',
+  '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ...comparisons.map((c) =>
     [
       c.adjustment,
@@ -173,9 +186,10 @@ const lines = [
       c.medianInitAsBuiltMs,
       c.medianInitWithoutMs,
       interval(c.initDifference),
+      interval(c.bundleDifference),
       interval(c.loadDifference),
       interval(c.firstInvocationDifference),
-      c.initDifference.low > 0 ? 'yes' : 'not shown',
+      c.bundleDifference.low > 0 ? 'yes' : c.bundleDifference.high < 0 ? 'no: B is faster' : 'not shown',
     ].join(' | ').replace(/^/, '| ').replace(/$/, ' |'),
   ),
 ];
