@@ -61,3 +61,25 @@ export function round(value: number, decimals = 3): number {
   const factor = 10 ** decimals;
   return Math.round(value * factor) / factor;
 }
+
+export interface PairedDifference {
+  /** Median of the paired differences. */
+  median: number;
+  /** Percentile-bootstrap interval of that median (resampling the pairs, so each keeps its own round). */
+  low: number;
+  high: number;
+  confidence: number;
+}
+
+/**
+ * The median of paired differences (one per round, B minus A measured back to back) with a
+ * percentile-bootstrap confidence interval: pairing cancels what the machine's load does to both.
+ */
+export function pairedDifference(differences: readonly number[], confidence = 0.95, resamples = 4000): PairedDifference {
+  const next = seededRandom(differences.length * 7919 + 1);
+  const medians = Array.from({ length: resamples }, () =>
+    median(Array.from(differences, () => differences[Math.floor(next() * differences.length)] as number)),
+  );
+  const tail = (1 - confidence) / 2;
+  return { median: median(differences), low: quantile(medians, tail), high: quantile(medians, 1 - tail), confidence };
+}
