@@ -133,6 +133,16 @@ describe('If-None-Match on writes, and the precedence of RFC 9110 §13.2.2', () 
     expect((await api('POST', '/special-events', { json: create, headers: { 'If-Match': '*', 'If-None-Match': '"1"' } })).status).toBe(201);
   });
 
+  test('a repeat of an idempotent write gets its first answer although the version it made now fails its If-None-Match', async () => {
+    const headers = { 'If-None-Match': '"2"', 'Idempotency-Key': `inm-${event.eventId}` };
+    const first = await api<SpecialEventBody>('PATCH', path(), { json: { price: 9 }, headers });
+    expect([first.status, first.headers.get('etag')]).toEqual([200, '"2"']);
+    const repeat = await api<SpecialEventBody>('PATCH', path(), { json: { price: 9 }, headers });
+    expect([repeat.status, repeat.headers.get('etag'), repeat.body]).toEqual([200, '"2"', first.body]);
+    // The same key with another If-None-Match is another request.
+    expect((await api('PATCH', path(), { json: { price: 9 }, headers: { ...headers, 'If-None-Match': '"7"' } })).status).toBe(422);
+  });
+
   test('entity-tags beyond safe integers never match by float rounding', async () => {
     for (const tag of ['"9007199254740993"', '"9007199254740992"', '"18014398509481985"']) {
       expect([tag, (await api('PATCH', path(), { json: { price: 9 }, headers: { 'If-Match': tag } })).status]).toEqual([tag, 412]);
