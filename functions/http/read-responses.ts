@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { checkCollectionPreconditions, readOutcome, ReadPreconditionFailedError } from './preconditions.ts';
+import { readOutcome, ReadPreconditionFailedError } from './preconditions.ts';
 import { conditionalHeaders } from './request-headers.ts';
 
 /**
@@ -51,8 +51,7 @@ const isRead = (event: APIGatewayProxyEvent) => event.httpMethod === 'GET' || ev
 export function readResponses(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
   return {
     before: (request) => {
-      const conditions = conditionalHeaders(request.event);
-      if (request.event.httpMethod === 'POST') checkCollectionPreconditions(conditions);
+      conditionalHeaders(request.event); // a 400 for a malformed precondition, whatever the method
     },
     after: (request) => {
       const { event, response } = request;

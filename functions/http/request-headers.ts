@@ -42,7 +42,10 @@ const JSON_MEDIA_TYPES = new Set(['application/json', 'application/merge-patch+j
  * Checks that the body is declared as JSON in UTF-8. Content-Type is a singleton field (RFC 9110
  * §8.3): two field lines, or a parameter given twice (RFC 6838 §4.3: "an error"), leave the media
  * type undetermined, so the request is malformed: 400, not 415. A well-formed type that is not
- * JSON, or a charset other than UTF-8, is unsupported: 415 (RFC 9110 §15.5.16).
+ * JSON, or a charset other than UTF-8, is unsupported: 415 (RFC 9110 §15.5.16). API Gateway passes
+ * every field line in `multiValueHeaders` and only the last in `headers`
+ * (https://docs.aws.amazon.com/apigateway/latest/developerguide/set-up-lambda-proxy-integrations.html#apigateway-multivalue-headers-and-parameters),
+ * so the lines are counted there.
  */
 export function requireJsonContentType(event: HeaderEvent): void {
   const lines = fieldLines(event, 'content-type') ?? [];

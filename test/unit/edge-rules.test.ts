@@ -136,7 +136,7 @@ describe('preconditions by RFC 9110 §13.2.2, on every method', () => {
     ['"2"', '"3"', 'precondition-failed'],
     ['"3"', '"3"', 'not-modified'],
     ['"3"', '"2"', 'proceed'],
-  ])('a GET of a representation tagged "3" with If-Match %j and If-None-Match %j: %s', (ifMatch, ifNoneMatch, outcome) => {
+  ])('a GET of a representation tagged "3" with If-Match %j and If-None-Match %j (undefined: not sent): %s', (ifMatch, ifNoneMatch, outcome) => {
     expect(readOutcome(lists(ifMatch, ifNoneMatch) as never, '"3"')).toBe(outcome);
   });
 
