@@ -3,7 +3,8 @@ import { eventsStore } from './config.ts';
 import { CreateEventRequest } from './events/event-schema.ts';
 import { EARLY_TIMEOUT_MS, etag, httpHandler, jsonRequestBody, jsonResponse, type HttpHandler } from './http/http.ts';
 import { noQueryParameters, validate } from './http/request-validation.ts';
-import { idempotencyKey } from './http/request-headers.ts';
+import { conditionalHeaders, idempotencyKey } from './http/request-headers.ts';
+import { checkCollectionPreconditions } from './http/preconditions.ts';
 import { metrics } from './observability.ts';
 
 // With an Idempotency-Key, a retry by the same user within 24 hours gets the event the key
@@ -11,6 +12,7 @@ import { metrics } from './observability.ts';
 // Without the header, every request creates an event.
 const createSpecialEvent: HttpHandler = async (event, context, { signal }) => {
   noQueryParameters(event);
+  checkCollectionPreconditions(conditionalHeaders(event));
   const key = idempotencyKey(event);
   const input = validate(CreateEventRequest, event.body, 'request body');
   const principal: unknown = event.requestContext.authorizer?.principalId;

@@ -3,8 +3,8 @@ import { eventsStore } from './config.ts';
 import { EventPathParameters } from './events/event-schema.ts';
 import { EARLY_TIMEOUT_MS, emptyResponse, httpHandler, type HttpHandler } from './http/http.ts';
 import { noQueryParameters, validate } from './http/request-validation.ts';
-import { idempotencyKey, ifMatch } from './http/request-headers.ts';
-import { withIfMatch } from './http/preconditions.ts';
+import { idempotencyKey, preconditions } from './http/request-headers.ts';
+import { preconditionsFingerprint, withPreconditions } from './http/preconditions.ts';
 import { metrics } from './observability.ts';
 
 // With an Idempotency-Key, a repeat of the same request by the same user within 24 hours gets the
@@ -12,13 +12,13 @@ import { metrics } from './observability.ts';
 const deleteSpecialEvent: HttpHandler = async (event, context, { signal }) => {
   const { eventId } = validate(EventPathParameters, event.pathParameters, 'event id');
   noQueryParameters(event);
-  const precondition = ifMatch(event);
+  const precondition = preconditions(event);
   const key = idempotencyKey(event);
   const principal: unknown = event.requestContext.authorizer?.principalId;
   if (key !== undefined && typeof principal !== 'string') throw new Error('The authorizer passed no principalId');
-  const scope = key === undefined ? undefined : { principal: principal as string, key, request: { eventId, ifMatch: precondition } };
+  const scope = key === undefined ? undefined : { principal: principal as string, key, request: { eventId, ...preconditionsFingerprint(precondition) } };
   const store = eventsStore(signal, Date.now() + context.getRemainingTimeInMillis() - EARLY_TIMEOUT_MS);
-  await withIfMatch(
+  await withPreconditions(
     precondition,
     async () => (await store.getEvent(eventId))?.version,
     (expectedVersion) => store.deleteEvent(eventId, expectedVersion, scope),

@@ -3,8 +3,8 @@ import { eventsStore } from './config.ts';
 import { EventPathParameters, UpdateEventRequest } from './events/event-schema.ts';
 import { EARLY_TIMEOUT_MS, etag, httpHandler, jsonRequestBody, jsonResponse, type HttpHandler } from './http/http.ts';
 import { noQueryParameters, validate } from './http/request-validation.ts';
-import { idempotencyKey, ifMatch } from './http/request-headers.ts';
-import { withIfMatch } from './http/preconditions.ts';
+import { idempotencyKey, preconditions } from './http/request-headers.ts';
+import { preconditionsFingerprint, withPreconditions } from './http/preconditions.ts';
 import { metrics } from './observability.ts';
 
 // With an Idempotency-Key, a repeat of the same request (event, body and If-Match) by the same
@@ -12,14 +12,14 @@ import { metrics } from './observability.ts';
 const updateSpecialEvent: HttpHandler = async (event, context, { signal }) => {
   const { eventId } = validate(EventPathParameters, event.pathParameters, 'event id');
   noQueryParameters(event);
-  const precondition = ifMatch(event);
+  const precondition = preconditions(event);
   const key = idempotencyKey(event);
   const changes = validate(UpdateEventRequest, event.body, 'request body');
   const principal: unknown = event.requestContext.authorizer?.principalId;
   if (key !== undefined && typeof principal !== 'string') throw new Error('The authorizer passed no principalId');
-  const scope = key === undefined ? undefined : { principal: principal as string, key, request: { eventId, changes, ifMatch: precondition } };
+  const scope = key === undefined ? undefined : { principal: principal as string, key, request: { eventId, changes, ...preconditionsFingerprint(precondition) } };
   const store = eventsStore(signal, Date.now() + context.getRemainingTimeInMillis() - EARLY_TIMEOUT_MS);
-  const updated = await withIfMatch(
+  const updated = await withPreconditions(
     precondition,
     async () => (await store.getEvent(eventId))?.version,
     (expectedVersion) => store.updateEvent(eventId, changes, expectedVersion, scope),

@@ -2,6 +2,7 @@
 // below are inferred from them, and the OpenAPI document is generated from them.
 import * as v from 'valibot';
 import { CALENDAR_DATE_PATTERN, isCalendarDate, normaliseDates } from './calendar-dates.ts';
+import { compareDecimal, decimalPlaces, JsonNumberText } from './decimal-text.ts';
 import type { EventField } from './event-fields.ts';
 import { LIMITS } from './limits.ts';
 import { codePointLength, MULTI_LINE_TEXT, obeysTextRule, SINGLE_LINE_TEXT, textRuleViolation, type TextRule } from './text-rules.ts';
@@ -62,16 +63,23 @@ export const EventDates = v.pipe(
   v.transform(normaliseDates),
 );
 
+/** What is wrong with a price sent as a number no double holds exactly, judged on its text by the rules of EventPrice. */
+function priceTextProblem(source: string): string {
+  if (compareDecimal(source, 0) < 0) return 'must not be negative';
+  if (compareDecimal(source, LIMITS.maxPrice) > 0) return `must be at most ${LIMITS.maxPrice}`;
+  return 'must have at most 2 decimals'; // every price within the bounds with at most 2 decimals is held exactly
+}
+
 export const EventPrice = v.pipe(
-  v.number('must be a number'),
+  v.number((issue) => (issue.input instanceof JsonNumberText ? priceTextProblem(issue.input.source) : 'must be a number')),
   v.finite('must be a finite number'),
   v.minValue(0, 'must not be negative'),
   v.maxValue(LIMITS.maxPrice, `must be at most ${LIMITS.maxPrice}`),
-  // Exact: a whole number of cents divided by 100 gives back the very double JSON.parse made of
-  // a 2-decimal literal. A tolerance let 1e-323 through (DynamoDB: "Number underflow", a 500)
-  // and stored 0.30000000000000004 as sent.
-  // JSON Schema's multipleOf is exact decimal arithmetic, which this is for the JSON number sent.
-  documentedCheck((price: number) => Math.round(price * 100) / 100 === price, 'must have at most 2 decimals', { multipleOf: 0.01 }),
+  // Judged on the number's decimal text, as JSON Schema's multipleOf (exact decimal arithmetic)
+  // judges the JSON number sent: a double is its shortest round-trip text (0.1 + 0.2 is
+  // 0.30000000000000004: 17 decimals), and a body's number that no double holds exactly reaches
+  // this schema as its text (a JsonNumberText, refused above with the same rules).
+  documentedCheck((price: number) => decimalPlaces(String(price)) <= 2, 'must have at most 2 decimals', { multipleOf: 0.01 }),
 );
 
 export const EventId = v.pipe(

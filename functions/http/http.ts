@@ -11,7 +11,8 @@ import { LIMITS } from '../events/limits.ts';
 import { logger, metrics } from '../observability.ts';
 import { CORS_EXPOSED_HEADERS, CORS_REQUEST_HEADERS } from '../routes.ts';
 import { readResponses } from './read-responses.ts';
-import { decodeUtf8, duplicateKey } from './json-text.ts';
+import { decodeUtf8, duplicateKey, parseJsonText } from './json-text.ts';
+import { requireJsonContentType } from './request-headers.ts';
 import { HttpProblem, PROBLEM_CONTENT_TYPE, toProblem, type Problem } from '../events/problems.ts';
 
 /** An API Gateway proxy event after the middleware: headers lower-cased, JSON body parsed. */
@@ -49,9 +50,6 @@ export function problemResponse(problem: Problem, headers: Record<string, string
   };
 }
 
-/** Media types a request body may be sent as. */
-const JSON_MEDIA_TYPES = new Set(['application/json', 'application/merge-patch+json']);
-
 function bodyProblem(kind: 'malformed-json' | 'validation-error', detail: string, field = '', message = detail): HttpProblem {
   return new HttpProblem(kind, detail, kind === 'validation-error' ? { errors: [{ field, message }] } : {});
 }
@@ -85,15 +83,7 @@ export function jsonRequestBody(): MiddlewareObj<APIGatewayProxyEvent> {
           headers: { 'Accept-Encoding': 'identity' },
         });
       }
-      const contentType = event.headers['content-type'] ?? '';
-      const [mediaType = '', ...parameters] = contentType.split(';').map((part) => part.trim().toLowerCase());
-      const charset = parameters.find((p) => p.startsWith('charset='))?.slice('charset='.length).replace(/"/g, '');
-      if (!JSON_MEDIA_TYPES.has(mediaType) || (charset !== undefined && charset !== 'utf-8')) {
-        throw new HttpProblem(
-          'unsupported-media-type',
-          `The request body must be sent as application/json (UTF-8), not ${contentType ? `"${contentType}"` : 'without a Content-Type'}`,
-        );
-      }
+      requireJsonContentType(event);
       // A base64 body is the client's bytes; a text body was decoded by the gateway, which may
       // already have replaced bytes that were not UTF-8 by U+FFFD: refused as well (README).
       const text = event.isBase64Encoded ? decodeUtf8(bytes) : raw;
@@ -104,7 +94,7 @@ export function jsonRequestBody(): MiddlewareObj<APIGatewayProxyEvent> {
       if (text.trim() === '') throw bodyProblem('validation-error', 'A JSON request body is required', '', 'is required');
       let body: unknown;
       try {
-        body = JSON.parse(text);
+        body = parseJsonText(text);
       } catch (error) {
         throw bodyProblem('malformed-json', `The request body is not valid JSON: ${(error as Error).message}`);
       }

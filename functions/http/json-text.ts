@@ -1,5 +1,6 @@
-// Checks of a request body's text that JSON.parse cannot make: strict UTF-8 decoding and
-// duplicate object keys.
+// Checks of a request body's text that JSON.parse cannot make: strict UTF-8 decoding, duplicate
+// object keys, and numbers that a double would round.
+import { JsonNumberText, sameDecimal } from '../events/decimal-text.ts';
 
 let strictUtf8: InstanceType<typeof TextDecoder> | undefined; // built on first use, like every module-level value here that bundles could not drop
 
@@ -49,4 +50,18 @@ export function duplicateKey(text: string): string | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * JSON.parse, with every number whose text the double does not represent exactly (it was rounded,
+ * underflowed to 0 or overflowed to Infinity) replaced by a JsonNumberText holding that text, so the
+ * schemas judge the number sent, not its rounding. Reads the reviver's `context.source`
+ * (ECMAScript JSON.parse source text access, in V8 since Node 21; our runtime is Node 24).
+ */
+export function parseJsonText(text: string): unknown {
+  const parsed: unknown = JSON.parse(text, (_key, value: unknown, context?: { source?: string }) =>
+    typeof value === 'number' && context?.source !== undefined && !sameDecimal(context.source, String(value)) ? new JsonNumberText(context.source, value) : value,
+  );
+  // A bare number as the whole body stays a number: it is refused as "not a JSON object" anyway.
+  return parsed instanceof JsonNumberText ? parsed.rounded : parsed;
 }

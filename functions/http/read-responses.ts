@@ -1,11 +1,13 @@
 // What every GET and HEAD answer shares (RFC 9110, RFC 9111): a validator (the handler's ETag, or
-// a strong one computed from the exact body), `If-None-Match` answered with 304, caching headers
-// that make a browser or kiosk revalidate instead of re-download, and HEAD as the GET without content.
+// a strong one computed from the exact body), `If-Match` answered with 412 and `If-None-Match` with
+// 304, caching headers that make a browser or kiosk revalidate instead of re-download, and HEAD as
+// the GET without content. On every method, the precondition headers are checked first: a value
+// outside their grammar is a 400, whatever the method.
 import { createHash } from 'node:crypto';
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { ifNoneMatchFails, parseIfNoneMatch, type IfNoneMatch } from './preconditions.ts';
-import { HttpProblem } from '../events/problems.ts';
+import { readOutcome, ReadPreconditionFailedError } from './preconditions.ts';
+import { conditionalHeaders } from './request-headers.ts';
 
 /**
  * Authenticated content: `private` keeps it out of shared caches (RFC 9111 §5.2.2.7), `no-cache`
@@ -40,12 +42,6 @@ function varyWith(headers: Headers, names: readonly string[]): string {
   return [...names, ...present.filter((name) => !lower.has(name.toLowerCase()))].join(', ');
 }
 
-function ifNoneMatchOf(event: APIGatewayProxyEvent): IfNoneMatch {
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- events from the local gateway and tests may have no multiValueHeaders
-  const lines = event.multiValueHeaders?.['if-none-match'] ?? (event.headers['if-none-match'] === undefined ? undefined : [event.headers['if-none-match']]);
-  return parseIfNoneMatch(lines);
-}
-
 const isRead = (event: APIGatewayProxyEvent) => event.httpMethod === 'GET' || event.httpMethod === 'HEAD';
 
 /**
@@ -55,11 +51,7 @@ const isRead = (event: APIGatewayProxyEvent) => event.httpMethod === 'GET' || ev
 export function readResponses(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
   return {
     before: (request) => {
-      if (!isRead(request.event)) return;
-      if (ifNoneMatchOf(request.event).kind === 'invalid') {
-        const message = 'must be * or a list of entity-tags such as "3"';
-        throw new HttpProblem('validation-error', `If-None-Match ${message}`, { errors: [{ field: 'If-None-Match', message }] });
-      }
+      conditionalHeaders(request.event); // a 400 for a malformed precondition, whatever the method
     },
     after: (request) => {
       const { event, response } = request;
@@ -67,7 +59,12 @@ export function readResponses(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayP
       const headers = { ...response.headers };
       const etag = header(headers, 'ETag') ?? contentTag(response.body);
       const common = { ...withoutHeaders(headers, ['ETag', 'Cache-Control', 'Vary']), ETag: etag, 'Cache-Control': READ_CACHE_CONTROL, Vary: varyWith(headers, READ_VARY) };
-      if (ifNoneMatchFails(ifNoneMatchOf(event), etag)) {
+      const outcome = readOutcome(conditionalHeaders(event), etag);
+      if (outcome === 'precondition-failed') {
+        // Thrown, so that the onError middlewares make the problem (with the CORS headers) as for any other error.
+        throw new ReadPreconditionFailedError(etag);
+      }
+      if (outcome === 'not-modified') {
         // 304: the headers a 200 would carry that describe the cached copy (RFC 9110 §15.4.5), no content.
         request.response = { statusCode: 304, headers: withoutHeaders(common, ['Content-Type', 'Content-Length']), body: '' };
       } else if (event.httpMethod === 'HEAD') {

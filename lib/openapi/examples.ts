@@ -6,7 +6,9 @@ import { CreateEventRequest, EventPathParameters, ListEventsQuery, SpecialEvent,
 import { LIMITS } from '../../functions/events/limits.ts';
 import { HttpProblem, problemBody, type Problem } from '../../functions/events/problems.ts';
 import type { HttpEvent } from '../../functions/http/http.ts';
-import { idempotencyKey, ifMatch } from '../../functions/http/request-headers.ts';
+import { parseJsonText } from '../../functions/http/json-text.ts';
+import { CollectionPreconditionFailedError, IfNoneMatchFailedError, ReadPreconditionFailedError } from '../../functions/http/preconditions.ts';
+import { conditionalHeaders, idempotencyKey, requireJsonContentType } from '../../functions/http/request-headers.ts';
 import { validate } from '../../functions/http/request-validation.ts';
 import { ConcurrentModificationError, EventNotFoundError, EventVersionMismatchError, IdempotencyKeyReusedError } from '../../functions/store/store-errors.ts';
 import { errorExample, gatewayExample, type ProblemExample } from './problem-responses.ts';
@@ -68,7 +70,21 @@ export const problemExamples = {
   },
   invalidIfMatch: {
     summary: 'If-Match is neither * nor a list of entity-tags',
-    value: thrownProblem(() => ifMatch({ headers: { 'if-match': '3' } } as unknown as HttpEvent)),
+    value: thrownProblem(() => conditionalHeaders({ headers: { 'if-match': '3' } } as unknown as HttpEvent)),
+  },
+  invalidIfNoneMatch: {
+    summary: 'If-None-Match is neither * nor a list of entity-tags',
+    value: thrownProblem(() => conditionalHeaders({ headers: { 'if-none-match': 'W/3' } } as unknown as HttpEvent)),
+  },
+  inexactPrice: {
+    summary: 'A price with more than 2 decimals, judged on the digits sent',
+    value: thrownProblem(() => validate(UpdateEventRequest, parseJsonText('{"price": 10.000000000000000001}'), 'request body')),
+  },
+  contentTypeTwice: {
+    summary: 'Content-Type given twice',
+    value: thrownProblem(() =>
+      requireJsonContentType({ headers: { 'content-type': 'text/plain' }, multiValueHeaders: { 'content-type': ['application/json', 'text/plain'] } }),
+    ),
   },
   unknownQueryParameter: {
     summary: 'This operation takes no query parameters',
@@ -88,6 +104,10 @@ export const problemExamples = {
   },
   notFound: errorExample(new EventNotFoundError(exampleEvent.eventId), 'No event has this id'),
   versionMismatch: errorExample(new EventVersionMismatchError(exampleEvent.eventId, 4), 'If-Match named an older version'),
+  ifNoneMatchFailed: errorExample(new IfNoneMatchFailedError(), 'If-None-Match named the current version, or was *'),
+  readIfMatchFailed: errorExample(new ReadPreconditionFailedError('"4"'), 'If-Match named no current entity-tag'),
+  collectionIfMatch: errorExample(new CollectionPreconditionFailedError('If-Match'), 'If-Match named entity-tags'),
+  collectionIfNoneMatch: errorExample(new CollectionPreconditionFailedError('If-None-Match'), 'If-None-Match was *'),
   concurrentWrites: errorExample(new ConcurrentModificationError(exampleEvent.eventId), 'Other requests kept changing the event'),
   idempotencyKeyReused: errorExample(new IdempotencyKeyReusedError(), 'Same key, different body'),
   bodyTooLarge: {

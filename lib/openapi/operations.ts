@@ -60,10 +60,25 @@ const conditionalWriteErrors = (verb: string) => ({
   422: problemResponse(422, 'The `Idempotency-Key` was already used with a different request', { idempotencyKeyReused: problems.idempotencyKeyReused }),
   412: problemResponse(
     412,
-    '`If-Match` matches no current version of the event: it names other versions, only weak entity-tags (which never match), or nothing at all (an empty field); read the event again',
-    { versionMismatch: problems.versionMismatch },
+    'A precondition failed, nothing was written (RFC 9110 §13.2.2: `If-Match` first, then `If-None-Match`): `If-Match` matches no current version of the event ' +
+      '(it names other versions, only weak entity-tags, which never match, or nothing at all: an empty field), or `If-None-Match` is `*` (the event exists) ' +
+      'or names the current version, weakly or not; read the event again',
+    { versionMismatch: problems.versionMismatch, ifNoneMatchFailed: problems.ifNoneMatchFailed },
   ),
 });
+
+/** The 412 of GET and HEAD: `If-Match` names no current entity-tag (it is evaluated before `If-None-Match`). */
+const readPreconditionFailed = (validator: 'ETag' | 'ContentETag') =>
+  problemResponse(
+    412,
+    '`If-Match` names no current entity-tag of the answer (weak tags never match; `*` always does): the `ETag` header gives the current one. Evaluated before `If-None-Match` (RFC 9110 §13.2.2)',
+    { readIfMatchFailed: problems.readIfMatchFailed },
+    { ETag: { $ref: `#/components/headers/${validator}` } },
+  );
+
+/** What a 400 says of the precondition headers, on every operation. */
+const INVALID_PRECONDITION = '`If-Match` or `If-None-Match` is not `*` or a list of entity-tags';
+const preconditionErrors = { invalidIfMatch: problems.invalidIfMatch, invalidIfNoneMatch: problems.invalidIfNoneMatch };
 
 const gatewayTooLarge = problemResponse(413, "The request exceeds API Gateway's 10 MB payload limit", { requestTooLarge: problems.requestTooLarge });
 const bodyTooLarge = problemResponse(413, `The body exceeds ${LIMITS.maxBodyBytes} bytes (64 KiB)`, {
@@ -72,12 +87,15 @@ const bodyTooLarge = problemResponse(413, `The body exceeds ${LIMITS.maxBodyByte
 });
 const unsupportedMediaType = problemResponse(
   415,
-  'The body is not sent as `application/json` (or `application/merge-patch+json` for PATCH) in UTF-8, or it has a `Content-Encoding` other than `identity` (then `Accept-Encoding: identity` says so)',
+  'The body is not sent as `application/json` (or `application/merge-patch+json` for PATCH) in UTF-8, or it has a `Content-Encoding` other than `identity` (then `Accept-Encoding: identity` says so). ' +
+    'A `Content-Type` given twice, or with a parameter given twice, is a 400: the media type is then undetermined, not unsupported',
   { unsupportedMediaType: problems.unsupportedMediaType, contentCoded: problems.contentCoded },
   { 'Accept-Encoding': HEADER_REFS.AcceptEncoding },
 );
 const bodyErrors = {
   invalidBody: problems.invalidBody,
+  inexactPrice: problems.inexactPrice,
+  contentTypeTwice: problems.contentTypeTwice,
   malformedJson: problems.malformedJson,
   notUtf8: problems.notUtf8,
   duplicateKey: problems.duplicateKey,
@@ -88,8 +106,10 @@ export const OPERATIONS = {
     description:
       'Creates a special event; the service assigns its `eventId`. Send an `Idempotency-Key` to make retries safe: ' +
       `a repeat with the same key and body within ${LIMITS.idempotencyWindowHours} hours returns the event the key created (same body, ` +
-      '`Location` and `ETag`) instead of creating another, even when the requests race.',
-    parameters: [parameterRef('IdempotencyKey')],
+      '`Location` and `ETag`) instead of creating another, even when the requests race. The target of a POST is the collection, which ' +
+      'always exists: `If-Match: *` holds, `If-None-Match: *` fails (412), and a list of entity-tags in `If-Match` is a 412 (the collection ' +
+      'has no entity-tag a write can be conditioned on); a list in `If-None-Match` holds.',
+    parameters: [parameterRef('IfMatch'), parameterRef('IfNoneMatch'), parameterRef('IdempotencyKey')],
     requestBody: {
       required: true,
       content: json(schemaRef('CreateSpecialEventRequest'), { nightAtTheMuseum: { summary: 'A two-day event', value: exampleCreateRequest } }),
@@ -100,10 +120,15 @@ export const OPERATIONS = {
       body: { schema: 'SpecialEvent', example: { name: 'created', summary: 'The created event', value: exampleEvent } },
     },
     errors: {
-      400: problemResponse(400, 'The body is not UTF-8 JSON, repeats a field or fails validation, a query parameter is given, or `Idempotency-Key` is out of bounds', {
+      400: problemResponse(400, `The body is not UTF-8 JSON, repeats a field or fails validation, a query parameter is given, \`Idempotency-Key\` is out of bounds, or ${INVALID_PRECONDITION}`, {
         ...bodyErrors,
         idempotencyKeyLength: problems.idempotencyKeyLength,
         unknownQueryParameter: problems.unknownQueryParameter,
+        ...preconditionErrors,
+      }),
+      412: problemResponse(412, '`If-None-Match` is `*` (the collection exists) or `If-Match` lists entity-tags: nothing was created', {
+        collectionIfNoneMatch: problems.collectionIfNoneMatch,
+        collectionIfMatch: problems.collectionIfMatch,
       }),
       413: bodyTooLarge,
       415: unsupportedMediaType,
@@ -116,7 +141,7 @@ export const OPERATIONS = {
     description:
       'Returns the upcoming special events: those with at least one date in [`startDate`, `endDate`], one page at a time. ' +
       'Unknown or repeated query parameters are rejected.',
-    parameters: ['StartDate', 'EndDate', 'Page', 'Limit', 'IfNoneMatch'].map(parameterRef),
+    parameters: ['StartDate', 'EndDate', 'Page', 'Limit', 'IfMatch', 'IfNoneMatch'].map(parameterRef),
     success: {
       description: 'Success: one page of events (an empty array past the last page)',
       headers: readSuccessHeaders('ContentETag', { Link: { $ref: '#/components/headers/Link' } }),
@@ -124,16 +149,18 @@ export const OPERATIONS = {
     },
     errors: {
       304: notModifiedResponse('ContentETag'),
-      400: problemResponse(400, 'A query parameter is invalid, unknown or repeated, or the date range is reversed or too long; or `If-None-Match` is not a list of entity-tags', {
+      400: problemResponse(400, `A query parameter is invalid, unknown or repeated, or the date range is reversed or too long; or ${INVALID_PRECONDITION}`, {
         invalidQuery: problems.invalidQuery,
+        ...preconditionErrors,
       }),
+      412: readPreconditionFailed('ContentETag'),
       413: gatewayTooLarge,
     },
     mockHeaders: {},
   },
   getSpecialEvent: {
     description: 'Returns one special event, with its version as the `ETag` header.',
-    parameters: [parameterRef('EventId'), parameterRef('IfNoneMatch')],
+    parameters: [parameterRef('EventId'), parameterRef('IfMatch'), parameterRef('IfNoneMatch')],
     success: {
       description: 'Success: the event',
       headers: readSuccessHeaders('ETag'),
@@ -141,11 +168,13 @@ export const OPERATIONS = {
     },
     errors: {
       304: notModifiedResponse('ETag'),
-      400: problemResponse(400, '`eventId` is not a UUID, or a query parameter is given, or `If-None-Match` is not a list of entity-tags', {
+      400: problemResponse(400, `\`eventId\` is not a UUID, or a query parameter is given, or ${INVALID_PRECONDITION}`, {
         invalidEventId: problems.invalidEventId,
         unknownQueryParameter: problems.unknownQueryParameter,
+        ...preconditionErrors,
       }),
       404: problemResponse(404, 'No event has this id', { notFound: problems.notFound }),
+      412: readPreconditionFailed('ETag'),
       413: gatewayTooLarge,
     },
     mockHeaders: { ETag: '"1"' },
@@ -153,8 +182,9 @@ export const OPERATIONS = {
   updateSpecialEvent: {
     description:
       'Changes the fields sent and keeps the others; returns the whole event. With `If-Match` the update applies only ' +
-      'to a version it names (otherwise 412); without it the last writer wins. ' + WRITE_OUTCOMES,
-    parameters: [parameterRef('EventId'), parameterRef('IfMatch'), parameterRef('IdempotencyKey')],
+      'to a version it names (otherwise 412); without it the last writer wins. `If-None-Match` makes it apply only while the current version is ' +
+      'not one it names (`*`: never, the event exists; otherwise 412). ' + WRITE_OUTCOMES,
+    parameters: [parameterRef('EventId'), parameterRef('IfMatch'), parameterRef('IfNoneMatch'), parameterRef('IdempotencyKey')],
     requestBody: {
       required: true,
       content: {
@@ -170,13 +200,13 @@ export const OPERATIONS = {
     errors: {
       400: problemResponse(
         400,
-        '`eventId` is not a UUID, the body is not UTF-8 JSON, repeats a field or fails validation, a query parameter is given, or `If-Match` is not `*` or a list of entity-tags',
+        `\`eventId\` is not a UUID, the body is not UTF-8 JSON, repeats a field or fails validation, a query parameter is given, or ${INVALID_PRECONDITION}`,
         {
           ...bodyErrors,
           emptyChange: problems.emptyChange,
           invalidEventId: problems.invalidEventId,
-          invalidIfMatch: problems.invalidIfMatch,
           unknownQueryParameter: problems.unknownQueryParameter,
+          ...preconditionErrors,
         },
       ),
       ...conditionalWriteErrors('updated'),
@@ -187,15 +217,16 @@ export const OPERATIONS = {
   },
   deleteSpecialEvent: {
     description:
-      'Removes the event from the collection, which cancels a planned event. With `If-Match` only a version it names is deleted (otherwise 412). ' +
+      'Removes the event from the collection, which cancels a planned event. With `If-Match` only a version it names is deleted, with ' +
+      '`If-None-Match` only a version it does not name (`*`: never); otherwise 412. ' +
       WRITE_OUTCOMES,
-    parameters: [parameterRef('EventId'), parameterRef('IfMatch'), parameterRef('IdempotencyKey')],
+    parameters: [parameterRef('EventId'), parameterRef('IfMatch'), parameterRef('IfNoneMatch'), parameterRef('IdempotencyKey')],
     success: { description: 'Success - no content' },
     errors: {
-      400: problemResponse(400, '`eventId` is not a UUID, a query parameter is given, or `If-Match` is not `*` or a list of entity-tags', {
+      400: problemResponse(400, `\`eventId\` is not a UUID, a query parameter is given, or ${INVALID_PRECONDITION}`, {
         invalidEventId: problems.invalidEventId,
-        invalidIfMatch: problems.invalidIfMatch,
         unknownQueryParameter: problems.unknownQueryParameter,
+        ...preconditionErrors,
       }),
       ...conditionalWriteErrors('deleted'),
       413: gatewayTooLarge,

@@ -61,9 +61,10 @@ export function parameters(): Record<string, unknown> {
       required: false,
       description:
         'RFC 9110 `If-Match`: `*`, or a comma-separated list of entity-tags (`"3"`, `"3", "4"`; an opaque tag may contain commas). ' +
-        'The write applies only if a listed strong tag equals the current `ETag` character for character (`"03"` is not `"3"`); ' +
-        'weak tags (`W/"3"`) never match, and an empty field matches nothing: both are a 412. `*` or no header: any current version. ' +
-        'Several `If-Match` lines form one list. A value outside this grammar is a 400.',
+        'The request applies only if a listed strong tag equals the current `ETag` character for character (`"03"` is not `"3"`, and a ' +
+        'version beyond 2^53 - 1 is never one of ours); weak tags (`W/"3"`) never match, and an empty field matches nothing: both are a 412. ' +
+        '`*` or no header: any current representation. Evaluated before `If-None-Match`; several `If-Match` lines form one list. ' +
+        'A value outside this grammar is a 400 on every operation. No operation requires a precondition, so none answers 428.',
       schema: { type: 'string', pattern: IF_MATCH_PATTERN },
       example: '"3"',
     },

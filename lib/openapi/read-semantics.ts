@@ -57,11 +57,12 @@ export const IF_NONE_MATCH_PARAMETER = {
   in: 'header',
   required: false,
   description:
-    'RFC 9110 `If-None-Match`: `*` or a comma-separated list of entity-tags, compared weakly (`W/"3"` matches `"3"`). ' +
-    'When one matches the current `ETag` the answer is 304 without content. A value outside this grammar is a 400.',
+    'RFC 9110 `If-None-Match`: `*` or a comma-separated list of entity-tags, compared weakly (`W/"3"` matches `"3"`), evaluated after `If-Match`. ' +
+    'When one matches the current `ETag` (or it is `*` and there is a current representation), a `GET` or `HEAD` answers 304 without content and any other method 412, writing nothing. ' +
+    'A value outside this grammar is a 400 on every operation.',
   schema: { type: 'string', pattern: IF_MATCH_PATTERN },
   example: '"3"',
 };
 
 /** One short paragraph: the docs page renders the operations only once the introduction has scrolled by. */
-export const READ_SEMANTICS_DESCRIPTION = `**Reading, paging, browsers.** \`HEAD\` works wherever \`GET\` does and \`OPTIONS\` names the methods (\`Allow\`). Every \`GET\` has a strong \`ETag\`; \`If-None-Match\` with it is a 304 without content (answers are \`Cache-Control: ${READ_CACHE_CONTROL}\`). List pages carry RFC 8288 \`Link\` headers (\`first\`, \`prev\`, \`next\`; \`page\` at most ${LIMITS.maxListPage}). Allowed browser origins can read every answer (\`${CORS_EXPOSED_HEADERS.split(',').join('`, `')}\` exposed).`;
+export const READ_SEMANTICS_DESCRIPTION = `**Reading, paging, browsers.** \`HEAD\` works wherever \`GET\` does and \`OPTIONS\` names the methods (\`Allow\`). Every \`GET\` has a strong \`ETag\`; \`If-None-Match\` with it is a 304 without content; on events and list pages an \`If-Match\` without it is a 412 (answers are \`Cache-Control: ${READ_CACHE_CONTROL}\`). List pages carry RFC 8288 \`Link\` headers (\`first\`, \`prev\`, \`next\`; \`page\` at most ${LIMITS.maxListPage}). Allowed browser origins can read every answer (\`${CORS_EXPOSED_HEADERS.split(',').join('`, `')}\` exposed).`;

@@ -97,7 +97,7 @@ describe('the OpenAPI document', () => {
     expect(json.components.parameters.IdempotencyKey.description).toContain(`${LIMITS.idempotencyWindowHours} hours`);
   });
 
-  test('documents the headers: Location and ETag on success, If-Match and Idempotency-Key on requests, challenges and Retry-After on errors', () => {
+  test('documents the headers: Location and ETag on success, If-Match, If-None-Match and Idempotency-Key on requests, challenges and Retry-After on errors', () => {
     const byId = Object.fromEntries(operations.map(({ operation }) => [operation.operationId, operation]));
     const headersOf = (operationId: string, status: number) => Object.keys(resolve(byId[operationId]!.responses[status] as Json).headers ?? {});
     expect(headersOf('createSpecialEvent', 201)).toEqual(['Location', 'ETag']);
@@ -112,11 +112,24 @@ describe('the OpenAPI document', () => {
       expect(headersOf(operationId, 503)).toEqual(['Retry-After']);
     }
     const parameterNames = (operationId: string) => (byId[operationId]!.parameters as Json[]).map((p) => resolve(p).name);
-    expect(parameterNames('createSpecialEvent')).toEqual(['Idempotency-Key']);
-    expect(parameterNames('updateSpecialEvent')).toEqual(['eventId', 'If-Match', 'Idempotency-Key']);
-    expect(parameterNames('deleteSpecialEvent')).toEqual(['eventId', 'If-Match', 'Idempotency-Key']);
-    expect(parameterNames('listSpecialEvents')).toEqual(['startDate', 'endDate', 'page', 'limit', 'If-None-Match']);
-    expect(parameterNames('getSpecialEvent')).toEqual(['eventId', 'If-None-Match']);
+    expect(parameterNames('createSpecialEvent')).toEqual(['If-Match', 'If-None-Match', 'Idempotency-Key']);
+    expect(parameterNames('updateSpecialEvent')).toEqual(['eventId', 'If-Match', 'If-None-Match', 'Idempotency-Key']);
+    expect(parameterNames('deleteSpecialEvent')).toEqual(['eventId', 'If-Match', 'If-None-Match', 'Idempotency-Key']);
+    expect(parameterNames('listSpecialEvents')).toEqual(['startDate', 'endDate', 'page', 'limit', 'If-Match', 'If-None-Match']);
+    expect(parameterNames('getSpecialEvent')).toEqual(['eventId', 'If-Match', 'If-None-Match']);
+  });
+
+  test('documents the precondition answers of every operation (RFC 9110 §13): 412 everywhere, a malformed precondition a 400, no 428', () => {
+    const byId = Object.fromEntries(operations.map(({ operation }) => [operation.operationId, operation]));
+    for (const operationId of ['createSpecialEvent', 'listSpecialEvents', 'getSpecialEvent', 'updateSpecialEvent', 'deleteSpecialEvent']) {
+      const responses = byId[operationId]!.responses as Json;
+      expect([operationId, '412' in responses, '428' in responses]).toEqual([operationId, true, false]);
+      const examples = Object.keys(resolve(responses['400'] as Json).content['application/problem+json'].examples);
+      expect(examples).toEqual(expect.arrayContaining(['invalidIfMatch', 'invalidIfNoneMatch']));
+    }
+    // A failed If-Match on a read says the current tag.
+    expect(Object.keys(resolve(byId.getSpecialEvent!.responses['412'] as Json).headers)).toEqual(['ETag']);
+    expect(Object.keys(resolve(byId.listSpecialEvents!.responses['412'] as Json).headers)).toEqual(['ETag']);
   });
 
   test('documents the service index at `/` (the base URL itself) without credentials, with its RFC 8631 Link header', () => {

@@ -1,11 +1,14 @@
 // The edge classes of issue 14 over real HTTP (local API, real handler bundles, DynamoDB Local):
 // the end of the calendar, If-Match by RFC 9110, bodies that are not UTF-8, invisible text,
 // content codings, duplicate keys and unknown query parameters.
+import { request } from 'node:http';
 import { LIMITS } from '../../functions/events/limits.ts';
 import fc from 'fast-check';
 import { FIRST_DATE, LAST_DATE } from '../../functions/events/calendar-dates.ts';
 import { api, createEvent, type SpecialEventBody } from '../support/api-client.ts';
 import { RESERVED_YEARS } from '../reliability/reserved-years.ts';
+import { TEST_USERS, testEnvironment } from '../support/test-environment.ts';
+import { basicAuthorization } from '../support/api-client.ts';
 
 const scratchDate = `${RESERVED_YEARS.scratch}-03-03`;
 const anyDate = fc
@@ -66,6 +69,134 @@ describe('If-Match (RFC 9110 §13.1.1)', () => {
     expect((await api('DELETE', `/special-events/${event.eventId}`, { headers: { 'If-Match': 'W/"1"' } })).status).toBe(412);
     expect((await api('DELETE', `/special-events/${event.eventId}`, { headers: { 'If-Match': '"5", "1"' } })).status).toBe(204);
     expect((await api('DELETE', `/special-events/${event.eventId}`, { headers: { 'If-Match': '*' } })).status).toBe(404);
+  });
+});
+
+describe('If-None-Match on writes, and the precedence of RFC 9110 §13.2.2', () => {
+  let event: SpecialEventBody;
+  const path = () => `/special-events/${event.eventId}`;
+  const version = async () => (await api('GET', path())).headers.get('etag');
+
+  beforeEach(async () => {
+    event = await createEvent({ dates: [scratchDate] });
+  });
+
+  test.each(['*', '"1"', 'W/"1"', '"7", "1"', ' * '])('If-None-Match: %j fails for the existing version 1: PATCH and DELETE are 412, nothing written', async (condition) => {
+    const patch = await api('PATCH', path(), { json: { price: 9 }, headers: { 'If-None-Match': condition } });
+    expect([patch.status, patch.headers.get('content-type')]).toEqual([412, 'application/problem+json']);
+    expect((await api('DELETE', path(), { headers: { 'If-None-Match': condition } })).status).toBe(412);
+    expect(await version()).toBe('"1"');
+  });
+
+  test('If-None-Match naming only other versions lets the write through', async () => {
+    expect((await api('PATCH', path(), { json: { price: 9 }, headers: { 'If-None-Match': '"2", W/"3"' } })).status).toBe(200);
+    expect((await api('DELETE', path(), { headers: { 'If-None-Match': '"1"' } })).status).toBe(204);
+  });
+
+  test('If-Match is evaluated first: failing, it is the 412 even when If-None-Match holds; holding, If-None-Match still decides', async () => {
+    expect((await api('PATCH', path(), { json: { price: 9 }, headers: { 'If-Match': '"5"', 'If-None-Match': '"5"' } })).status).toBe(412);
+    expect((await api('PATCH', path(), { json: { price: 9 }, headers: { 'If-Match': '"1"', 'If-None-Match': '*' } })).status).toBe(412);
+    expect(await version()).toBe('"1"');
+    expect((await api('PATCH', path(), { json: { price: 9 }, headers: { 'If-Match': '"1"', 'If-None-Match': '"5"' } })).status).toBe(200);
+    expect(await version()).toBe('"2"');
+  });
+
+  test('a malformed If-Match or If-None-Match is a 400 on every method, before anything is written', async () => {
+    const create = { name: 'Q', location: 'L', eventDescription: 'D', dates: [scratchDate], price: 1 };
+    for (const header of ['If-Match', 'If-None-Match']) {
+      for (const value of ['garbage', '"1" "2"', '*, "1"', 'W/']) {
+        for (const [method, target, json] of [
+          ['GET', path(), undefined],
+          ['HEAD', path(), undefined],
+          ['GET', '/special-events', undefined],
+          ['POST', '/special-events', create],
+          ['PATCH', path(), { price: 9 }],
+          ['DELETE', path(), undefined],
+        ] as const) {
+          const response = await api(method, target, { json, headers: { [header]: value } });
+          expect([header, value, method, target, response.status]).toEqual([header, value, method, target, 400]);
+          if (method !== 'HEAD') expect((response.body as { errors: { field: string }[] }).errors[0]?.field).toBe(header);
+        }
+      }
+    }
+    expect(await version()).toBe('"1"');
+  });
+
+  test('a POST targets the collection, which exists: If-None-Match: * and an If-Match list are 412 and create nothing; If-Match: * creates', async () => {
+    const date = `${RESERVED_YEARS.scratch}-04-04`;
+    const create = { name: 'Conditional', location: 'L', eventDescription: 'D', dates: [date], price: 1 };
+    const before = (await api<unknown[]>('GET', `/special-events?startDate=${date}&endDate=${date}&limit=30`)).body.length;
+    for (const headers of [{ 'If-None-Match': '*' }, { 'If-Match': '"1"' }, { 'If-Match': '' }] as Record<string, string>[]) {
+      expect([headers, (await api('POST', '/special-events', { json: create, headers })).status]).toEqual([headers, 412]);
+    }
+    expect((await api<unknown[]>('GET', `/special-events?startDate=${date}&endDate=${date}&limit=30`)).body.length).toBe(before);
+    expect((await api('POST', '/special-events', { json: create, headers: { 'If-Match': '*', 'If-None-Match': '"1"' } })).status).toBe(201);
+  });
+
+  test('a repeat of an idempotent write gets its first answer although the version it made now fails its If-None-Match', async () => {
+    const headers = { 'If-None-Match': '"2"', 'Idempotency-Key': `inm-${event.eventId}` };
+    const first = await api<SpecialEventBody>('PATCH', path(), { json: { price: 9 }, headers });
+    expect([first.status, first.headers.get('etag')]).toEqual([200, '"2"']);
+    const repeat = await api<SpecialEventBody>('PATCH', path(), { json: { price: 9 }, headers });
+    expect([repeat.status, repeat.headers.get('etag'), repeat.body]).toEqual([200, '"2"', first.body]);
+    // The same key with another If-None-Match is another request.
+    expect((await api('PATCH', path(), { json: { price: 9 }, headers: { ...headers, 'If-None-Match': '"7"' } })).status).toBe(422);
+  });
+
+  test('entity-tags beyond safe integers never match by float rounding', async () => {
+    for (const tag of ['"9007199254740993"', '"9007199254740992"', '"18014398509481985"']) {
+      expect([tag, (await api('PATCH', path(), { json: { price: 9 }, headers: { 'If-Match': tag } })).status]).toEqual([tag, 412]);
+      expect([tag, (await api('PATCH', path(), { json: { price: 9 }, headers: { 'If-None-Match': tag } })).status]).toEqual([tag, 200]);
+    }
+  });
+});
+
+/** A POST whose Content-Type is sent as one field line per value (fetch would join them into one line). */
+function postWithContentTypes(contentTypes: string[], body: string): Promise<{ status: number; body: { errors?: { field: string; message: string }[] } }> {
+  const { username, password } = TEST_USERS.editor;
+  const headers = { 'Content-Type': contentTypes, Authorization: basicAuthorization(username, password), 'Content-Length': String(Buffer.byteLength(body)) };
+  return new Promise((resolve, reject) => {
+    const outgoing = request(new URL(`${testEnvironment().url}/special-events`), { method: 'POST', headers }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) as never }));
+    });
+    outgoing.on('error', reject);
+    outgoing.end(body);
+  });
+}
+
+describe('Content-Type and numbers as sent', () => {
+  const valid = { name: 'Typed', location: 'Lab', eventDescription: 'Edges', dates: [scratchDate], price: 1 };
+
+  test('two Content-Type lines, or one with two charsets, are a 400 naming Content-Type, and nothing is created', async () => {
+    for (const lines of [['application/json', 'application/json'], ['application/json', 'text/plain'], ['application/json; charset=utf-8; charset=latin1']]) {
+      const response = await postWithContentTypes(lines, JSON.stringify(valid));
+      expect([lines, response.status, response.body.errors?.[0]?.field]).toEqual([lines, 400, 'Content-Type']);
+    }
+    expect((await postWithContentTypes(['application/json; charset=utf-8'], JSON.stringify(valid))).status).toBe(201);
+  });
+
+  test.each([
+    ['1e-400', 'must have at most 2 decimals'],
+    ['10.000000000000000001', 'must have at most 2 decimals'],
+    ['1e400', 'must be at most 1000000'],
+    ['-1e-400', 'must not be negative'],
+  ])('a price of %s is judged on its text: 400, price %s, nothing created or changed', async (price, message) => {
+    const body = JSON.stringify(valid).replace('"price":1', `"price":${price}`);
+    const created = await api('POST', '/special-events', { rawBody: body, headers: { 'Content-Type': 'application/json' } });
+    expect([created.status, (created.body as { errors: unknown }).errors]).toEqual([400, [{ field: 'price', message }]]);
+    const event = await createEvent({ dates: [scratchDate] });
+    const patched = await api('PATCH', `/special-events/${event.eventId}`, { rawBody: `{"price":${price}}`, headers: { 'Content-Type': 'application/json' } });
+    expect([patched.status, (patched.body as { errors: unknown }).errors]).toEqual([400, [{ field: 'price', message }]]);
+    expect((await api<SpecialEventBody>('GET', `/special-events/${event.eventId}`)).body.price).toBe(event.price);
+  });
+
+  test('a price in exponent notation with at most 2 decimals is stored as the value it names', async () => {
+    const body = JSON.stringify(valid).replace('"price":1', '"price":1999.000000000000000000E-2');
+    const created = await api<SpecialEventBody>('POST', '/special-events', { rawBody: body, headers: { 'Content-Type': 'application/json' } });
+    expect([created.status, created.body.price]).toEqual([201, 19.99]);
   });
 });
 

@@ -1,5 +1,5 @@
 // GET as RFC 9110 means it, over real HTTP (local API, real handler bundles, DynamoDB Local):
-// HEAD wherever GET is, If-None-Match and 304 on events, list pages and the public documents,
+// HEAD wherever GET is, If-None-Match and 304 on events, list pages and the public documents, If-Match and 412,
 // the caching headers, and RFC 8288 paging links that a client can follow to the end.
 import { LIMITS } from '../../functions/events/limits.ts';
 import { api, createEvent, privateYear } from '../support/api-client.ts';
@@ -75,6 +75,44 @@ describe('If-None-Match', () => {
       const again = await fetch(`${testEnvironment().url}${path}`, { headers: { 'If-None-Match': first.headers.get('etag') ?? '' } });
       expect([path, again.status, await again.text(), again.headers.get('etag')]).toEqual([path, 304, '', first.headers.get('etag')]);
     }
+  });
+});
+
+describe('If-Match on GET and HEAD (RFC 9110 §13.1.1)', () => {
+  test('an event and a list page: 412 with the current ETag when no listed strong tag is current, the 200 when one is or it is *', async () => {
+    const event = await createEvent({ dates: [`${privateYear()}-07-07`] });
+    const listPath = `/special-events?startDate=${event.dates[0]}&endDate=${event.dates[0]}`;
+    for (const path of [`/special-events/${event.eventId}`, listPath]) {
+      const current = (await api('GET', path)).headers.get('etag') ?? '';
+      for (const method of ['GET', 'HEAD']) {
+        for (const condition of ['"2"', `W/${current}`, '', '"9007199254740993"']) {
+          const failed = await api(method, path, { headers: { 'If-Match': condition } });
+          expect([method, path, condition, failed.status, failed.headers.get('etag')]).toEqual([method, path, condition, 412, current]);
+          expect(failed.headers.get('content-type')).toBe('application/problem+json');
+          expect(failed.text === '').toBe(method === 'HEAD');
+        }
+        for (const condition of [current, `"2", ${current}`, '*']) {
+          expect([method, path, condition, (await api(method, path, { headers: { 'If-Match': condition } })).status]).toEqual([method, path, condition, 200]);
+        }
+      }
+    }
+  });
+
+  test('If-Match is evaluated before If-None-Match: a failing If-Match is a 412 even where If-None-Match would be a 304', async () => {
+    const event = await createEvent({ dates: [`${privateYear()}-07-08`] });
+    const path = `/special-events/${event.eventId}`;
+    expect((await api('GET', path, { headers: { 'If-Match': '"2"', 'If-None-Match': '"1"' } })).status).toBe(412);
+    expect((await api('GET', path, { headers: { 'If-Match': '"1"', 'If-None-Match': '"1"' } })).status).toBe(304);
+    expect((await api('GET', path, { headers: { 'If-Match': '"1"', 'If-None-Match': '"2"' } })).status).toBe(200);
+  });
+
+  test('a malformed If-Match is a 400 on a read too, and an unknown event stays a 404 whatever If-Match says', async () => {
+    const event = await createEvent({ dates: [`${privateYear()}-07-09`] });
+    for (const path of [`/special-events/${event.eventId}`, '/special-events']) {
+      const invalid = await api('GET', path, { headers: { 'If-Match': 'not-a-tag' } });
+      expect([path, invalid.status, (invalid.body as { errors: { field: string }[] }).errors[0]?.field]).toEqual([path, 400, 'If-Match']);
+    }
+    expect((await api('GET', '/special-events/5f0c6a4e-7d0e-4f6a-9a40-3c6f3c2b1a10', { headers: { 'If-Match': '"1"' } })).status).toBe(404);
   });
 });
 

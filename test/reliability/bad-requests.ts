@@ -41,6 +41,8 @@ export interface FuzzRequest {
   anonymous?: boolean;
   /** Credentials to use when no Authorization header is given: editor unless said otherwise. */
   as?: 'editor' | 'viewer';
+  /** The one status the request's class calls for (a 503 is always allowed), where it is certain. */
+  expectedStatus?: number;
 }
 
 export interface FuzzContext {
@@ -190,19 +192,30 @@ const hugeAndUnicodeStrings = (context: FuzzContext) =>
     ),
   );
 
-const RAW_NUMBERS = ['NaN', 'Infinity', '-Infinity', '1e309', '-1e309', '-0.01', '-1', '1e-7', '0.001', '1000000.01', '1e6', '1e21', '"25"', 'true', 'null', '[]', '{}', '-0', '0.30000000000000004', '9007199254740993', '1.005', '1E2', '12.345', '0x10', '01', '.5', '+1', '99999999999999999999999999999999999999'];
+const RAW_NUMBERS = ['NaN', 'Infinity', '-Infinity', '1e309', '-1e309', '-0.01', '-1', '1e-7', '0.001', '1000000.01', '1e6', '1e21', '"25"', 'true', 'null', '[]', '{}', '-0', '0.30000000000000004', '9007199254740993', '1.005', '1E2', '12.345', '0x10', '01', '.5', '+1', '99999999999999999999999999999999999999',
+  // Numbers that a double rounds to a valid price: judged on their text, each is a 400.
+  '1e-400', '-1e-400', '10.000000000000000001', '0.1000000000000000000000001', '999999.999999999999999999', '1000000.0000000000000001', '1e400'];
+/** Numbers no double holds exactly that a double would round into a valid price: a 400, on their text. */
+const ROUNDED_PRICES = fc.oneof(
+  fc.tuple(fc.integer({ min: 0, max: LIMITS.maxPrice * 100 - 1 }), fc.stringMatching(/^0{14,30}[1-9]$/)).map(([cents, tail]) => `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}${tail}`),
+  fc.integer({ min: 325, max: 100_000 }).map((exponent) => `1e-${exponent}`),
+);
 
 const badNumbers = (context: FuzzContext) =>
-  withBody(
-    'bad-numbers',
-    context,
-    fc.oneof(
-      fc.tuple(validBody, fc.constantFrom(...RAW_NUMBERS)).map(([body, raw]) => withRawField(body, 'price', raw)),
-      fc.tuple(validBody, fc.double()).map(([body, price]) => withRawField(body, 'price', String(price))),
-      fc.tuple(validBody, fc.integer({ min: -100_000_000, max: 200_000_000 }), fc.integer({ min: 1, max: 1000 })).map(([body, numerator, divisor]) =>
-        withRawField(body, 'price', String(numerator / divisor)),
+  fc.oneof(
+    withBody(
+      'bad-numbers',
+      context,
+      fc.oneof(
+        fc.tuple(validBody, fc.constantFrom(...RAW_NUMBERS)).map(([body, raw]) => withRawField(body, 'price', raw)),
+        fc.tuple(validBody, fc.double()).map(([body, price]) => withRawField(body, 'price', String(price))),
+        fc.tuple(validBody, fc.integer({ min: -100_000_000, max: 200_000_000 }), fc.integer({ min: 1, max: 1000 })).map(([body, numerator, divisor]) =>
+          withRawField(body, 'price', String(numerator / divisor)),
+        ),
       ),
     ),
+    // Judged on the text sent, never on the double it rounds to: always a 400.
+    withBody('bad-numbers', context, fc.tuple(validBody, ROUNDED_PRICES).map(([body, raw]) => withRawField(body, 'price', raw))).map((fuzz) => ({ ...fuzz, expectedStatus: 400 })),
   );
 
 // Invalid dates only; a valid one can only come out in the fuzz year.
@@ -389,6 +402,8 @@ const CONTENT_TYPES = [
   'application/problem+json',
   'text/json',
   'application/vnd.api+json',
+  'application/json; charset=utf-8; charset=latin1',
+  'application/json; charset=utf-8; CHARSET=utf-8',
 ];
 
 const wrongContentType = (context: FuzzContext) =>
@@ -400,6 +415,8 @@ const wrongContentType = (context: FuzzContext) =>
       path,
       headers: contentType === undefined ? [] : twice ? [['Content-Type', contentType], JSON_TYPE] : [['Content-Type', contentType]],
       body: method === 'PATCH' ? JSON.stringify({ price: body.price }) : JSON.stringify(body),
+      // Content-Type is a singleton field: two lines, or a parameter given twice, leave the media type undetermined (400).
+      ...(contentType !== undefined && (twice || /charset=.*charset=/i.test(contentType)) ? { expectedStatus: 400 } : {}),
     }));
 
 const oversizedBody = (context: FuzzContext) =>
@@ -568,6 +585,17 @@ const NEVER_MATCHING_IF_MATCH = ['', ' ', ',', ', ,', 'W/"1"', 'W/"2", W/"3"', '
 // The last two are long runs that make a backtracking list pattern take hours (ReDoS).
 const INVALID_IF_MATCH = ['1', 'garbage', '*, "1"', '"1" "2"', 'W/', 'w/"1"', '"1', '1"', '**', '"a"b"', '"1";q=1', `${', '.repeat(2000)}x`, `"1"${' ,'.repeat(2000)} x`];
 
+/** Every route a precondition header can be sent to, with the body its method needs; nothing here may delete the target. */
+const preconditionRoute = (context: FuzzContext, body: { price: number }) =>
+  fc.constantFrom<[string, string, string | undefined]>(
+    ['GET', `/special-events/${context.targetId}`, undefined],
+    ['HEAD', `/special-events/${context.targetId}`, undefined],
+    ['GET', `/special-events?startDate=${YEAR}-01-01&endDate=${YEAR}-01-02`, undefined],
+    ['PATCH', `/special-events/${context.targetId}`, JSON.stringify({ price: body.price })],
+    ['DELETE', `/special-events/${context.targetId}`, undefined],
+    ['POST', '/special-events', undefined],
+  );
+
 const preconditions = (context: FuzzContext) =>
   fc.oneof(
     fc
@@ -591,6 +619,29 @@ const preconditions = (context: FuzzContext) =>
         headers: values.map((value): [string, string] => ['If-Match', value]),
       }),
     ),
+    // A value outside the grammar of If-Match or If-None-Match is a 400 on every method (RFC 9110 §13.1).
+    fc
+      .tuple(fc.constantFrom('If-Match', 'If-None-Match'), fc.constantFrom(...INVALID_IF_MATCH), validBody)
+      .chain(([header, value, body]) => preconditionRoute(context, body).map(([method, path, text]): FuzzRequest => ({
+        category: 'preconditions',
+        method,
+        path,
+        headers: [[header, value], ...(method === 'POST' || method === 'PATCH' ? [JSON_TYPE] : [])],
+        body: method === 'POST' ? JSON.stringify(body) : text,
+        expectedStatus: 400,
+      }))),
+    // If-None-Match: * fails on every write, the target and the collection exist (RFC 9110 §13.1.2): 412, nothing written;
+    // an If-Match that matches nothing is evaluated first, with the same answer.
+    fc
+      .tuple(fc.option(fc.constantFrom(...NEVER_MATCHING_IF_MATCH), { nil: undefined }), validBody, fc.constantFrom('PATCH', 'DELETE', 'POST'))
+      .map(([ifMatch, body, method]): FuzzRequest => ({
+        category: 'preconditions',
+        method,
+        path: method === 'POST' ? '/special-events' : `/special-events/${context.targetId}`,
+        headers: [['If-None-Match', '*'], ...(ifMatch === undefined ? [] : [['If-Match', ifMatch] as [string, string]]), ...(method === 'DELETE' ? [] : [JSON_TYPE])],
+        ...(method === 'DELETE' ? {} : { body: method === 'POST' ? JSON.stringify(body) : JSON.stringify({ price: body.price }) }),
+        expectedStatus: 412,
+      })),
   );
 
 /** Byte sequences that are not UTF-8, each one of a kind the fatal decoder refuses. */

@@ -103,6 +103,9 @@ function answerProblem(fuzz: FuzzRequest, answer: RawAnswer): string | undefined
     }
   } else if (answer.status >= 500) return `server error ${answer.status}: ${answer.text.slice(0, 300)}`;
   if (answer.status < 200) return `unexpected status ${answer.status}`;
+  if (fuzz.expectedStatus !== undefined && answer.status !== fuzz.expectedStatus && answer.status !== 503) {
+    return `status ${answer.status} where the request's class calls for ${fuzz.expectedStatus}: ${answer.text.slice(0, 300)}`;
+  }
   try {
     if (answer.status >= 400) documentedProblemKind(answer, { bodyless: fuzz.method === 'HEAD' });
     // The contract check covers documented operations and API Gateway's own answers to the rest;

@@ -3,10 +3,13 @@
 import { LIMITS } from '../../functions/events/limits.ts';
 import fc from 'fast-check';
 import { addDays, daysBetween, FIRST_DATE, isCalendarDate, LAST_DATE } from '../../functions/events/calendar-dates.ts';
-import { CreateEventRequest, ListEventsQuery } from '../../functions/events/event-schema.ts';
+import { CreateEventRequest, EventPrice, ListEventsQuery } from '../../functions/events/event-schema.ts';
 import { validate } from '../../functions/http/request-validation.ts';
-import { decodeUtf8, duplicateKey } from '../../functions/http/json-text.ts';
-import { IF_MATCH_PATTERN, parseIfMatch, withIfMatch } from '../../functions/http/preconditions.ts';
+import { decodeUtf8, duplicateKey, parseJsonText } from '../../functions/http/json-text.ts';
+import { compareDecimal, decimalPlaces, JsonNumberText, sameDecimal } from '../../functions/events/decimal-text.ts';
+import { IF_MATCH_PATTERN, IfNoneMatchFailedError, parseEntityTagList, parseIfMatch, readOutcome, versionOfTag, withPreconditions, type Preconditions } from '../../functions/http/preconditions.ts';
+import { EventVersionMismatchError } from '../../functions/store/store-errors.ts';
+import * as v from 'valibot';
 import { HttpProblem } from '../../functions/events/problems.ts';
 import { problemOf } from '../support/problem-of.ts';
 import { codePointLength, MULTI_LINE_TEXT, obeysTextRule, SINGLE_LINE_TEXT } from '../../functions/events/text-rules.ts';
@@ -82,11 +85,118 @@ describe('If-Match (RFC 9110 §13.1.1)', () => {
       writes.push(expected);
       return 'ok';
     };
-    await withIfMatch({ kind: 'versions', versions: [2, 1] }, async () => 1, write);
-    await withIfMatch({ kind: 'versions', versions: [2, 3] }, async () => 1, write);
-    await withIfMatch({ kind: 'versions', versions: [] }, async () => 1, write);
-    await withIfMatch({ kind: 'any' }, async () => 1, write);
+    const absent = { kind: 'absent' } as const;
+    await withPreconditions({ ifMatch: { kind: 'versions', versions: [2, 1] }, ifNoneMatch: absent }, async () => 1, write);
+    await withPreconditions({ ifMatch: { kind: 'versions', versions: [2, 3] }, ifNoneMatch: absent }, async () => 1, write);
+    await withPreconditions({ ifMatch: { kind: 'versions', versions: [] }, ifNoneMatch: absent }, async () => 1, write);
+    await withPreconditions({ ifMatch: { kind: 'any' }, ifNoneMatch: absent }, async () => 1, write);
     expect(writes).toEqual([1, -1, -1, undefined]);
+  });
+});
+
+describe('entity-tags beyond safe integers', () => {
+  test('a tag is one of our versions only when its text is a safe integer written canonically: no float rounding makes two tags equal', () => {
+    expect(versionOfTag('9007199254740991')).toBe(Number.MAX_SAFE_INTEGER);
+    for (const tag of ['9007199254740992', '9007199254740993', '18014398509481984', '99999999999999999999', '1e3', '0x10']) expect([tag, versionOfTag(tag)]).toEqual([tag, undefined]);
+    fc.assert(
+      fc.property(fc.bigInt({ min: 1n, max: 2n ** 64n }), (n) => {
+        const version = versionOfTag(String(n));
+        // Either exactly the integer the text names, or no version at all.
+        expect(version === undefined ? n > BigInt(Number.MAX_SAFE_INTEGER) : BigInt(version) === n).toBe(true);
+      }),
+    );
+  });
+
+  test('If-None-Match compares the tag text exactly: "9007199254740993" does not match "9007199254740992"', () => {
+    const conditions = { ifMatch: { kind: 'absent' }, ifNoneMatch: parseEntityTagList(['"9007199254740993"']) } as const;
+    expect(readOutcome(conditions as never, '"9007199254740992"')).toBe('proceed');
+    expect(readOutcome({ ifMatch: parseEntityTagList(['"9007199254740993"']), ifNoneMatch: { kind: 'absent' } } as never, '"9007199254740992"')).toBe('precondition-failed');
+  });
+});
+
+describe('preconditions by RFC 9110 §13.2.2, on every method', () => {
+  const lists = (ifMatch?: string, ifNoneMatch?: string) => ({
+    ifMatch: parseEntityTagList(ifMatch === undefined ? undefined : [ifMatch]),
+    ifNoneMatch: parseEntityTagList(ifNoneMatch === undefined ? undefined : [ifNoneMatch]),
+  });
+
+  test.each<[string | undefined, string | undefined, ReturnType<typeof readOutcome>]>([
+    [undefined, undefined, 'proceed'],
+    ['*', undefined, 'proceed'],
+    ['"3"', undefined, 'proceed'],
+    ['"2", "3"', undefined, 'proceed'],
+    ['"2"', undefined, 'precondition-failed'],
+    ['W/"3"', undefined, 'precondition-failed'],
+    ['', undefined, 'precondition-failed'],
+    [undefined, '"3"', 'not-modified'],
+    [undefined, 'W/"3"', 'not-modified'],
+    [undefined, '*', 'not-modified'],
+    [undefined, '"2"', 'proceed'],
+    // If-Match first: when it fails, If-None-Match is not looked at.
+    ['"2"', '"3"', 'precondition-failed'],
+    ['"3"', '"3"', 'not-modified'],
+    ['"3"', '"2"', 'proceed'],
+  ])('a GET of a representation tagged "3" with If-Match %j and If-None-Match %j (undefined: not sent): %s', (ifMatch, ifNoneMatch, outcome) => {
+    expect(readOutcome(lists(ifMatch, ifNoneMatch) as never, '"3"')).toBe(outcome);
+  });
+
+  /** What a write does under `conditions` when the current version is 3: the version it is conditioned on, or the error. */
+  async function writeUnder(conditions: Preconditions, current: number | undefined = 3): Promise<number | undefined | string> {
+    try {
+      return await withPreconditions(conditions, async () => current, async (expected) => {
+        // The store: a version that is not the current one is a 412, as DynamoDB's condition makes it.
+        if (expected !== undefined && expected !== current) throw new EventVersionMismatchError('e', current);
+        return expected;
+      });
+    } catch (error) {
+      return (error as Error).name;
+    }
+  }
+  const absent = { kind: 'absent' } as const;
+
+  test.each<[string, Preconditions, number | undefined | string]>([
+    ['If-None-Match: * (the event exists)', { ifMatch: { kind: 'absent' }, ifNoneMatch: { kind: 'any' } }, IfNoneMatchFailedError.name],
+    ['If-None-Match naming the current version', { ifMatch: absent, ifNoneMatch: parseEntityTagList(['"1", W/"3"']) as never }, 'IfNoneMatchFailedError'],
+    ['If-None-Match naming other versions only', { ifMatch: absent, ifNoneMatch: parseEntityTagList(['"1", "2"']) as never }, 3],
+    ['If-Match and If-None-Match both holding', { ifMatch: { kind: 'versions', versions: [3] }, ifNoneMatch: parseEntityTagList(['"2"']) as never }, 3],
+    ['If-Match failing, If-None-Match holding (If-Match first)', { ifMatch: { kind: 'versions', versions: [2] }, ifNoneMatch: parseEntityTagList(['"2"']) as never }, 'EventVersionMismatchError'],
+    ['If-Match holding, If-None-Match failing', { ifMatch: { kind: 'any' }, ifNoneMatch: { kind: 'any' } }, 'IfNoneMatchFailedError'],
+    ['no preconditions', { ifMatch: absent, ifNoneMatch: absent }, undefined],
+  ])('a write with %s', async (_, conditions, expected) => {
+    expect(await writeUnder(conditions)).toEqual(expected);
+  });
+});
+
+describe('numbers by their decimal text', () => {
+  test('the same decimal whatever the notation', () => {
+    for (const [a, b] of [['1e2', '100'], ['100.000', '1E+2'], ['0.5', '5e-1'], ['-0', '0'], ['0.30', '0.3']] as const) expect([a, b, sameDecimal(a, b)]).toEqual([a, b, true]);
+    for (const [a, b] of [['1e-400', '0'], ['10.000000000000000001', '10'], ['1e400', 'Infinity'], ['-1', '1']] as const) expect([a, b, sameDecimal(a, b)]).toEqual([a, b, false]);
+    expect([decimalPlaces('1.50'), decimalPlaces('1e-400'), decimalPlaces('1e3'), decimalPlaces('12.5e-1')]).toEqual([1, 400, 0, 2]);
+    expect([compareDecimal('1000000.0000000000000001', 1e6), compareDecimal('999999.99', 1e6), compareDecimal('1e6', 1e6), compareDecimal('-1e-400', 0)]).toEqual([1, -1, 0, -1]);
+  });
+
+  test('the runtime gives a JSON.parse reviver the source text of each number (ECMAScript source text access, Node 21 and later)', () => {
+    expect(parseJsonText('{"price": 1e-400}')).toEqual({ price: new JsonNumberText('1e-400', 0) });
+  });
+
+  test('every price of whole cents up to the maximum, in any notation, is held exactly and accepted as sent', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: LIMITS.maxPrice * 100 }), fc.nat({ max: 30 }), (cents, zeros) => {
+        const text = cents === 0 ? `0.${'0'.repeat(zeros)}e${zeros}` : `${cents}${'0'.repeat(zeros)}e${-2 - zeros}`;
+        const body = parseJsonText(`{"price": ${text}}`) as { price: unknown };
+        expect([text, v.safeParse(EventPrice, body.price).output]).toEqual([text, cents / 100]);
+      }),
+    );
+  });
+
+  test('a price text with a third decimal digit that is not zero is refused, however many digits it has', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: LIMITS.maxPrice * 100 - 1 }), fc.stringMatching(/^[0-9]{0,30}[1-9]$/), (cents, tail) => {
+        const text = `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}${tail}`;
+        const body = parseJsonText(`{"price": ${text}}`) as { price: unknown };
+        expect([text, v.safeParse(EventPrice, body.price).success]).toEqual([text, false]);
+      }),
+    );
   });
 });
 

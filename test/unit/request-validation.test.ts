@@ -2,6 +2,7 @@
 import { parseBasicCredentials } from '../../functions/auth/basic-auth.ts';
 import { CreateEventRequest, UpdateEventRequest } from '../../functions/events/event-schema.ts';
 import { validate } from '../../functions/http/request-validation.ts';
+import { parseJsonText } from '../../functions/http/json-text.ts';
 import { HttpProblem } from '../../functions/events/problems.ts';
 import { problemOf } from '../support/problem-of.ts';
 import { parseListQuery } from '../../functions/list-special-events.ts';
@@ -21,6 +22,23 @@ describe('event schemas', () => {
 
   test('reject lone surrogates, which DynamoDB cannot store', () => {
     expect(() => validate(CreateEventRequest, { ...valid, name: 'bad \ud800' }, 'request body')).toThrow(HttpProblem);
+  });
+
+  test('a price is judged on its decimal text: a double by its shortest round-trip text, a body number by the digits sent', () => {
+    const priceErrors = (body: unknown) => {
+      try {
+        validate(UpdateEventRequest, body, 'request body');
+        return [];
+      } catch (error) {
+        return (error as HttpProblem).problem.errors?.map((e) => e.message) ?? [];
+      }
+    };
+    expect(priceErrors({ price: 0.1 + 0.2 })).toEqual(['must have at most 2 decimals']);
+    expect(priceErrors({ price: 1e-323 })).toEqual(['must have at most 2 decimals']);
+    expect(priceErrors({ price: 19.99 })).toEqual([]);
+    expect(priceErrors({ price: 1e6 })).toEqual([]);
+    expect(priceErrors(parseJsonText('{"price": 19.990000000000000000001}'))).toEqual(['must have at most 2 decimals']);
+    expect(priceErrors(parseJsonText('{"price": 19.99000000000000000000}'))).toEqual([]);
   });
 
   test('an update needs at least one field and accepts any subset', () => {
