@@ -121,7 +121,7 @@ export class MuseumFunctions extends Construct {
     role.addToPrincipalPolicy(
       new iam.PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [logGroup.logGroupArn] }),
     );
-    for (const statement of dataAccessStatements(name, options.tables)) role.addToPrincipalPolicy(statement);
+    for (const statement of dataAccessStatements(name, options.tables.grants)) role.addToPrincipalPolicy(statement);
 
     const fn = new lambda.Function(this, id, {
       // The release (`-c release=<commit>`, set by CI) in the description: every release
