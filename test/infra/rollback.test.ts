@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { parseDocument } from 'yaml';
 import { releaseHistoryParameter } from '../../lib/cdk/canary-releases.ts';
 import type { FakeAwsState } from './fake-aws-cli.ts';
+import { synthesize } from './synthesize.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const STACK = 'MuseumApi-prod';
@@ -19,6 +20,8 @@ const FUNCTIONS = ['MuseumApi-prod-FunctionsGetSpecialEvent1A2B-x1', 'MuseumApi-
 const OWN_TABLE = `${STACK}-TablesEventsE8DD42EA-1A2B3C4D5E6F`;
 const RESTORED_TABLE = `${STACK}-TablesEvents-restored-20261124`;
 const HISTORY = releaseHistoryParameter('prod');
+/** Each scenario starts the stand-in CLI dozens of times (a Node process each): on a loaded machine that takes a while. */
+const SCENARIO_TIMEOUT_MS = 180_000;
 
 const recordStep = (() => {
   const workflow = parseDocument(readFileSync(join(root, '.github/workflows/production.yml'), 'utf8')).toJS() as {
@@ -92,7 +95,7 @@ test('after a failed canary, a rollback skips the failed release\'s versions and
   expect(live()).toEqual(['2', '2']);
   expect(result.stdout).toContain('rolled back from release r4 to release r2');
   expect(history().at(-1)).toMatchObject({ event: 'rolled-back', release: 'r4', to: 'r2' });
-});
+}, SCENARIO_TIMEOUT_MS);
 
 test('after a manual rollback, a second one goes further back, never to the release rolled back from; with none left it refuses and changes nothing', () => {
   deploy('r1');
@@ -112,7 +115,7 @@ test('after a manual rollback, a second one goes further back, never to the rele
   deploy('r4');
   expect(rollback().status).toBe(0);
   expect(live()).toEqual(['1', '1']);
-});
+}, SCENARIO_TIMEOUT_MS);
 
 test('a rollback never returns to a release published for another table than the functions are now given', () => {
   deploy('r1', { table: OWN_TABLE });
@@ -124,7 +127,7 @@ test('a rollback never returns to a release published for another table than the
   deploy('r3', { table: RESTORED_TABLE });
   expect(rollback().status).toBe(0);
   expect(live()).toEqual(['2', '2']);
-});
+}, SCENARIO_TIMEOUT_MS);
 
 test('a record whose versions read another table than the function\'s configuration is refused before any alias moves', () => {
   deploy('r1');
@@ -137,7 +140,7 @@ test('a record whose versions read another table than the function\'s configurat
   expect(refused.stderr).toContain(`version 1 of ${FUNCTIONS[1]!} (release r1) reads {"TABLE_NAME":"${RESTORED_TABLE}"`);
   expect(live()).toEqual(['2', '2']);
   expect(history().map((record) => record.event)).toEqual(['released', 'released']);
-});
+}, SCENARIO_TIMEOUT_MS);
 
 test('with no release ever recorded, or while a canary shifts traffic, it refuses with what to do instead', () => {
   deploy('r1', { canary: 'fails' });
@@ -154,4 +157,16 @@ test('with no release ever recorded, or while a canary shifts traffic, it refuse
   const refused = rollback();
   expect(refused.status).toBe(1);
   expect(refused.stderr).toContain('aws deploy stop-deployment --auto-rollback-enabled');
-});
+}, SCENARIO_TIMEOUT_MS);
+
+test('the stack output the release record is built from lists exactly the version each `live` alias serves after the deploy', () => {
+  const app = synthesize({ alarmEmail: 'ops@museum.example' });
+  const template = app.apiTemplate.toJSON() as { Resources: Record<string, { Type: string; Properties?: any }>; Outputs: Record<string, { Value: any }> };
+  const listed = (template.Outputs.ReleaseVersions?.Value['Fn::Join'] as [string, { Ref: string }[]])[1].map((part) => part.Ref).sort();
+  const served = Object.values(template.Resources)
+    .filter((resource) => resource.Type === 'AWS::Lambda::Alias' && resource.Properties?.Name === 'live')
+    .map((alias) => (alias.Properties?.FunctionVersion as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0])
+    .sort();
+  expect(served).toHaveLength(6);
+  expect(listed).toEqual(served);
+}, SCENARIO_TIMEOUT_MS);
