@@ -1,29 +1,81 @@
 #!/usr/bin/env bash
-# Rolls a stage back to its previous release in seconds, without CloudFormation or CI: points
-# the `live` alias of every function of MuseumApi-<stage> at the version before the one it
-# serves now. Every release publishes exactly one new version of each function (its description
-# names the release, lib/cdk/museum-functions.ts), so "the version before" is the previous release
-# for all six alike. Usage (AWS credentials of the stage's account in the environment):
+# Rolls a stage back, in seconds and without CloudFormation or CI, to the last release that is
+# known to be good: points the `live` alias of every function of MuseumApi-<stage> at the versions
+# of that release. Usage (AWS credentials of the stage's account; needs the AWS CLI and jq):
 #
 #   bash bin/rollback.sh prod
 #
-# During a canary (the first ~6 minutes of a deploy) stopping the CodeDeploy deployment is
-# enough: it rolls back by itself. Afterwards, this. Then revert the bad commit on main: the next
-# deploy moves the aliases again.
+# Known to be good means recorded in the stage's release history, the SSM parameter
+# /museum-special-events/<stage>/releases (each of its versions is one record, with who wrote it
+# and when): the production workflow appends {"event":"released",...} after a deploy whose canaries
+# and smoke test passed; this script appends {"event":"rolled-back",...} naming the release it
+# leaves. It returns to the newest released record that
+#   - is not the live release and was never rolled back (a failed canary is never recorded),
+#   - was published for the functions the stack has now, and for the table they are given now
+#     (each version's TABLE_NAME and IDEMPOTENCY_TABLE_NAME are checked against the function's
+#     current configuration, which is what its role grants);
+# and refuses, changing nothing, when there is none. During a canary, stop the CodeDeploy
+# deployment instead: it moves the aliases back by itself.
 set -euo pipefail
 stage=${1:?usage: bash bin/rollback.sh <stage>, e.g. prod}
 stack="MuseumApi-$stage"
-functions=$(aws cloudformation list-stack-resources --stack-name "$stack" \
-  --query "StackResourceSummaries[?ResourceType=='AWS::Lambda::Function'].PhysicalResourceId" --output text)
-[ -n "$functions" ] || { echo "No functions in $stack" >&2; exit 1; }
+history_parameter="/museum-special-events/$stage/releases"
+refuse() { printf 'rollback refused, nothing was changed: %s\n' "$*" >&2; exit 1; }
+
+outputs=$(aws cloudformation describe-stacks --stack-name "$stack" --output json | jq -c '.Stacks[0].Outputs // [] | map({(.OutputKey): .OutputValue}) | add // {}')
+table=$(jq -r '.TableName // empty' <<<"$outputs")
+functions=$(jq -r '.ReleaseVersions // "" | split(" ") | map(select(. != "") | capture(":function:(?<name>[^:]+):").name) | sort | .[]' <<<"$outputs")
+[ -n "$functions" ] && [ -n "$table" ] || refuse "$stack has no ReleaseVersions or TableName output (deployed by an older version of this app?)"
+
+# What serves now: one version per function, and the release named in its description.
+live='{}'
+live_release=
 for fn in $functions; do
-  current=$(aws lambda get-alias --function-name "$fn" --name live --query FunctionVersion --output text)
-  previous=$(aws lambda list-versions-by-function --function-name "$fn" --query 'Versions[].Version' --output text |
-    tr '\t' '\n' | grep -E '^[0-9]+$' | awk -v current="$current" '$1 < current' | sort -n | tail -n 1)
-  if [ -z "$previous" ]; then
-    echo "$fn: version $current is the first, left as it is" >&2
-    continue
+  alias=$(aws lambda get-alias --function-name "$fn" --name live --output json)
+  if jq -e '(.RoutingConfig.AdditionalVersionWeights // {}) | length > 0' <<<"$alias" >/dev/null; then
+    refuse "$fn is shifting traffic between two versions (a CodeDeploy deployment is running): stop it, and it moves the aliases back itself: aws deploy stop-deployment --auto-rollback-enabled --deployment-id <id>"
   fi
-  aws lambda update-alias --function-name "$fn" --name live --function-version "$previous" --query FunctionVersion --output text >/dev/null
-  echo "$fn: live $current -> $previous ($(aws lambda get-function-configuration --function-name "$fn" --qualifier "$previous" --query Description --output text))"
+  version=$(jq -r .FunctionVersion <<<"$alias")
+  live=$(jq -c --arg fn "$fn" --arg version "$version" '. + {($fn): $version}' <<<"$live")
+  if [ -z "$live_release" ]; then
+    live_release=$(aws lambda get-function-configuration --function-name "$fn" --qualifier "$version" --output json |
+      jq -r '[.Description // "" | capture("\\(release (?<release>[^)]+)\\)") | .release] | first // "unknown"')
+  fi
 done
+
+errors=$(mktemp)
+trap 'rm -f "$errors"' EXIT
+if ! history=$(aws ssm get-parameter-history --name "$history_parameter" --output json 2>"$errors"); then
+  grep -q ParameterNotFound "$errors" && refuse "no release of $stage was ever recorded as good ($history_parameter does not exist): the production workflow records one after each deploy whose canaries pass"
+  cat "$errors" >&2
+  exit 1
+fi
+
+target=$(jq -c --arg table "$table" --arg live_release "$live_release" --argjson live "$live" --argjson functions "$(jq -Rn '[inputs]' <<<"$functions")" '
+  [.Parameters | sort_by(.Version) | .[].Value | (try fromjson catch null) | objects] as $records
+  | ([$records[] | select(.event == "rolled-back") | .release] + [$live_release]) as $bad
+  | [$records[] | select(.event == "released" and .table == $table and .versions != $live
+      and ((.versions | keys) == $functions) and (.release as $release | $bad | index($release) | not))]
+  | last // empty' <<<"$history")
+[ -n "$target" ] || refuse "no release of $stage older than the live one ($live_release) is recorded as good for table $table and these functions; releases rolled back from are never returned to"
+target_release=$(jq -r .release <<<"$target")
+
+# A version reads the tables it was published with: returning to one that reads other tables
+# than the function's role now grants would answer every request with AccessDenied.
+for fn in $functions; do
+  version=$(jq -r --arg fn "$fn" '.versions[$fn]' <<<"$target")
+  reads='.Environment.Variables // {} | {TABLE_NAME, IDEMPOTENCY_TABLE_NAME}'
+  then_tables=$(aws lambda get-function-configuration --function-name "$fn" --qualifier "$version" --output json | jq -c "$reads")
+  now_tables=$(aws lambda get-function-configuration --function-name "$fn" --output json | jq -c "$reads")
+  [ "$then_tables" = "$now_tables" ] || refuse "version $version of $fn (release $target_release) reads $then_tables, but the function is now configured and granted for $now_tables"
+done
+
+# Recorded first: if moving an alias fails half-way, running this again still never returns here.
+record=$(jq -nc --arg release "$live_release" --arg to "$target_release" --argjson versions "$live" '{event: "rolled-back", release: $release, to: $to, versions: $versions}')
+aws ssm put-parameter --name "$history_parameter" --type String --overwrite --value "$record" --output json >/dev/null
+for fn in $functions; do
+  version=$(jq -r --arg fn "$fn" '.versions[$fn]' <<<"$target")
+  aws lambda update-alias --function-name "$fn" --name live --function-version "$version" --output json >/dev/null
+  echo "$fn: live $(jq -r --arg fn "$fn" '.[$fn]' <<<"$live") -> $version"
+done
+echo "$stack: rolled back from release $live_release to release $target_release (recorded in $history_parameter)"

@@ -39,8 +39,8 @@ export class ApiFirewall extends Construct {
     });
 
     // CloudFormation names the sets (no fixed name: a redeploy never collides with a leftover).
-    // A later `cdk deploy` sets Addresses back to empty: the runbook says to write a block
-    // that must outlive a deploy into the code instead.
+    // Addresses added by hand stay until a deploy changes a set's template (CloudFormation then
+    // writes this empty list back): the runbook says to write a lasting block into the code.
     const ipSet = (id: string, version: 'IPV4' | 'IPV6') =>
       new wafv2.CfnIPSet(this, id, { scope: 'REGIONAL', ipAddressVersion: version, addresses: [], description: `${version} addresses blocked by hand, stage ${config.stage}` });
     this.blockedAddresses = { ipv4: ipSet('BlockedIpv4', 'IPV4'), ipv6: ipSet('BlockedIpv6', 'IPV6') };

@@ -19,6 +19,17 @@ import type { SpecialEventsApi } from './special-events-api.ts';
 import type { StageConfig } from './stage-config.ts';
 
 export const CANARY_CONFIG = codedeploy.LambdaDeploymentConfig.CANARY_10PERCENT_5MINUTES;
+
+/**
+ * A stage's release history: an SSM parameter each version of which is one record (Parameter
+ * Store keeps the last 100 versions with who wrote them and when). The production workflow
+ * appends `released` once a deploy's canaries and smoke test have passed (the versions come from
+ * the stack output ReleaseVersions); bin/rollback.sh appends `rolled-back` and returns only to
+ * released records never rolled back from.
+ */
+export function releaseHistoryParameter(stage: string): string {
+  return `/museum-special-events/${stage}/releases`;
+}
 /** Crashes or timeouts of the new version in one minute that stop its release. */
 export const RELEASE_ERRORS_PER_MINUTE = 3;
 /** 5xx answers (any source, from the access log) in one minute that stop a release. */

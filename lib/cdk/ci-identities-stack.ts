@@ -15,6 +15,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct, Node } from 'constructs';
 import { API_GATEWAY_ACCOUNT_STACK_NAME } from './api-gateway-account-stack.ts';
 import { keys } from '../../functions/store/table-definition.ts';
+import { releaseHistoryParameter } from './canary-releases.ts';
 import { addPreviewContainment } from './preview-containment.ts';
 import { PRODUCTION_STAGE } from './stage-config.ts';
 
@@ -108,6 +109,14 @@ export class CiIdentitiesStack extends Stack {
         new iam.PolicyStatement({
           actions: ['sts:AssumeRole', 'sts:TagSession'],
           resources: bootstrapRoles(['deploy-role', 'file-publishing-role', 'image-publishing-role', 'lookup-role']),
+        }),
+      );
+      // After a deploy whose canaries passed, the workflow records the release as good: one
+      // parameter, written, never read or deleted (bin/rollback.sh reads it with an operator's credentials).
+      deploy.addToPrincipalPolicy(
+        new iam.PolicyStatement({
+          actions: ['ssm:PutParameter'],
+          resources: [this.formatArn({ service: 'ssm', resource: 'parameter', resourceName: releaseHistoryParameter(PRODUCTION_STAGE).replace(/^\//, '') })],
         }),
       );
       // Pushes to main, before the approval: reads the live templates for `cdk diff`, nothing else.

@@ -7,7 +7,8 @@
 // Every function is published as a version behind the alias `live`, and API Gateway (the
 // integrations and the authorizer) calls only the alias: a release is a new version, and moving
 // the alias is how it reaches traffic, gradually in production (lib/cdk/canary-releases.ts) and at
-// once in previews. Old versions are retained so that a rollback is pointing the alias back.
+// once in previews. Old versions are retained so that a rollback is pointing the alias back (to
+// a release recorded as good, bin/rollback.sh).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -121,12 +122,12 @@ export class MuseumFunctions extends Construct {
     role.addToPrincipalPolicy(
       new iam.PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [logGroup.logGroupArn] }),
     );
-    for (const statement of dataAccessStatements(name, options.tables)) role.addToPrincipalPolicy(statement);
+    for (const statement of dataAccessStatements(name, options.tables.grants)) role.addToPrincipalPolicy(statement);
 
     const fn = new lambda.Function(this, id, {
       // The release (`-c release=<commit>`, set by CI) in the description: every release
-      // publishes one new version of every function, so the version before the live one is the
-      // previous release's, for all six alike (bin/rollback.sh relies on that).
+      // publishes one new version of every function, and bin/rollback.sh reads which release a
+      // live version belongs to from here.
       description: `Museum Special Events API: ${name}${options.config.release ? ` (release ${options.config.release})` : ''}`,
       code: lambda.Code.fromAsset(bundle),
       handler: 'index.handler',

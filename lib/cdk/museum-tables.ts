@@ -1,6 +1,13 @@
 // The two DynamoDB tables, declared from the same definitions the local bootstrap uses, so the
 // deployed key schema and index cannot drift from DynamoDB Local's.
-import { RemovalPolicy, Validations } from 'aws-cdk-lib';
+//
+// The functions' roles are granted every table of its kind the stage may serve from, by name
+// prefix: the stack's own (CloudFormation names it `<stack>-<logical id>-<random>`,
+// https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-properties-name.html) and any
+// attached one, which must carry the same prefix. So attaching a restored table changes only the
+// functions' TABLE_NAME, never a role: while CodeDeploy shifts traffic, the old version keeps
+// reading its table and the new version reads the attached one (docs/DEPLOY.md, "Restore").
+import { RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { eventsTable, idempotencyTable, type TableDefinition } from '../../functions/store/table-definition.ts';
@@ -12,9 +19,33 @@ export class MuseumTables extends Construct {
   readonly events: dynamodb.ITableV2;
   /** Idempotency records of POST, PATCH and DELETE, written with the commit; they expire after 24 hours. */
   readonly idempotency: dynamodb.ITableV2;
+  /** What the functions' roles are granted: every table of each kind this stage may serve from (see above). */
+  readonly grants: { events: dynamodb.ITableV2; idempotency: dynamodb.ITableV2 };
+  /** The name prefix of every events (idempotency) table of this stage: own or attached. */
+  readonly namePrefixes: { events: string; idempotency: string };
 
   constructor(scope: Construct, id: string, config: StageConfig) {
     super(scope, id);
+    const stack = Stack.of(this);
+    // The logical id of a construct at Tables/Events begins with "TablesEvents" (then a hash).
+    this.namePrefixes = { events: `${stack.stackName}-${id}Events`, idempotency: `${stack.stackName}-${id}Idempotency` };
+    for (const [kind, key] of [['events', 'eventsTableName'], ['idempotency', 'idempotencyTableName']] as const) {
+      const attached = config.existingTables[kind];
+      if (attached !== undefined && !attached.startsWith(this.namePrefixes[kind])) {
+        throw new Error(
+          `Context "${key}": "${attached}" must start with ${this.namePrefixes[kind]}: the functions may use only tables named so, ` +
+            'which is what lets a deploy switch tables without a version losing access (docs/DEPLOY.md, "Restore")',
+        );
+      }
+    }
+    const byPrefix = (grantId: string, prefix: string) =>
+      dynamodb.TableV2.fromTableAttributes(this, grantId, {
+        tableArn: stack.formatArn({ service: 'dynamodb', resource: 'table', resourceName: `${prefix}*` }),
+      });
+    this.grants = {
+      events: byPrefix('EventsTablesOfStage', this.namePrefixes.events),
+      idempotency: byPrefix('IdempotencyTablesOfStage', this.namePrefixes.idempotency),
+    };
     // Production data survives a stack deletion and an accidental `cdk destroy`; a preview's goes with it.
     const retention = config.isProduction
       ? { removalPolicy: RemovalPolicy.RETAIN, deletionProtection: true }

@@ -3,12 +3,14 @@
 // (which the branch itself controls) can deploy any template with it: one Lambda role with
 // AdministratorAccess and the branch owns the account. Instead (docs/DEPLOY.md, threat model):
 // - PREVIEW_EXECUTION_POLICY is CloudFormation's execution policy in the preview account
-//   (`cdk bootstrap --cloudformation-execution-policies`): only the services the stacks use, and
-//   IAM only on roles named after preview stacks, only with the permissions boundary attached.
+//   (`cdk bootstrap --cloudformation-execution-policies`): only the services the preview stacks
+//   consist of (test/infra/preview-containment.test.ts derives them from the templates), reading
+//   the function bundles from the bootstrap's assets bucket, and IAM only on roles named after
+//   preview stacks, only with the permissions boundary attached.
 // - PREVIEW_BOUNDARY caps every role a preview creates (the functions' roles) at what the
 //   handlers do: DynamoDB on preview tables, their logs, X-Ray. previews apply it to every role
 //   (lib/cdk/museum-app.ts), and the execution policy refuses a role without it.
-import { Token, Validations, type Stack } from 'aws-cdk-lib';
+import { DefaultStackSynthesizer, Token, Validations, type Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 
@@ -16,6 +18,8 @@ export const PREVIEW_BOUNDARY_NAME = 'museum-preview-boundary';
 export const PREVIEW_EXECUTION_POLICY_NAME = 'museum-preview-cfn-execution';
 /** Name prefixes CloudFormation gives the resources of preview stacks (it names them after the stack). */
 const PREVIEW_PREFIXES = ['MuseumApi-pr-*', 'MuseumMockApi-pr-*'];
+/** The services whose resources make up a preview's templates (an API stack without WAF, alarms or canaries, and the mock). */
+export const PREVIEW_SERVICES = ['apigateway', 'lambda', 'dynamodb', 'logs'] as const;
 
 export function addPreviewContainment(stack: Stack): { boundary: iam.ManagedPolicy; execution: iam.ManagedPolicy } {
   const arn = (service: string, resource: string, names: string[], region = stack.region) =>
@@ -31,16 +35,24 @@ export function addPreviewContainment(stack: Stack): { boundary: iam.ManagedPoli
   });
   const roles = arn('iam', 'role', PREVIEW_PREFIXES, '');
   const withBoundary = { StringEquals: { 'iam:PermissionsBoundary': boundary.managedPolicyArn } };
+  const qualifier = (stack.node.tryGetContext('@aws-cdk/core:bootstrapQualifier') as string | undefined) ?? DefaultStackSynthesizer.DEFAULT_QUALIFIER;
+  const assetsBucket = DefaultStackSynthesizer.DEFAULT_FILE_ASSETS_BUCKET_NAME.replace('${Qualifier}', qualifier)
+    .replace('${AWS::AccountId}', stack.account)
+    .replace('${AWS::Region}', stack.region);
   const execution = new iam.ManagedPolicy(stack, 'PreviewExecution', {
     managedPolicyName: PREVIEW_EXECUTION_POLICY_NAME,
     description: 'CloudFormation execution policy of the preview account (cdk bootstrap --cloudformation-execution-policies)',
     statements: [
       // The services the API and mock stacks consist of.
-      new iam.PolicyStatement({
-        actions: ['apigateway:*', 'lambda:*', 'dynamodb:*', 'logs:*', 'cloudwatch:*', 'sns:*', 'wafv2:*', 'codedeploy:*'],
-        resources: ['*'],
-      }),
-      new iam.PolicyStatement({ actions: ['ssm:GetParameters'], resources: arn('ssm', 'parameter', ['cdk-bootstrap/*']) }),
+      new iam.PolicyStatement({ actions: PREVIEW_SERVICES.map((service) => `${service}:*`), resources: ['*'] }),
+      // Lambda fetches a function's code from S3 with the credentials of whoever calls
+      // CreateFunction or UpdateFunctionCode, here CloudFormation's role ("Your access has been
+      // denied by S3, please make sure your request credentials have permission to GetObject").
+      // The bucket's KMS key (new or AWS managed) lets account principals decrypt through S3 in
+      // its key policy, so no kms: permission is needed.
+      new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [stack.formatArn({ service: 's3', region: '', account: '', resource: assetsBucket, resourceName: '*' })] }),
+      // The templates' BootstrapVersion parameter reads this SSM parameter.
+      new iam.PolicyStatement({ actions: ['ssm:GetParameters'], resources: arn('ssm', 'parameter', [`cdk-bootstrap/${qualifier}/version`]) }),
       // Roles: only preview-named ones, only created or given policies with the boundary on.
       new iam.PolicyStatement({ actions: ['iam:CreateRole', 'iam:PutRolePolicy', 'iam:AttachRolePolicy'], resources: roles, conditions: withBoundary }),
       new iam.PolicyStatement({
@@ -68,9 +80,9 @@ export function addPreviewContainment(stack: Stack): { boundary: iam.ManagedPoli
     })),
   );
   Validations.of(execution).acknowledge(
-    ...['apigateway', 'lambda', 'dynamodb', 'logs', 'cloudwatch', 'sns', 'wafv2', 'codedeploy'].map((service) => ({ id: `AwsSolutions-IAM5[Action::${service}:*]`, reason })),
+    ...PREVIEW_SERVICES.map((service) => ({ id: `AwsSolutions-IAM5[Action::${service}:*]`, reason })),
     { id: 'AwsSolutions-IAM5[Resource::*]', reason },
-    { id: `AwsSolutions-IAM5[Resource::${findingArn('ssm', stack.region, 'parameter/cdk-bootstrap/*')}]`, reason: 'The CDK bootstrap version parameter.' },
+    { id: `AwsSolutions-IAM5[Resource::arn:${literal(stack.partition, '<AWS::Partition>')}:s3:::${assetsBucket}/*]`, reason: 'The function bundles in the CDK bootstrap\'s assets bucket (names are content hashes).' },
     ...PREVIEW_PREFIXES.map((prefix) => ({ id: `AwsSolutions-IAM5[Resource::${findingArn('iam', '', `role/${prefix}`)}]`, reason })),
   );
   return { boundary, execution };

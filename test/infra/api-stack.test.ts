@@ -456,7 +456,7 @@ describe('REST API', () => {
   test('outputs: the base URL ends in /v1.1 on the stage, and the table name', () => {
     const outputs = prod.apiTemplate.toJSON().Outputs as Record<string, { Value: unknown }>;
     expect(Object.keys(outputs).sort()).toEqual(
-      ['AlarmTopicArn', 'ApiBaseUrl', 'BlockedIpv4SetId', 'BlockedIpv4SetName', 'BlockedIpv6SetId', 'BlockedIpv6SetName', 'IdempotencyTableName', 'TableName'],
+      ['AlarmTopicArn', 'ApiBaseUrl', 'BlockedIpv4SetId', 'BlockedIpv4SetName', 'BlockedIpv6SetId', 'BlockedIpv6SetName', 'IdempotencyTableName', 'ReleaseVersions', 'TableName'],
     );
     const url = JSON.stringify(outputs.ApiBaseUrl?.Value);
     expect(url).toMatch(/"\/v1\.1"\]\]\}$/);

@@ -4,14 +4,19 @@
 // with a read-only identity before the environment approval, then deploys that assembly), that
 // every action is pinned to a commit SHA, and that every command they run is written in
 // docs/DEPLOY.md exactly, as is every cdk command the README shows.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseDocument } from 'yaml';
+import { releaseHistoryParameter } from '../../lib/cdk/canary-releases.ts';
 
 const root = new URL('../..', import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, root), 'utf8');
 
 interface Step {
   name?: string;
+  if?: string;
   uses?: string;
   run?: string;
   with?: Record<string, string>;
@@ -191,10 +196,50 @@ test('the preview is smoke-tested after its deploy as a temporary editor, remove
   expect(steps(deploy).indexOf(smoke!)).toBeGreaterThan(deployIndex);
 });
 
-test('production is smoke-tested read-only after its deploy', () => {
+test('production is smoke-tested read-only after its deploy, and only then recorded as a good release, last', () => {
   const deploy = workflows['production.yml']!.jobs.deploy!;
-  const last = steps(deploy).at(-1)!;
-  expect(last.run).toContain('npm run smoke -- --read-only');
+  const index = (text: string) => steps(deploy).findIndex((step) => step.run?.includes(text));
+  expect(index('npm run smoke -- --read-only')).toBeGreaterThan(index('npx cdk deploy'));
+  const record = steps(deploy).at(-1)!;
+  expect(record.name).toBe('Record the release as good');
+  expect(record.run).toContain(`aws ssm put-parameter --name ${releaseHistoryParameter('prod')} --type String --overwrite`);
+  expect(record.if).toBeUndefined(); // runs only when every step before it succeeded
+  expect(read('bin/rollback.sh')).toContain('history_parameter="/museum-special-events/$stage/releases"');
+  expect(releaseHistoryParameter('$stage')).toBe('/museum-special-events/$stage/releases');
+});
+
+test('the production job fails unless it runs for main, and the build fails unless the environment deploys from main only', () => {
+  const production = workflows['production.yml']!;
+  const [first] = steps(production.jobs.deploy!);
+  expect(first?.run).toMatch(/if \[ "\$GITHUB_REF" != refs\/heads\/main \]; then[\s\S]*exit 1/);
+  const build = production.jobs.build!;
+  expect(build.permissions).toEqual({ contents: 'read', actions: 'read' });
+  const rule = steps(build).findIndex((step) => step.run?.includes('environments/production/deployment-branch-policies'));
+  expect(rule).toBeGreaterThanOrEqual(0);
+  expect(rule).toBeLessThan(steps(build).findIndex((step) => step.run?.includes('npx cdk synth')));
+  expect(steps(build)[rule]!.run).toMatch(/if \[ "\$branches" != branch:main \]; then[\s\S]*exit 1/);
+});
+
+test('the branch-rule check accepts exactly one rule, the branch main, as GitHub\'s API lists it', () => {
+  const script = steps(workflows['production.yml']!.jobs.build!).find((step) => step.run?.includes('deployment-branch-policies'))!.run!;
+  const dir = mkdtempSync(join(tmpdir(), 'museum-gh-'));
+  try {
+    // `gh api ... --jq` as GitHub answers (docs.github.com/rest/deployments/environments, .../branch-policies).
+    const fakeGh = (environment: unknown, policies: unknown) => {
+      writeFileSync(join(dir, 'environment.json'), JSON.stringify(environment));
+      writeFileSync(join(dir, 'policies.json'), JSON.stringify(policies));
+      writeFileSync(join(dir, 'gh'), `#!/bin/sh\ncase "$2" in */deployment-branch-policies) f=policies ;; *) f=environment ;; esac\nexec jq -r "$4" "${dir}/$f.json"\n`);
+      chmodSync(join(dir, 'gh'), 0o755);
+      return spawnSync('bash', ['-e', '-c', script], { env: { ...process.env, PATH: `${dir}:${process.env.PATH ?? ''}`, GITHUB_REPOSITORY: 'museum/api' }, encoding: 'utf8' }).status;
+    };
+    const policy = (...names: string[]) => ({ total_count: names.length, branch_policies: names.map((name) => ({ name, type: 'branch' })) });
+    expect(fakeGh({ deployment_branch_policy: { protected_branches: false, custom_branch_policies: true } }, policy('main'))).toBe(0);
+    expect(fakeGh({ deployment_branch_policy: null }, policy())).toBe(1);
+    expect(fakeGh({ deployment_branch_policy: { protected_branches: true, custom_branch_policies: false } }, policy())).toBe(1);
+    expect(fakeGh({ deployment_branch_policy: { protected_branches: false, custom_branch_policies: true } }, policy('main', 'release/*'))).toBe(1);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('a nightly workflow deletes previews of closed pull requests, by name, without building anything', () => {
