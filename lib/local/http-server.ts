@@ -142,7 +142,7 @@ function answerClientError(error: ParserError, socket: Duplex, accessLog?: (entr
     accessLog?.({ method: /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,16}$/.test(method) ? method : '-', path: logPath(target), status: answer.statusCode, durationMs: 0 });
   };
   const state = connectionState(socket);
-  if (state.reading) {
+  if (state.reading && !state.reading.request.complete) {
     // The parser failed inside the body of the request being answered (RFC 9112 §7.1: a chunk
     // size that is not hex): that request is answered 400 through its own response, which then
     // closes the connection, instead of waiting forever for a body end that never comes.
