@@ -28,6 +28,13 @@ export const GATEWAY_RESPONSES = {
   // customised, so the stack does not configure it (configuredGatewayResponses) and the local
   // gateway answers API Gateway's default (REQUEST_TOO_LARGE_DEFAULT).
   REQUEST_TOO_LARGE: { kind: 'payload-too-large', detail: 'The request exceeds the API Gateway size limit' },
+  // A request Content-Encoding API Gateway cannot decode (not gzip, deflate or identity, or bytes
+  // not so coded); the handlers refuse any coding too, hence `Accept-Encoding: identity`.
+  UNSUPPORTED_MEDIA_TYPE: {
+    kind: 'unsupported-media-type',
+    detail: 'The request body must be sent as it is, without a Content-Encoding',
+    headers: { 'Accept-Encoding': 'identity' },
+  },
   THROTTLED: {
     kind: 'too-many-requests',
     detail: 'Too many requests; retry after a pause',

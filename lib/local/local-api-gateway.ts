@@ -72,7 +72,7 @@ const LAMBDA_MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
 class GatewayError extends Error {
   readonly type: string;
   readonly status: number;
-  constructor(type: GatewayResponseType | 'UNSUPPORTED_MEDIA_TYPE', status?: number, message?: string) {
+  constructor(type: GatewayResponseType, status?: number, message?: string) {
     super(message ?? type);
     this.type = type;
     this.status = status ?? 500;
@@ -198,7 +198,7 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
         () => new GatewayAnswer(jsonAnswer(REQUEST_TOO_LARGE_DEFAULT)),
         () => new GatewayAnswer(jsonAnswer(plainProblem(400, 'The request body is not valid HTTP/1.1 message framing (chunk sizes are hexadecimal)'))),
       ),
-      () => new GatewayError('UNSUPPORTED_MEDIA_TYPE', 415, 'Unsupported Media Type'),
+      () => new GatewayError('UNSUPPORTED_MEDIA_TYPE'),
     );
 
     const methodArn = `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${API_ID}/${STAGE}/${method}${BASE_PATH}${resourcePath}`;

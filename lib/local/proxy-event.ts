@@ -123,6 +123,7 @@ export function decodeContentCoding(request: IncomingMessage, body: Buffer, unsu
     codings.push(...(request.rawHeaders[i + 1] as string).split(',').map((coding) => coding.trim().toLowerCase()).filter(Boolean));
   }
   let decoded = body;
+  if (body.length === 0) return body; // nothing to decode
   try {
     for (const coding of codings.reverse()) {
       if (coding === 'gzip') decoded = gunzipSync(decoded);

@@ -58,8 +58,9 @@ describe('a request Content-Encoding (https://docs.aws.amazon.com/apigateway/lat
       ['br', '{}'],
       ['gzip', '{"not":"gzip"}'],
     ] as const) {
-      const response = await api<{ title: string; detail: string }>('POST', '/special-events', { rawBody: body, headers: { 'Content-Type': 'application/json', 'Content-Encoding': coding }, skipContract: true });
-      expect([response.status, response.body.title, response.body.detail]).toEqual([415, 'Request rejected', 'Unsupported Media Type']);
+      const response = await api<{ detail: string }>('POST', '/special-events', { rawBody: body, headers: { 'Content-Type': 'application/json', 'Content-Encoding': coding } });
+      // The UNSUPPORTED_MEDIA_TYPE gateway response, not the handler's problem.
+      expect([response.status, response.body.detail, response.headers.get('accept-encoding')]).toEqual([415, 'The request body must be sent as it is, without a Content-Encoding', 'identity']);
     }
   });
 
