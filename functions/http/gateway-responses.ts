@@ -1,8 +1,9 @@
 // Responses that API Gateway itself sends (no handler runs): authentication failures, unknown
-// routes, throttling, oversized requests. The CDK stack configures them from this table and the
-// local API answers with the same bodies, so both speak the same problem+json.
+// routes, throttling. The CDK stack configures them from this table (lib/cdk/problem-gateway-responses.ts)
+// and the local gateway answers with the same definitions (header mappings evaluated per request),
+// so both speak the same problem+json.
 import { PROBLEM_CONTENT_TYPE, problemBody, RETRY_AFTER_SECONDS, type ProblemKind } from '../events/problems.ts';
-import { allowHeader } from '../routes.ts';
+import { allowHeader, CORS_EXPOSED_HEADERS } from '../routes.ts';
 
 export interface GatewayResponse {
   kind: ProblemKind;
@@ -23,7 +24,17 @@ export const GATEWAY_RESPONSES = {
   // API Gateway answers an unknown path or method with MISSING_AUTHENTICATION_TOKEN (403 by
   // default); to a client that is a 404.
   MISSING_AUTHENTICATION_TOKEN: { kind: 'not-found', detail: 'There is no such resource or method in this API' },
+  // Listed for the OpenAPI document's example only: API Gateway does not let this one be
+  // customised, so the stack does not configure it (configuredGatewayResponses) and the local
+  // gateway answers API Gateway's default (REQUEST_TOO_LARGE_DEFAULT).
   REQUEST_TOO_LARGE: { kind: 'payload-too-large', detail: 'The request exceeds the API Gateway size limit' },
+  // A request Content-Encoding API Gateway cannot decode (not gzip, deflate or identity, or bytes
+  // not so coded); the handlers refuse any coding too, hence `Accept-Encoding: identity`.
+  UNSUPPORTED_MEDIA_TYPE: {
+    kind: 'unsupported-media-type',
+    detail: 'The request body must be sent as it is, without a Content-Encoding',
+    headers: { 'Accept-Encoding': 'identity' },
+  },
   THROTTLED: {
     kind: 'too-many-requests',
     detail: 'Too many requests; retry after a pause',
@@ -70,3 +81,82 @@ export function methodNotAllowedResponse(allowedMethods: readonly string[]) {
   const body = problemBody('method-not-allowed', `This resource allows only ${allow}`);
   return { statusCode: body.status, headers: { ...GATEWAY_RESPONSE_HEADERS, Allow: allow }, body };
 }
+
+/** A gateway response as the stack configures it: status, header mappings and body template. */
+export interface ConfiguredGatewayResponse {
+  /** Omitted: API Gateway keeps the status code of the error it is answering. */
+  statusCode?: number;
+  /** Header name -> mapping: a single-quoted static value or `method.request.header.Name`. */
+  headers: Record<string, string>;
+  /** The `application/json` template: problem+json, with `$context.error.messageString` in the catch-all. */
+  template: string;
+}
+
+/** Response types only a deployed gateway produces (the local run has no request validator or WAF), and catch-alls. */
+const DEPLOYED_ONLY_RESPONSES: Record<string, { statusCode?: number; headers?: Record<string, string>; body: object | string }> = {
+  // Request validation of required path parameters (the handlers validate everything else).
+  BAD_REQUEST_PARAMETERS: { statusCode: 400, body: problemBody('validation-error', 'A required request parameter is missing or invalid') },
+  BAD_REQUEST_BODY: { statusCode: 400, body: problemBody('validation-error', 'The request body is invalid') },
+  // The optional WAF web ACL (rate-based rule, size rule) blocked the request.
+  WAF_FILTERED: { statusCode: 403, body: problemBody('forbidden', 'The request was blocked by the firewall') },
+  // Any other 4xx keeps its own status; RFC 9457 makes `status` optional, so it is left out
+  // rather than guessed. messageString is API Gateway's message, already quoted for JSON.
+  // (REQUEST_TOO_LARGE is not among them: API Gateway does not let it be customised,
+  // https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-known-issues.html)
+  DEFAULT_4XX: { body: '{"type":"about:blank","title":"Request rejected","detail":$context.error.messageString}' },
+  // Any other 5xx (API or authorizer misconfiguration) is an internal error.
+  DEFAULT_5XX: { statusCode: 500, body: problemBody('internal-error', 'The API gateway failed to handle the request; it has been logged') },
+};
+
+/**
+ * The CORS header mappings of the gateway responses. A gateway response header is a static value
+ * or a copy of a request parameter, nothing computed
+ * (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-swagger-extensions-gateway-responses.gatewayResponse.html),
+ * so it cannot check an Origin against a list. One allowed origin is named statically (a browser
+ * on any other origin then reads nothing). With several, none: copying the request's Origin would
+ * let every web site read these answers, and naming one would serve only that one. A page on an
+ * allowed origin then sees a gateway's 401/403/429/5xx as a failed fetch, not as a problem.
+ */
+export function gatewayCorsHeaders(corsOrigins: readonly string[]): Record<string, string> {
+  if (corsOrigins.length !== 1) return {};
+  return {
+    'Access-Control-Allow-Origin': `'${corsOrigins[0]}'`,
+    'Access-Control-Expose-Headers': `'${CORS_EXPOSED_HEADERS}'`,
+    Vary: "'Origin'",
+  };
+}
+
+/** The types of GATEWAY_RESPONSES that API Gateway lets a stack customise. */
+export const CONFIGURABLE_TYPES = (Object.keys(GATEWAY_RESPONSES) as GatewayResponseType[]).filter((type) => type !== 'REQUEST_TOO_LARGE');
+
+/** Every gateway response the stack configures, by response type, with the CORS headers for `corsOrigins`. */
+export function configuredGatewayResponses(corsOrigins: readonly string[] = []): Record<string, ConfiguredGatewayResponse> {
+  const cors = gatewayCorsHeaders(corsOrigins);
+  const quoted = (headers: Record<string, string>) => Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, `'${value}'`]));
+  const shared = CONFIGURABLE_TYPES.map((type) => {
+    const { statusCode, headers, body } = gatewayResponse(type);
+    return [type, { statusCode, headers: { ...quoted(headers), ...cors }, template: JSON.stringify(body) }] as const;
+  });
+  const deployedOnly = Object.entries(DEPLOYED_ONLY_RESPONSES).map(([type, response]) => [
+    type,
+    {
+      ...(response.statusCode === undefined ? {} : { statusCode: response.statusCode }),
+      headers: { ...quoted({ ...GATEWAY_RESPONSE_HEADERS, ...response.headers }), ...cors },
+      template: typeof response.body === 'string' ? response.body : JSON.stringify(response.body),
+    },
+  ] as const);
+  return Object.fromEntries([...shared, ...deployedOnly]);
+}
+
+/**
+ * API Gateway's own answer to a request over its 10 MB payload limit, or whose event passes
+ * Lambda's 6 MB invocation payload limit: REQUEST_TOO_LARGE, whose default cannot be customised
+ * (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-known-issues.html,
+ * https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html). Its body is API
+ * Gateway's default `{"message": ...}`, not a problem.
+ */
+export const REQUEST_TOO_LARGE_DEFAULT = {
+  statusCode: 413,
+  headers: { 'Content-Type': 'application/json' },
+  body: { message: 'Request Too Long' },
+} as const;

@@ -12,6 +12,7 @@ import { logger, metrics } from '../observability.ts';
 import { CORS_EXPOSED_HEADERS, CORS_REQUEST_HEADERS } from '../routes.ts';
 import { readResponses } from './read-responses.ts';
 import { decodeUtf8, duplicateKey, parseJsonText } from './json-text.ts';
+import { refuseMethodOverride } from './method-override.ts';
 import { requireJsonContentType } from './request-headers.ts';
 import { HttpProblem, PROBLEM_CONTENT_TYPE, toProblem, type Problem } from '../events/problems.ts';
 
@@ -149,6 +150,7 @@ export function httpHandler(operation: HttpHandler, ...requestMiddlewares: Middl
     handler.use(httpCors({ origins, headers: CORS_REQUEST_HEADERS, exposeHeaders: CORS_EXPOSED_HEADERS }));
   }
   handler.use(problemResponses());
+  handler.use(refuseMethodOverride());
   // Passed in by the operations with a body (jsonRequestBody), so the others' bundles leave it out.
   for (const middleware of requestMiddlewares) handler.use(middleware);
   return handler.handler(

@@ -1,12 +1,13 @@
-// The HTTP semantics of the local gateway's own answers, kept apart from its request plumbing:
-// CORS headers on everything it answers itself (problems, documents, redirects), OPTIONS with
-// `Allow` (and the CORS preflight headers for an allowed origin), and the public documents'
-// GET/HEAD with a validator and 304. The deployed MOCK integrations answer the same
-// (lib/cdk/api-documents.ts); the handlers' answers carry their own CORS headers (http-cors).
+// The answers API Gateway makes itself, executed locally from the definitions the stack deploys:
+// MOCK integrations (documents, 405, OPTIONS, the unknown-path 404 with CORS on;
+// lib/openapi/mock-answers.ts) and gateway responses (functions/http/gateway-responses.ts). Their
+// templates run in a Velocity engine and their header mappings are evaluated per request
+// (mapping-template.ts), so what a browser or a cache sees of them locally is what the deployed
+// configuration sends.
 import type { IncomingMessage } from 'node:http';
-import { contentTag } from '../../functions/http/read-responses.ts';
-import { ifNoneMatchFails, parseIfNoneMatch } from '../../functions/http/preconditions.ts';
-import { allowHeader, CORS_ALLOWED_METHODS, CORS_EXPOSED_HEADERS, CORS_REQUEST_HEADERS } from '../../functions/routes.ts';
+import { configuredGatewayResponses, type ConfiguredGatewayResponse } from '../../functions/http/gateway-responses.ts';
+import type { MockAnswer } from '../openapi/mock-answers.ts';
+import { mappedHeaderValue, runMappingTemplate, type TemplateRequest } from './mapping-template.ts';
 
 export interface Answer {
   statusCode: number;
@@ -14,62 +15,44 @@ export interface Answer {
   body?: string | Buffer;
 }
 
-/** What the public documents answer: GET, HEAD, OPTIONS. */
-export const DOCUMENT_METHODS = ['GET'] as const;
-
-/** How long a browser may reuse a preflight answer. */
-export const PREFLIGHT_MAX_AGE_SECONDS = 600;
-
-/** The CORS headers of an answer to `request`, when its Origin is allowed; none otherwise. */
-export function corsHeaders(request: Pick<IncomingMessage, 'headers'>, allowedOrigins: ReadonlySet<string>): Record<string, string> {
-  const origin = request.headers.origin;
-  if (!origin || !allowedOrigins.has(origin)) return {};
-  return { 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': CORS_EXPOSED_HEADERS, Vary: 'Origin' };
-}
-
-/** The preflight's own headers (Fetch standard, CORS-preflight response), for an allowed Origin. */
-function preflightHeaders(request: Pick<IncomingMessage, 'headers'>, allowedOrigins: ReadonlySet<string>): Record<string, string> {
-  const cors = corsHeaders(request, allowedOrigins);
-  if (!cors['Access-Control-Allow-Origin']) return {};
-  return {
-    ...cors,
-    'Access-Control-Allow-Methods': CORS_ALLOWED_METHODS,
-    'Access-Control-Allow-Headers': CORS_REQUEST_HEADERS,
-    'Access-Control-Max-Age': String(PREFLIGHT_MAX_AGE_SECONDS),
-  };
+/** What a mapping template sees of `request`, with the method API Gateway routed it as. */
+export function templateRequest(request: Pick<IncomingMessage, 'rawHeaders'>, method: string): TemplateRequest {
+  const headers: [string, string][] = [];
+  for (let i = 0; i < request.rawHeaders.length; i += 2) headers.push([request.rawHeaders[i] as string, request.rawHeaders[i + 1] as string]);
+  return { method, headers };
 }
 
 /**
- * OPTIONS on a resource with `methods` (RFC 9110 §9.3.7): 204 with `Allow`; to an allowed origin
- * also the preflight's answer.
+ * A MOCK integration's answer: the integration response's status and static headers, then the
+ * template's body and `$context.responseOverride`. API Gateway adds `Content-Type` to every
+ * integration response, `application/json` by default (the template's media type)
+ * (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-known-issues.html).
  */
-export function optionsAnswer(request: Pick<IncomingMessage, 'headers'>, methods: readonly string[], allowedOrigins: ReadonlySet<string>): Answer {
-  return { statusCode: 204, headers: { Allow: allowHeader(methods), ...preflightHeaders(request, allowedOrigins) } };
-}
-
-/**
- * A CORS preflight from an allowed origin to a path the API does not have: 204, so that the page
- * may then read the 404 problem of its request (a failed preflight shows it only "Failed to fetch").
- * Undefined for anything else, which stays a 404.
- */
-export function unknownPathPreflight(request: Pick<IncomingMessage, 'headers'>, allowedOrigins: ReadonlySet<string>): Answer | undefined {
-  if (request.headers['access-control-request-method'] === undefined) return undefined;
-  const headers = preflightHeaders(request, allowedOrigins);
-  return headers['Access-Control-Allow-Origin'] ? { statusCode: 204, headers } : undefined;
-}
-
-/**
- * GET or HEAD of a public document: a strong ETag of its bytes, 304 when If-None-Match names it
- * (weak comparison; an invalid field is ignored, as a cache would), HEAD without content.
- */
-export function documentAnswer(request: Pick<IncomingMessage, 'headers' | 'method'>, document: Answer & { body: string | Buffer }): Answer {
-  const etag = contentTag(document.body);
-  const headers: Record<string, string> = { ...document.headers, ETag: etag };
-  const condition = request.headers['if-none-match'];
-  if (condition !== undefined && ifNoneMatchFails(parseIfNoneMatch([condition]), etag)) {
-    const { 'Content-Type': _type, ...rest } = headers;
-    return { statusCode: 304, headers: rest };
+export function mockAnswer(answer: MockAnswer, request: TemplateRequest): Answer {
+  const rendered = answer.template === undefined ? { body: '', headers: {} } : runMappingTemplate(answer.template, request);
+  const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+  for (const [name, mapping] of Object.entries(answer.headers)) {
+    const value = mappedHeaderValue(mapping, request);
+    if (value !== undefined) headers[name] = value;
   }
-  if (request.method === 'HEAD') return { statusCode: 200, headers: { ...headers, 'Content-Length': String(Buffer.byteLength(document.body)) } };
-  return { statusCode: 200, headers, body: document.body };
+  Object.assign(headers, rendered.headers);
+  const statusCode = 'status' in rendered && rendered.status !== undefined ? rendered.status : answer.statusCode;
+  const noContent = statusCode === 204 || statusCode === 304 || request.method === 'HEAD';
+  return { statusCode, headers, ...(noContent || rendered.body === '' ? {} : { body: rendered.body }) };
+}
+
+/** The gateway responses as the stack configures them for `corsOrigins`, answered per request. */
+export function gatewayResponses(corsOrigins: readonly string[]) {
+  const configured = configuredGatewayResponses(corsOrigins);
+  return (type: string, request: TemplateRequest, status: number, message: string): Answer => {
+    const response: ConfiguredGatewayResponse | undefined = configured[type] ?? configured[status >= 500 ? 'DEFAULT_5XX' : 'DEFAULT_4XX'];
+    if (!response) throw new Error(`No gateway response for ${type}`);
+    const headers: Record<string, string> = {};
+    for (const [name, mapping] of Object.entries(response.headers)) {
+      const value = mappedHeaderValue(mapping, request);
+      if (value !== undefined) headers[name] = value;
+    }
+    const { body } = runMappingTemplate(response.template, { ...request, errorMessage: JSON.stringify(message) });
+    return { statusCode: response.statusCode ?? status, headers, body };
+  };
 }

@@ -106,11 +106,15 @@ export function framingProblem(request: IncomingMessage): Answer | undefined {
   return undefined;
 }
 
-/** Per connection: requests whose answers are not finished, and a refusal waiting for them. */
+/** Per connection: requests whose answers are not finished, a refusal waiting for them, and the request whose body is being read. */
 interface ConnectionState {
   inFlight: number;
   pendingRefusal?: () => void;
+  reading?: { request: IncomingMessage; response: ServerResponse };
 }
+
+/** The code of the error a request emits when the parser fails inside its body (a chunk size `zz`). */
+export const MALFORMED_BODY = 'MALFORMED_BODY';
 const connections = new WeakMap<Duplex, ConnectionState>();
 
 function connectionState(socket: Duplex): ConnectionState {
@@ -138,6 +142,16 @@ function answerClientError(error: ParserError, socket: Duplex, accessLog?: (entr
     accessLog?.({ method: /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,16}$/.test(method) ? method : '-', path: logPath(target), status: answer.statusCode, durationMs: 0 });
   };
   const state = connectionState(socket);
+  if (state.reading && !state.reading.request.complete) {
+    // The parser failed inside the body of the request being answered (RFC 9112 §7.1: a chunk
+    // size that is not hex): that request is answered 400 through its own response, which then
+    // closes the connection, instead of waiting forever for a body end that never comes.
+    const { request, response } = state.reading;
+    state.reading = undefined;
+    response.shouldKeepAlive = false;
+    request.emit('error', Object.assign(new Error('The request body is not valid HTTP/1.1 message framing'), { code: MALFORMED_BODY }));
+    return;
+  }
   if (state.inFlight > 0) state.pendingRefusal = refuse;
   else refuse();
 }
@@ -146,6 +160,14 @@ function answerClientError(error: ParserError, socket: Duplex, accessLog?: (entr
 function trackInFlight(request: IncomingMessage, response: ServerResponse) {
   const state = connectionState(request.socket);
   state.inFlight++;
+  if (!request.complete) {
+    state.reading = { request, response };
+    const done = () => {
+      if (state.reading?.request === request) state.reading = undefined;
+    };
+    request.once('end', done);
+    response.once('close', done);
+  }
   response.once('close', () => {
     state.inFlight--;
     if (state.inFlight === 0 && state.pendingRefusal) {

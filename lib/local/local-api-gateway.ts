@@ -12,19 +12,23 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from 'aws-lambda';
-import { gatewayResponse, methodNotAllowedResponse, type GatewayResponseType } from '../../functions/http/gateway-responses.ts';
+import { REQUEST_TOO_LARGE_DEFAULT, type GatewayResponseType } from '../../functions/http/gateway-responses.ts';
 import { AUTHORIZER_HANDLER, BASE_PATH, FUNCTION_SETTINGS, matchRoute, type Route } from '../../functions/routes.ts';
-import { corsHeaders, DOCUMENT_METHODS, documentAnswer, optionsAnswer, unknownPathPreflight } from './gateway-http-semantics.ts';
-import { PUBLIC_DOCUMENT_PATHS, publicDocuments } from '../openapi/public-documents.ts';
-import { serviceIndex, serviceIndexHeaders } from '../openapi/service-index.ts';
+import { gatewayResponses, mockAnswer, templateRequest, type Answer } from './gateway-http-semantics.ts';
+import { DOCUMENT_METHODS, documentAnswer, methodNotAllowedAnswer, optionsAnswer, unknownPathAnswers, type MockAnswer } from '../openapi/mock-answers.ts';
+import { localDocuments, PUBLIC_DOCUMENT_PATHS } from '../openapi/public-documents.ts';
 import { AuthorizerEmulator } from './authorizer-emulator.ts';
 import { listenOnLoopback, logPath, plainProblem, serve, type AccessLogEntry } from './http-server.ts';
 import { lambdaContext, LOCAL_ACCOUNT, LOCAL_REGION } from './lambda-context.ts';
 import {
   API_ID,
+  authorizerContext,
+  decodeContentCoding,
   eventBody,
   groupParameters,
   identitySource,
+  integrationHeaders,
+  methodOverride,
   multiValueHeaders,
   readBody,
   requestContext,
@@ -59,21 +63,26 @@ export interface LocalApiGateway {
   close(): Promise<void>;
 }
 
-/** API Gateway's own payload limit for REST APIs. */
+/** API Gateway's own payload limit for REST APIs (https://docs.aws.amazon.com/apigateway/latest/developerguide/limits.html). */
 const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
+/** Lambda's invocation payload limit, request and response (https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html). */
+const LAMBDA_MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
 
+/** A gateway response of `type`; types the stack does not configure fall to DEFAULT_4XX/5XX with `status` and API Gateway's `message`. */
 class GatewayError extends Error {
-  readonly type: GatewayResponseType;
-  constructor(type: GatewayResponseType) {
-    super(type);
+  readonly type: string;
+  readonly status: number;
+  constructor(type: GatewayResponseType, status?: number, message?: string) {
+    super(message ?? type);
     this.type = type;
+    this.status = status ?? 500;
   }
 }
 
-/** A finished answer thrown from deep in the request handling (405, 400 for an unusable target). */
+/** A finished answer thrown from deep in the request handling (a MOCK's answer, 400 for an unusable target). */
 class GatewayAnswer extends Error {
-  readonly answer: { statusCode: number; headers: Record<string, string>; body: unknown };
-  constructor(answer: GatewayAnswer['answer']) {
+  readonly answer: Answer;
+  constructor(answer: Answer) {
     super(String(answer.statusCode));
     this.answer = answer;
   }
@@ -88,8 +97,11 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
   const handlers = new Map<string, LambdaHandler<APIGatewayProxyEvent, APIGatewayProxyResult>>();
   const authorizerGate = new AuthorizerEmulator(options.authorizerCacheTtlSeconds ?? 300);
   const accessLog = options.accessLog ?? ((entry: AccessLogEntry) => console.log(JSON.stringify(entry)));
-  const corsOrigins = new Set(options.corsAllowedOrigins ?? []);
-  const publicDocument = publicDocuments();
+  const corsOrigins = options.corsAllowedOrigins ?? [];
+  const localDocument = localDocuments();
+  const gatewayResponse = gatewayResponses(corsOrigins);
+  const unknownPath = unknownPathAnswers(corsOrigins);
+  const documentAnswers = new Map<string, MockAnswer>();
 
   async function handlerFor(route: Route) {
     let handler = handlers.get(route.handler);
@@ -116,8 +128,8 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
         result = await invoke(authorizer, AUTHORIZER_HANDLER, 'authorizer', {
           type: 'REQUEST',
           methodArn,
-          resource: route.path,
-          path,
+          resource: `${BASE_PATH}${route.path}`,
+          path: `${BASE_PATH}${path}`,
           httpMethod: method,
           headers: { ...withoutAuthorization(singleValueHeaders(request)), Authorization: authorization },
           multiValueHeaders: { ...withoutAuthorization(multiValueHeaders(request)), Authorization: [authorization] },
@@ -141,57 +153,64 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
   async function handle(request: IncomingMessage, response: ServerResponse, log: { user?: string }): Promise<number> {
     const url = parseTarget(request.url ?? '');
     if (url === 'dot-segment') throw new GatewayError('MISSING_AUTHENTICATION_TOKEN');
-    if (url === 'not-a-path') throw new GatewayAnswer(plainProblem(400, 'The request target is not a path'));
-    const method = request.method ?? 'GET';
-    const readOnly = method === 'GET' || method === 'HEAD';
-    // The gateway's own answers carry CORS headers; the handlers' carry their own (as deployed).
-    const cors = corsHeaders(request, corsOrigins);
-    // Browsers ask for it on every page of the origin: an empty answer they may cache, not a 404.
-    if (url.pathname === '/favicon.ico' && readOnly) return send(response, 204, { 'Cache-Control': 'public, max-age=86400', ...cors });
+    if (url === 'not-a-path') throw new GatewayAnswer(jsonAnswer(plainProblem(400, 'The request target is not a path')));
+    // API Gateway routes by the method X-HTTP-Method-Override names, not the request line's
+    // (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-known-issues.html);
+    // the handlers refuse such requests (functions/http/method-override.ts).
+    const method = methodOverride(request) ?? request.method ?? 'GET';
+    const vtl = templateRequest(request, method);
     if (url.pathname !== BASE_PATH && !url.pathname.startsWith(`${BASE_PATH}/`)) throw new GatewayError('MISSING_AUTHENTICATION_TOKEN');
-    const preflightOfUnknownPath = method === 'OPTIONS' ? unknownPathPreflight(request, corsOrigins) : undefined;
     const path = url.pathname.slice(BASE_PATH.length);
+    // API Gateway matches `/v1.1/special-events/` to the resource `/v1.1/special-events`: one
+    // trailing slash does not name another resource; the event's path keeps it.
+    const resourcePath = path.endsWith('/') ? path.slice(0, -1) : path;
 
-    // The service index, the OpenAPI document and the docs page need no credentials (as on the
-    // deployed API): GET and HEAD (with ETag and 304), OPTIONS, and 405 for anything else. With a
-    // trailing slash they redirect (relative Location: it holds behind any prefix); `/v1.1/`
-    // must, since the index's links are relative to `/v1.1`.
-    if (path === '' || PUBLIC_DOCUMENT_PATHS.includes(path as (typeof PUBLIC_DOCUMENT_PATHS)[number])) {
-      if (method === 'OPTIONS') return sendAnswer(response, optionsAnswer(request, DOCUMENT_METHODS, corsOrigins));
-      if (!readOnly) throw new GatewayAnswer(methodNotAllowedResponse(DOCUMENT_METHODS));
-      const document = path === '' ? { statusCode: 200, headers: serviceIndexHeaders(), body: `${JSON.stringify(serviceIndex(), null, 2)}\n` } : await publicDocument(path);
-      if (document) {
-        const answer = documentAnswer(request, document);
-        return sendAnswer(response, { ...answer, headers: { ...answer.headers, ...cors } });
+    // The service index, the OpenAPI document and the docs page: MOCK integrations without
+    // credentials (GET, HEAD with ETag and 304; OPTIONS; 405 for anything else).
+    if ((PUBLIC_DOCUMENT_PATHS as readonly string[]).includes(resourcePath)) {
+      if (method === 'OPTIONS') return sendAnswer(response, mockAnswer(optionsAnswer(DOCUMENT_METHODS, corsOrigins), vtl));
+      if (method !== 'GET' && method !== 'HEAD') return sendAnswer(response, mockAnswer(methodNotAllowedAnswer(DOCUMENT_METHODS, corsOrigins), vtl));
+      let answer = documentAnswers.get(resourcePath);
+      if (!answer) {
+        const document = await localDocument(resourcePath);
+        if (!document) throw new GatewayError('MISSING_AUTHENTICATION_TOKEN');
+        answer = documentAnswer(document, corsOrigins);
+        documentAnswers.set(resourcePath, answer);
       }
+      return sendAnswer(response, mockAnswer(answer, vtl));
     }
-    const withoutSlash = path.replace(/\/$/, '');
-    if (readOnly && path.endsWith('/') && (withoutSlash === '' || PUBLIC_DOCUMENT_PATHS.includes(withoutSlash as (typeof PUBLIC_DOCUMENT_PATHS)[number]))) {
-      const target = withoutSlash === '' ? BASE_PATH : withoutSlash;
-      return send(response, 308, { Location: `../${target.split('/').pop()}`, 'Cache-Control': 'no-cache', ...cors });
-    }
-    if (method === 'OPTIONS') {
-      const methods = matchRoute('OPTIONS', path || '/');
-      if (methods.route || methods.allowedMethods.length === 0) {
-        if (preflightOfUnknownPath) return sendAnswer(response, preflightOfUnknownPath);
-        throw new GatewayError('MISSING_AUTHENTICATION_TOKEN');
-      }
-      return sendAnswer(response, optionsAnswer(request, methods.allowedMethods, corsOrigins));
-    }
-    const match = matchRoute(method, path || '/');
+    const match = matchRoute(method, resourcePath || '/');
     if (!match.route) {
-      if (match.allowedMethods.length > 0) throw new GatewayAnswer(methodNotAllowedResponse(match.allowedMethods));
+      if (match.allowedMethods.length > 0) {
+        const answer = method === 'OPTIONS' ? optionsAnswer(match.allowedMethods, corsOrigins) : methodNotAllowedAnswer(match.allowedMethods, corsOrigins);
+        return sendAnswer(response, mockAnswer(answer, vtl));
+      }
+      // With CORS on, `/v1.1/{proxy+}` answers every other path below the base path.
+      if (unknownPath && resourcePath !== '') return sendAnswer(response, mockAnswer(method === 'OPTIONS' ? unknownPath.OPTIONS : unknownPath.ANY, vtl));
       throw new GatewayError('MISSING_AUTHENTICATION_TOKEN');
     }
     const { route, pathParameters } = match;
-    const body = await readBody(request, GATEWAY_MAX_BODY_BYTES, () => new GatewayError('REQUEST_TOO_LARGE'));
+    const body = decodeContentCoding(
+      request,
+      await readBody(
+        request,
+        GATEWAY_MAX_BODY_BYTES,
+        () => new GatewayAnswer(jsonAnswer(REQUEST_TOO_LARGE_DEFAULT)),
+        () => new GatewayAnswer(jsonAnswer(plainProblem(400, 'The request body is not valid HTTP/1.1 message framing (chunk sizes are hexadecimal)'))),
+      ),
+      () => new GatewayError('UNSUPPORTED_MEDIA_TYPE'),
+    );
 
-    const methodArn = `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${API_ID}/${STAGE}/${method}${path}`;
+    const methodArn = `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${API_ID}/${STAGE}/${method}${BASE_PATH}${resourcePath}`;
     const authorization = await authorize(request, route, method, methodArn, path, pathParameters);
     log.user = authorization.principalId;
+    // Context values reach the integration as strings; an object or array is a misconfigured authorizer.
+    const context = authorizerContext(authorization);
+    if (!context) throw new GatewayError('AUTHORIZER_CONFIGURATION_ERROR');
     const event: APIGatewayProxyEvent = {
-      resource: route.path,
-      path,
+      // The resource and path as deployed: the `v1.1` resource is part of both.
+      resource: `${BASE_PATH}${route.path}`,
+      path: `${BASE_PATH}${path}`,
       httpMethod: method,
       headers: singleValueHeaders(request),
       multiValueHeaders: multiValueHeaders(request),
@@ -202,9 +221,11 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
       ...eventBody(body),
       requestContext: {
         ...requestContext(request, route, method, path),
-        authorizer: { principalId: authorization.principalId, ...authorization.context },
+        authorizer: context,
       },
     } as unknown as APIGatewayProxyEvent;
+    // An event over Lambda's payload limit is never delivered to the handler.
+    if (Buffer.byteLength(JSON.stringify(event)) > LAMBDA_MAX_PAYLOAD_BYTES) throw new GatewayAnswer(jsonAnswer(REQUEST_TOO_LARGE_DEFAULT));
 
     let result: APIGatewayProxyResult;
     try {
@@ -215,10 +236,8 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
     }
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the handler is user code: its result may be anything at runtime
     if (!result || typeof result.statusCode !== 'number') throw new GatewayError('INTEGRATION_FAILURE');
-    const headers: Record<string, string | string[]> = { ...result.headers } as Record<string, string>;
-    for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) headers[name] = values.map(String);
     // CORS headers on proxy responses are the handler's own (http-cors), as behind API Gateway.
-    return send(response, result.statusCode, headers, result.body ? Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8') : undefined);
+    return send(response, result.statusCode, integrationHeaders(result), result.body ? Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8') : undefined);
   }
 
   function onRequest(request: IncomingMessage, response: ServerResponse) {
@@ -226,13 +245,14 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
     const log: { user?: string } = {};
     handle(request, response, log)
       .catch((error: unknown) => {
-        let answer;
+        let answer: Answer;
         if (error instanceof GatewayAnswer) answer = error.answer;
         else {
           if (!(error instanceof GatewayError)) console.error('Local gateway error:', error);
-          answer = gatewayResponse(error instanceof GatewayError ? error.type : 'INTEGRATION_FAILURE');
+          const failure = error instanceof GatewayError ? error : new GatewayError('INTEGRATION_FAILURE');
+          answer = gatewayResponse(failure.type, templateRequest(request, request.method ?? 'GET'), failure.status, failure.message);
         }
-        if (!response.headersSent) return send(response, answer.statusCode, { ...answer.headers, ...corsHeaders(request, corsOrigins) }, JSON.stringify(answer.body));
+        if (!response.headersSent) return sendAnswer(response, answer);
         return answer.statusCode;
       })
       .then((status) => {
@@ -264,8 +284,12 @@ function send(response: ServerResponse, statusCode: number, headers: Record<stri
   return sendCompressed(response, statusCode, headers, body);
 }
 
-function sendAnswer(response: ServerResponse, answer: { statusCode: number; headers: Record<string, string>; body?: string | Buffer }): Promise<number> {
+function sendAnswer(response: ServerResponse, answer: Answer): Promise<number> {
   return send(response, answer.statusCode, answer.headers, answer.body);
+}
+
+function jsonAnswer(answer: { statusCode: number; headers: Readonly<Record<string, string>>; body: unknown }): Answer {
+  return { statusCode: answer.statusCode, headers: { ...answer.headers }, body: JSON.stringify(answer.body) };
 }
 
 /**

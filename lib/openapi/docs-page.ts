@@ -105,6 +105,7 @@ export function docsPageHtml(options: DocsPageOptions): string {
 ${preload}<style>body { margin: 0; }</style>
 </head>
 <body>
+<noscript><p>This page renders the API description with JavaScript. Without it, read the description itself: <a href="${escapeHtml(options.specUrl)}">openapi.json</a> (OpenAPI 3.1, JSON).</p></noscript>
 <div id="redoc"></div>
 <script type="module">${inlineScript(options)}</script>
 </body>

@@ -1,39 +1,40 @@
-// What the local API serves without authentication next to the operations: the OpenAPI document
-// (generated from the code on first request), the Redoc docs page and Redoc's bundle. (The
-// service index at `/v1.1` itself is lib/openapi/service-index.ts.) The
-// deployed API serves the same document and page from API Gateway (see the CDK stack).
+// The documents the gateway serves without authentication next to the operations, as
+// StaticDocuments for the MOCK answers of lib/openapi/mock-answers.ts: the service index at
+// `/v1.1` itself, the OpenAPI document and the Redoc docs page. Deployed, the page loads Redoc
+// from Redocly's CDN (lib/cdk/api-documents.ts); locally it loads the same bundle from the local
+// API, which serves it as one more document (the one local-only path: the deployed page's script
+// is not served by API Gateway).
 import { readFile } from 'node:fs/promises';
 import { DOCS_SPEC_URL, docsPageHeaders, docsPageHtml, LOCAL_REDOC_SCRIPT_PATH, LOCAL_REDOC_SCRIPT_URL, localRedocBundle, redocBundlePath } from './docs-page.ts';
+import type { StaticDocument } from './mock-answers.ts';
+import { buildOpenApiDocument } from './openapi-document.ts';
+import { serviceIndexDocument } from './service-index.ts';
 
-export interface PublicDocument {
-  statusCode: 200;
-  headers: Record<string, string>;
-  body: string | Buffer;
+/** Paths relative to the base path `/v1.1` ('' is the service index). */
+export const PUBLIC_DOCUMENT_PATHS = ['', '/openapi.json', '/docs', LOCAL_REDOC_SCRIPT_PATH] as const;
+
+/** `openapi.json` as the gateway serves it, minified: it must fit in a mapping template. */
+export function openApiDocument(): StaticDocument {
+  return {
+    path: DOCS_SPEC_URL.replace(/^\.\//, ''), // the page's relative URL of the document
+    headers: { 'Content-Type': 'application/json', 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-cache' },
+    body: JSON.stringify(buildOpenApiDocument()),
+  };
 }
-
-/** Paths relative to the base path `/v1.1`. */
-export const PUBLIC_DOCUMENT_PATHS = ['/openapi.json', '/docs', LOCAL_REDOC_SCRIPT_PATH] as const;
 
 const localPage = { scriptUrl: LOCAL_REDOC_SCRIPT_URL, specUrl: DOCS_SPEC_URL };
 
-/** Returns a lookup `path -> document` that loads each document once, on first request. */
-export function publicDocuments(): (path: string) => Promise<PublicDocument | undefined> {
-  const cache = new Map<string, Promise<PublicDocument>>();
-  const loaders: Record<string, () => Promise<PublicDocument>> = {
-    '/openapi.json': async () => {
-      // Imported on demand: building the document loads the schemas and the problem catalogue.
-      const { buildOpenApiDocument, serializeOpenApiDocument } = await import('./openapi-document.ts');
-      return {
-        statusCode: 200,
-        headers: { 'Content-Type': 'application/json', 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-cache' },
-        body: serializeOpenApiDocument(buildOpenApiDocument()),
-      };
-    },
-    '/docs': async () => ({ statusCode: 200, headers: docsPageHeaders(localPage), body: docsPageHtml(localPage) }),
+/** The local run's documents by path; each is built once, on first request. */
+export function localDocuments(): (path: string) => Promise<StaticDocument | undefined> {
+  const cache = new Map<string, Promise<StaticDocument>>();
+  const loaders: Record<string, () => Promise<StaticDocument>> = {
+    '': async () => serviceIndexDocument(),
+    '/openapi.json': async () => openApiDocument(),
+    '/docs': async () => ({ path: 'docs', headers: docsPageHeaders(localPage), body: docsPageHtml(localPage) }),
     [LOCAL_REDOC_SCRIPT_PATH]: async () => ({
-      statusCode: 200,
+      path: LOCAL_REDOC_SCRIPT_PATH.slice(1),
       headers: { 'Content-Type': 'text/javascript; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'public, max-age=3600' },
-      body: localRedocBundle(await readFile(redocBundlePath())),
+      body: localRedocBundle(await readFile(redocBundlePath())).toString('utf8'),
     }),
   };
   return (path) => {

@@ -4,6 +4,7 @@
 // integration) serve these same bytes; URLs are relative to `/v1.1/` so they hold behind a
 // custom domain, the `/{stage}` prefix of an execute-api URL, and any local port.
 import { API_VERSION, BASE_PATH } from '../../functions/routes.ts';
+import type { StaticDocument } from './mock-answers.ts';
 
 /** Relative to the base path with its trailing slash (`/v1.1/`). */
 const SERVICE_DESC = 'openapi.json';
@@ -41,4 +42,9 @@ export function serviceIndexHeaders(): Record<string, string> {
       `<${links['service-doc']}>; rel="service-doc"; type="text/html"`,
     ].join(', '),
   };
+}
+
+/** `GET /v1.1`: the index as the gateway serves it (the resource itself, so no path below it). */
+export function serviceIndexDocument(): StaticDocument {
+  return { path: '', headers: serviceIndexHeaders(), body: JSON.stringify(serviceIndex()) };
 }

@@ -9,11 +9,24 @@ import { testEnvironment } from '../support/test-environment.ts';
 import { launchChromium } from '../support/chromium.ts';
 
 describe('GET /v1.1/openapi.json', () => {
-  test('serves the committed document as JSON without credentials', async () => {
+  test('serves the committed document as JSON without credentials, in the minified form the deployed MOCK serves', async () => {
     const response = await fetch(`${testEnvironment().url}/openapi.json`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json');
-    expect(await response.text()).toBe(readFileSync(COMMITTED_OPENAPI_FILE, 'utf8'));
+    const text = await response.text();
+    expect(JSON.parse(text)).toEqual(JSON.parse(readFileSync(COMMITTED_OPENAPI_FILE, 'utf8')));
+    // The mapping template's output: the document, then the newline that ends its template line.
+    expect(text).toBe(`${JSON.stringify(JSON.parse(text))}\n`);
+  });
+});
+
+describe('GET /v1.1/docs without JavaScript', () => {
+  test('links the OpenAPI document, so a reader without JavaScript still reaches the description', async () => {
+    const page = await (await fetch(`${testEnvironment().url}/docs`)).text();
+    const link = /<noscript>.*<a href="([^"]+)">openapi\.json<\/a>.*<\/noscript>/s.exec(page)?.[1];
+    expect(link).toBe(DOCS_SPEC_URL);
+    const target = await fetch(new URL(link ?? '', `${testEnvironment().url}/docs`));
+    expect([target.status, target.headers.get('content-type')]).toEqual([200, 'application/json']);
   });
 });
 

@@ -175,20 +175,21 @@ describe('the base URL and the documents', () => {
     expect((await fetch(new URL(index.links['service-doc'] as string, testEnvironment().url))).status).toBe(200);
   });
 
+  // API Gateway matches one trailing slash to the resource without it (see gateway-fidelity.test.ts).
   test.each([
-    ['/', '../v1.1'],
-    ['/docs/', '../docs'],
-    ['/openapi.json/', '../openapi.json'],
-  ])('GET /v1.1%s redirects to the path without the slash', async (path, location) => {
+    ['/', 'GET, HEAD, OPTIONS'],
+    ['/docs/', 'GET, HEAD, OPTIONS'],
+    ['/openapi.json/', 'GET, HEAD, OPTIONS'],
+  ])('/v1.1%s answers as the document without the slash: 200 for GET, 405 with Allow: %s for POST', async (path, allow) => {
     const response = await fetch(`${testEnvironment().url}${path}`, { redirect: 'manual' });
-    expect(response.status).toBe(308);
-    expect(response.headers.get('location')).toBe(location);
-    expect(new URL(location, `${testEnvironment().url}${path}`).pathname).toBe(new URL(`${testEnvironment().url}${path}`).pathname.replace(/\/$/, ''));
+    expect(response.status).toBe(200);
+    const post = await fetch(`${testEnvironment().url}${path}`, { method: 'POST' });
+    expect([post.status, post.headers.get('allow'), post.headers.get('content-type')]).toEqual([405, allow, 'application/problem+json']);
   });
 
-  test('/favicon.ico is an empty answer, not a 404', async () => {
+  test('/favicon.ico is the 404 problem of any path outside the API, as API Gateway answers it', async () => {
     const response = await fetch(new URL('/favicon.ico', testEnvironment().url));
-    expect(response.status).toBe(204);
+    expect([response.status, response.headers.get('content-type')]).toEqual([404, 'application/problem+json']);
   });
 });
 

@@ -7,7 +7,7 @@ import { App, Aws, Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { gatewayResponse, GATEWAY_RESPONSES, methodNotAllowedResponse, WWW_AUTHENTICATE } from '../../functions/http/gateway-responses.ts';
+import { CONFIGURABLE_TYPES, gatewayResponse, methodNotAllowedResponse, WWW_AUTHENTICATE } from '../../functions/http/gateway-responses.ts';
 import { PROBLEM_CONTENT_TYPE, RETRY_AFTER_SECONDS } from '../../functions/events/problems.ts';
 import { AUTHORIZER_HANDLER, FUNCTION_SETTINGS, resourceMethods, routeMethods, routes } from '../../functions/routes.ts';
 import { contentTag } from '../../functions/http/read-responses.ts';
@@ -295,12 +295,8 @@ describe('REST API', () => {
     }
   });
 
-  test('with several allowed origins, gateway responses echo the request Origin (they hold no data); handlers and MOCKs check the list', () => {
-    expect(gatewayCorsHeaders(['https://a.example', 'https://b.example'])).toEqual({
-      'Access-Control-Allow-Origin': 'method.request.header.Origin',
-      'Access-Control-Expose-Headers': "'ETag,Location,Retry-After,Link,Allow'",
-      Vary: "'Origin'",
-    });
+  test('with several allowed origins, gateway responses carry no CORS headers (they cannot check the list); handlers and MOCKs check it', () => {
+    expect(gatewayCorsHeaders(['https://a.example', 'https://b.example'])).toEqual({});
     expect(gatewayCorsHeaders([])).toEqual({});
   });
 
@@ -385,13 +381,13 @@ describe('REST API', () => {
   test('gateway responses answer problem+json, UNAUTHORIZED with the Basic challenge', () => {
     const responses = Object.values(resourcesOfType(prod.apiTemplate, 'AWS::ApiGateway::GatewayResponse')).map((r) => r.Properties as any);
     const byType = new Map(responses.map((r) => [r.ResponseType as string, r]));
-    for (const type of [...Object.keys(GATEWAY_RESPONSES), 'DEFAULT_4XX', 'DEFAULT_5XX', 'BAD_REQUEST_PARAMETERS', 'BAD_REQUEST_BODY', 'WAF_FILTERED']) {
+    for (const type of [...CONFIGURABLE_TYPES, 'DEFAULT_4XX', 'DEFAULT_5XX', 'BAD_REQUEST_PARAMETERS', 'BAD_REQUEST_BODY', 'WAF_FILTERED']) {
       const response = byType.get(type);
       expect(response).toBeDefined();
       expect(response.ResponseParameters['gatewayresponse.header.Content-Type']).toBe(`'${PROBLEM_CONTENT_TYPE}'`);
       expect(response.ResponseParameters['gatewayresponse.header.X-Content-Type-Options']).toBe("'nosniff'");
     }
-    for (const type of Object.keys(GATEWAY_RESPONSES) as (keyof typeof GATEWAY_RESPONSES)[]) {
+    for (const type of CONFIGURABLE_TYPES) {
       const expected = gatewayResponse(type);
       const response = byType.get(type);
       expect(response.StatusCode).toBe(String(expected.statusCode));

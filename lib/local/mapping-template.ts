@@ -1,0 +1,63 @@
+// API Gateway's mapping templates and gateway-response header mappings, executed as API Gateway
+// executes them: Velocity (velocityjs) with the small part of `$input`, `$util` and `$context`
+// that the stack's templates use (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-mapping-template-reference.html),
+// and `$context.responseOverride` (https://docs.aws.amazon.com/apigateway/latest/developerguide/apigateway-override-request-response-parameters.html).
+// The local gateway answers its MOCK integrations and gateway responses with this, from the same
+// definitions the stack deploys (lib/cdk/api-documents.ts, problem-gateway-responses.ts), and the
+// infrastructure tests run the synthesized templates with it.
+import velocity from 'velocityjs';
+
+/** What a template can see of a request. */
+export interface TemplateRequest {
+  method: string;
+  /** Header lines as sent (names in their own case), in order; a repeated name keeps its last value, as `$input.params()` does. */
+  headers: readonly (readonly [string, string])[];
+  /** `$context.error.messageString` of a gateway response (already a quoted JSON string). */
+  errorMessage?: string;
+}
+
+export interface TemplateAnswer {
+  body: string;
+  status?: number;
+  headers: Record<string, string>;
+}
+
+const parsed = new Map<string, ReturnType<typeof velocity.parse>>();
+
+// Velocity runs on Java: a template calls Java's String methods, which JavaScript strings lack.
+const JAVA_STRING_METHODS = [
+  {
+    uid: 'java-string-contains',
+    match: ({ property, context }: { property: string; context: unknown }) => property === 'contains' && typeof context === 'string',
+    resolve: ({ context, params }: { context: unknown; params: unknown[] }) => (context as string).includes(String(params[0])),
+  },
+];
+
+/** Renders `template` for `request`: its output is the body; `$context.responseOverride` sets status and headers. */
+export function runMappingTemplate(template: string, request: TemplateRequest): TemplateAnswer {
+  let ast = parsed.get(template);
+  if (!ast) parsed.set(template, (ast = velocity.parse(template)));
+  const header = new Map(request.headers.map(([name, value]) => [name, value]));
+  const responseOverride: { status?: number; header: Record<string, string> } = { header: {} };
+  const context = {
+    input: { params: () => ({ header, path: new Map(), querystring: new Map() }) },
+    context: { httpMethod: request.method, responseOverride, error: { messageString: request.errorMessage ?? '""' } },
+    util: { base64Decode: (text: string) => Buffer.from(text, 'base64').toString('utf8') },
+  };
+  const compiled = new velocity.Compile(ast, { escape: false, customMethodHandlers: JAVA_STRING_METHODS });
+  const body = compiled.render(context);
+  return { body, ...(responseOverride.status === undefined ? {} : { status: responseOverride.status }), headers: { ...responseOverride.header } };
+}
+
+/**
+ * The value of a header mapping (`'static'` or `method.request.header.Name`), for `request`;
+ * undefined when it maps a header the request does not carry (API Gateway then sends none).
+ * Header mappings hold nothing else: https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-swagger-extensions-gateway-responses.gatewayResponse.html
+ */
+export function mappedHeaderValue(mapping: string, request: TemplateRequest): string | undefined {
+  const literal = /^'(.*)'$/s.exec(mapping);
+  if (literal) return literal[1];
+  const copied = /^method\.request\.header\.(.+)$/.exec(mapping);
+  if (!copied) throw new Error(`${mapping} is neither a static value nor a request header`);
+  return request.headers.findLast(([name]) => name === copied[1])?.[1];
+}

@@ -1,0 +1,134 @@
+// What API Gateway answers by itself, without Lambda and without credentials, as MOCK integration
+// definitions: the public documents (service index, openapi.json, docs page) with a strong ETag
+// and 304, 405 with `Allow` for a method a resource lacks, OPTIONS with `Allow` (and the CORS
+// preflight), and, with CORS on, the 404 of a path the API does not have. The CDK stack deploys
+// these definitions (lib/cdk/api-documents.ts) and the local gateway executes the very same
+// templates with a Velocity engine (lib/local/mapping-template.ts): one definition, two runners.
+import { contentTag } from '../../functions/http/read-responses.ts';
+import { gatewayResponse, methodNotAllowedResponse } from '../../functions/http/gateway-responses.ts';
+import { allowHeader, CORS_ALLOWED_METHODS, CORS_EXPOSED_HEADERS, CORS_REQUEST_HEADERS } from '../../functions/routes.ts';
+
+/** A MOCK integration with one integration response: its status, static header mappings and response template. */
+export interface MockAnswer {
+  statusCode: number;
+  /** Header name -> mapping expression (a static value is single-quoted, as API Gateway writes it). */
+  headers: Record<string, string>;
+  /** The `application/json` response template; none: an empty body. */
+  template?: string;
+}
+
+/** A document served by a MOCK integration. */
+export interface StaticDocument {
+  /** Path below the resource the documents are mounted on, e.g. `openapi.json`; '' for the resource itself. */
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** The methods of a public document's resource (OPTIONS and the 405 list them with HEAD and OPTIONS). */
+export const DOCUMENT_METHODS = ['GET'] as const;
+
+/** How long a browser may reuse a preflight answer. */
+export const PREFLIGHT_MAX_AGE_SECONDS = 600;
+
+const PREFLIGHT_HEADERS = {
+  'Access-Control-Allow-Methods': CORS_ALLOWED_METHODS,
+  'Access-Control-Allow-Headers': CORS_REQUEST_HEADERS,
+  'Access-Control-Max-Age': String(PREFLIGHT_MAX_AGE_SECONDS),
+};
+
+/**
+ * Velocity lines setting the CORS headers (and `extra` ones) for an allowed Origin; none without
+ * origins. A template can choose per request (`$context.responseOverride`), unlike a static header
+ * mapping or a gateway response. Every answer varies by Origin when CORS is on (`Vary: Origin`),
+ * whether this request sent one or not.
+ */
+export function corsTemplateLines(corsOrigins: readonly string[], extra: Record<string, string> = {}): string[] {
+  if (corsOrigins.length === 0) return [];
+  for (const value of [...corsOrigins, ...Object.values(extra)]) {
+    if (/['$#\\]/.test(value)) throw new Error(`${value} cannot be written in a mapping template`);
+  }
+  const set = (name: string, value: string) => `#set($context.responseOverride.header.${name} = ${value})`;
+  return [
+    `#set($origin = $input.params().header.get('Origin'))`,
+    `#if("$!origin" == "")#set($origin = $input.params().header.get('origin'))#end`,
+    set('Vary', "'Origin'"),
+    `#if(${corsOrigins.map((origin) => `"$!origin" == '${origin}'`).join(' || ')})`,
+    set('Access-Control-Allow-Origin', '$origin'),
+    set('Access-Control-Expose-Headers', `'${CORS_EXPOSED_HEADERS}'`),
+    ...Object.entries(extra).map(([name, value]) => set(name, `'${value}'`)),
+    '#end',
+  ];
+}
+
+/** Static header values are single-quoted in API Gateway's mapping syntax. */
+export function staticMappings(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, `'${value}'`]));
+}
+
+/**
+ * GET or HEAD of a document. The body travels base64-encoded through `$util.base64Decode`,
+ * because a mapping template is Velocity: the document's own `$ref`, `#` and quotes would
+ * otherwise be read as template syntax. Headers are set with `$context.responseOverride`, because
+ * static header mappings are single-quoted and the Content-Security-Policy is full of single
+ * quotes; a value with double quotes (the Link header's `rel="..."`, the ETag) is a single-quoted
+ * Velocity literal instead. If-None-Match containing the document's tag (weakly or not, alone or
+ * in a list) or `*` is a 304 without content; HEAD has no content either.
+ */
+export function documentAnswer(document: StaticDocument, corsOrigins: readonly string[] = []): MockAnswer {
+  const etag = contentTag(document.body);
+  const overrides = Object.entries({ ...document.headers, ETag: etag }).map(([name, value]) => {
+    if (!/["$#\\]/.test(value)) return `#set($context.responseOverride.header.${name} = "${value}")`;
+    if (!value.includes("'")) return `#set($context.responseOverride.header.${name} = '${value}')`;
+    throw new Error(`The ${name} header of /${document.path} cannot be written in a mapping template`);
+  });
+  const template = [
+    ...overrides,
+    ...corsTemplateLines(corsOrigins),
+    `#set($condition = $input.params().header.get('If-None-Match'))`,
+    `#if($condition && ($condition.contains('${etag}') || $condition.trim() == '*'))`,
+    '#set($context.responseOverride.status = 304)',
+    `#elseif($context.httpMethod != 'HEAD')`,
+    `$util.base64Decode("${Buffer.from(document.body, 'utf8').toString('base64')}")`,
+    '#end',
+  ].join('\n');
+  return { statusCode: 200, headers: {}, template };
+}
+
+/**
+ * `ANY` on a resource: 405 problem+json with `Allow` for every method the resource lacks (RFC 9110
+ * §15.5.6), where API Gateway itself would answer MISSING_AUTHENTICATION_TOKEN.
+ */
+export function methodNotAllowedAnswer(allowedMethods: readonly string[], corsOrigins: readonly string[] = []): MockAnswer {
+  const { statusCode, headers, body } = methodNotAllowedResponse(allowedMethods);
+  const template = [...corsTemplateLines(corsOrigins), `#if($context.httpMethod != 'HEAD')${JSON.stringify(body)}#end`].join('\n');
+  return { statusCode, headers: staticMappings(headers), template };
+}
+
+/** `OPTIONS` on a resource: 204 with `Allow` (RFC 9110 §9.3.7); to an allowed Origin also the CORS preflight answer. */
+export function optionsAnswer(allowedMethods: readonly string[], corsOrigins: readonly string[] = []): MockAnswer {
+  return {
+    statusCode: 204,
+    headers: staticMappings({ Allow: allowHeader(allowedMethods) }),
+    ...(corsOrigins.length > 0 ? { template: corsTemplateLines(corsOrigins, PREFLIGHT_HEADERS).join('\n') } : {}),
+  };
+}
+
+/**
+ * With CORS on, `/v1.1/{proxy+}` answers every path the API does not have: a preflight from an
+ * allowed origin succeeds (OPTIONS), so the page can read the 404 problem that ANY then answers
+ * (the MISSING_AUTHENTICATION_TOKEN body, with the CORS headers a gateway response cannot choose
+ * per request). Explicit resources win over the proxy resource. None without CORS.
+ */
+export function unknownPathAnswers(corsOrigins: readonly string[]): { OPTIONS: MockAnswer; ANY: MockAnswer } | undefined {
+  if (corsOrigins.length === 0) return undefined;
+  const { statusCode, headers, body } = gatewayResponse('MISSING_AUTHENTICATION_TOKEN');
+  return {
+    OPTIONS: { statusCode: 204, headers: {}, template: corsTemplateLines(corsOrigins, PREFLIGHT_HEADERS).join('\n') },
+    ANY: {
+      statusCode,
+      headers: staticMappings(headers),
+      template: [...corsTemplateLines(corsOrigins), `#if($context.httpMethod != 'HEAD')${JSON.stringify(body)}#end`].join('\n'),
+    },
+  };
+}

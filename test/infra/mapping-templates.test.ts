@@ -1,0 +1,140 @@
+// The deployed definition itself, executed: the synthesized MOCK integrations (their integration
+// responses' header mappings and Velocity templates) and gateway responses are run with a
+// Velocity engine and API Gateway's `$input`/`$context`/`$util` (lib/local/mapping-template.ts,
+// https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-mapping-template-reference.html)
+// against the same requests the local gateway answers over HTTP, and the answers must be equal:
+// status, body and every header a client or cache reads. Two allowed origins, the case where a
+// gateway response cannot choose per request.
+import { randomUUID } from 'node:crypto';
+import type { Template } from 'aws-cdk-lib/assertions';
+import { BASE_PATH } from '../../functions/routes.ts';
+import { mockAnswer, templateRequest } from '../../lib/local/gateway-http-semantics.ts';
+import { startLocalApiGateway, type LocalApiGateway } from '../../lib/local/local-api-gateway.ts';
+import { mappedHeaderValue, runMappingTemplate, type TemplateRequest } from '../../lib/local/mapping-template.ts';
+import type { MockAnswer } from '../../lib/openapi/mock-answers.ts';
+import { resourcePath, resourcesOfType, synthesize } from './synthesize.ts';
+
+const ORIGINS = ['https://museum.example', 'https://shop.museum.example'];
+const FOREIGN = 'https://evil.example';
+const COMPARED_HEADERS = ['content-type', 'etag', 'allow', 'link', 'vary', 'cache-control', 'www-authenticate', 'access-control-allow-origin', 'access-control-expose-headers', 'access-control-allow-methods', 'access-control-allow-headers', 'access-control-max-age'];
+
+let template: Template;
+let gateway: LocalApiGateway;
+
+beforeAll(async () => {
+  template = synthesize({ corsOrigins: ORIGINS.join(',') }).apiTemplate;
+  gateway = await startLocalApiGateway({ corsAllowedOrigins: ORIGINS, accessLog: () => undefined });
+}, 120_000);
+
+afterAll(async () => {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when the beforeAll that sets it failed
+  await gateway?.close();
+});
+
+/** The synthesized MOCK method API Gateway would pick for `method` on `path` (an explicit method wins over ANY). */
+function deployedMock(path: string, method: string): MockAnswer {
+  const methods = Object.values(resourcesOfType(template, 'AWS::ApiGateway::Method'))
+    .map((resource) => resource.Properties as { HttpMethod: string; ResourceId: unknown; Integration: { Type: string; IntegrationResponses: { StatusCode: string; ResponseParameters?: Record<string, string>; ResponseTemplates?: Record<string, string> }[] } })
+    .filter((properties) => resourcePath(template, properties.ResourceId) === path);
+  const chosen = methods.find((m) => m.HttpMethod === method) ?? methods.find((m) => m.HttpMethod === 'ANY');
+  if (chosen?.Integration.Type !== 'MOCK') throw new Error(`No MOCK for ${method} ${path}`);
+  const [response] = chosen.Integration.IntegrationResponses;
+  if (!response) throw new Error(`No integration response for ${method} ${path}`);
+  return {
+    statusCode: Number(response.StatusCode),
+    headers: Object.fromEntries(Object.entries(response.ResponseParameters ?? {}).map(([name, value]) => [name.replace('method.response.header.', ''), value])),
+    ...(response.ResponseTemplates?.['application/json'] === undefined ? {} : { template: response.ResponseTemplates['application/json'] }),
+  };
+}
+
+interface Observed {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+function pick(headers: Record<string, string>): Record<string, string> {
+  const lower = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+  return Object.fromEntries(COMPARED_HEADERS.filter((name) => lower[name] !== undefined).map((name) => [name, lower[name] as string]));
+}
+
+async function local(method: string, path: string, headers: Record<string, string>): Promise<Observed> {
+  const response = await fetch(`${gateway.url}${path.slice(BASE_PATH.length)}`, { method, headers });
+  const observed = pick(Object.fromEntries(response.headers));
+  // The stage's response compression is a layer after the integration (response-compression.ts): its Vary token is not the template's.
+  if (observed.vary) observed.vary = observed.vary.replace(/,\s*Accept-Encoding$/, '');
+  return { status: response.status, headers: observed, body: await response.text() };
+}
+
+function request(method: string, headers: Record<string, string>): TemplateRequest {
+  return templateRequest({ rawHeaders: Object.entries(headers).flat() }, method);
+}
+
+const eventId = randomUUID();
+/** Requests to the MOCK answers: [method, path, resource path in the template]. */
+const MOCK_CASES: [string, string, string][] = [
+  ['GET', '/v1.1', '/v1.1'],
+  ['HEAD', '/v1.1', '/v1.1'],
+  ['POST', '/v1.1', '/v1.1'],
+  ['OPTIONS', '/v1.1', '/v1.1'],
+  ['GET', '/v1.1/openapi.json', '/v1.1/openapi.json'],
+  ['DELETE', '/v1.1/openapi.json', '/v1.1/openapi.json'],
+  ['PUT', '/v1.1/special-events', '/v1.1/special-events'],
+  ['OPTIONS', '/v1.1/special-events', '/v1.1/special-events'],
+  ['POST', `/v1.1/special-events/${eventId}`, '/v1.1/special-events/{eventId}'],
+  ['OPTIONS', `/v1.1/special-events/${eventId}`, '/v1.1/special-events/{eventId}'],
+  ['GET', '/v1.1/tickets', '/v1.1/{proxy+}'],
+  ['OPTIONS', '/v1.1/tickets', '/v1.1/{proxy+}'],
+];
+const ORIGIN_CASES: [string, Record<string, string>][] = [
+  ['an allowed origin', { Origin: ORIGINS[1] as string }],
+  ['a foreign origin', { Origin: FOREIGN }],
+  ['no origin', {}],
+];
+
+describe.each(ORIGIN_CASES)('the synthesized MOCK integrations, run by a Velocity engine, answer %s as the local gateway does', (_, originHeaders) => {
+  test.each(MOCK_CASES)('%s %s', async (method, path, resource) => {
+    const headers = { ...originHeaders, ...(method === 'OPTIONS' ? { 'Access-Control-Request-Method': 'GET' } : {}) };
+    const deployed = mockAnswer(deployedMock(resource, method), request(method, headers));
+    const expected: Observed = { status: deployed.statusCode, headers: pick(deployed.headers), body: method === 'HEAD' ? '' : String(deployed.body ?? '') };
+    expect(await local(method, path, headers)).toEqual(expected);
+    // The allowed origin only, never a foreign one, and Vary wherever the answer depends on it.
+    expect(expected.headers['access-control-allow-origin']).toBe(originHeaders.Origin === ORIGINS[1] ? ORIGINS[1] : undefined);
+    expect(expected.headers.vary).toBe('Origin');
+  });
+});
+
+describe('conditional GET of a public document, by the synthesized template and by the local gateway alike', () => {
+  test.each([
+    ['its own ETag', (etag: string) => etag],
+    ['its weak ETag', (etag: string) => `W/${etag}`],
+    ['a list holding it', (etag: string) => `"other", ${etag}`],
+    ['*', () => '*'],
+    ['another tag', () => '"other"'],
+  ])('If-None-Match: %s', async (_, condition) => {
+    const first = await local('GET', '/v1.1/openapi.json', {});
+    const headers = { 'If-None-Match': condition(first.headers.etag ?? '') };
+    const deployed = mockAnswer(deployedMock('/v1.1/openapi.json', 'GET'), request('GET', headers));
+    const observed = await local('GET', '/v1.1/openapi.json', headers);
+    expect(observed).toEqual({ status: deployed.statusCode, headers: pick(deployed.headers), body: String(deployed.body ?? '') });
+    expect(observed.status).toBe(condition('') === '"other"' ? 200 : 304);
+  });
+});
+
+describe('the synthesized gateway responses, evaluated per request, answer as the local gateway does', () => {
+  test.each(ORIGIN_CASES)('UNAUTHORIZED to %s: the problem, the Basic challenge, and no CORS header (two origins cannot be chosen from statically)', async (_, originHeaders) => {
+    const response = Object.values(resourcesOfType(template, 'AWS::ApiGateway::GatewayResponse'))
+      .map((resource) => resource.Properties as { ResponseType: string; StatusCode: string; ResponseParameters: Record<string, string>; ResponseTemplates: Record<string, string> })
+      .find((properties) => properties.ResponseType === 'UNAUTHORIZED');
+    if (!response) throw new Error('No UNAUTHORIZED gateway response');
+    const vtl = request('GET', originHeaders);
+    const headers: Record<string, string> = {};
+    for (const [name, mapping] of Object.entries(response.ResponseParameters)) {
+      const value = mappedHeaderValue(mapping, vtl);
+      if (value !== undefined) headers[name.replace('gatewayresponse.header.', '')] = value;
+    }
+    const deployed: Observed = { status: Number(response.StatusCode), headers: pick(headers), body: runMappingTemplate(response.ResponseTemplates['application/json'] ?? '', vtl).body };
+    expect(await local('GET', '/v1.1/special-events', originHeaders)).toEqual(deployed);
+    expect(deployed.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
