@@ -209,6 +209,7 @@ try {
         store: dynamodb.started ? 'in memory' : dynamodb.endpoint,
         dynamodbEndpoint: dynamodb.endpoint,
         temporaryDirectory: dynamodb.started?.dataDirectory,
+        keyId: dynamodb.started?.keyId,
       });
   if (run) cleanups.push(async () => run.remove());
   if (dynamodb.started && !lock) {
@@ -267,13 +268,10 @@ try {
  * been answered (idle keep-alive connections are closed as they become idle).
  */
 async function drain(server: Server, limitMs: number): Promise<void> {
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  const deadline = performance.now() + limitMs;
-  let done = false;
-  void closed.then(() => (done = true));
-  while (!done && performance.now() < deadline) {
+  const closed = new Promise<'closed'>((resolve) => server.close(() => resolve('closed')));
+  for (const deadline = performance.now() + limitMs; performance.now() < deadline; ) {
     server.closeIdleConnections();
-    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 50))]);
+    if ((await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 50))])) === 'closed') return;
   }
 }
 

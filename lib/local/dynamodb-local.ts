@@ -195,7 +195,8 @@ export function killStartedJavaNow(): void {
 export async function startDynamoDbLocal(options: { dataDirectory?: string; signal?: AbortSignal; port?: number } = {}): Promise<DynamoDbLocal> {
   const { signal } = options;
   signal?.throwIfAborted();
-  const port = options.port || (await freePort());
+  // 0 or none: any free port.
+  const port = options.port === undefined || options.port === 0 ? await freePort() : options.port;
   const temporary = !options.dataDirectory;
   const dataDirectory = options.dataDirectory ?? (await temporaryDirectory());
   const keyId = temporary ? randomKeyId() : await dataDirectoryKeyId(dataDirectory);
@@ -209,8 +210,14 @@ export async function startDynamoDbLocal(options: { dataDirectory?: string; sign
     stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
   });
   let output = '';
-  shell.stdout?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-8_000)));
-  shell.stderr?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-8_000)));
+  /** What Java printed once it was ready (its start-up banner is not news): a crash's reason. */
+  let laterOutput: string | undefined;
+  const collect = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-8_000);
+    if (laterOutput !== undefined) laterOutput = (laterOutput + chunk.toString()).slice(-2_000);
+  };
+  shell.stdout?.on('data', collect);
+  shell.stderr?.on('data', collect);
   const exited = new Promise<void>((resolve) => shell.once('exit', () => resolve()));
   let javaPid: number | undefined;
 
@@ -275,13 +282,14 @@ export async function startDynamoDbLocal(options: { dataDirectory?: string; sign
   }
   // Java's own exit (killed, out of memory) is seen by polling its pid: the watchdog only waits
   // for this process's end, and Java is not this process's child.
+  laterOutput = '';
   const exitListeners: ((cause: string) => void)[] = [];
   const pid = javaPid;
   const watch = setInterval(() => {
-    if (stopped) return clearInterval(watch);
-    if (isAlive(pid)) return;
+    if (!stopped && isAlive(pid)) return;
     clearInterval(watch);
-    const lastLine = output.trim().split('\n').at(-1)?.trim();
+    if (stopped) return;
+    const lastLine = laterOutput?.trim().split('\n').at(-1)?.trim();
     const cause = `DynamoDB Local (Java, pid ${pid}) exited while the local run was using it${lastLine ? ` (its last line: ${lastLine})` : ''}`;
     for (const listener of exitListeners) listener(cause);
   }, 500);
