@@ -161,6 +161,11 @@ try {
     throw error;
   }
   cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  // Once a stop has begun, every answer closes its connection: a client's keep-alive connection
+  // cannot keep the drain below waiting.
+  server.prependListener('request', (_request, response) => {
+    if (stopping) response.setHeader('Connection', 'close');
+  });
   const dynamodbPort = dynamoDbLocalPort();
   if (dynamodbPort && !(await portIsFree(dynamodbPort))) {
     await fail(`MUSEUM_DYNAMODB_PORT ${dynamodbPort} is already in use; stop what uses it or choose another port for DynamoDB Local.`);
