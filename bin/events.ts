@@ -99,7 +99,13 @@ function terminalProgress(): Progress & { finish(): void } {
 
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
 
-/** What the export is, said with its summary: a snapshot only when nothing else could write. */
+/**
+ * What the export is, said with its summary: a snapshot only when nothing else could write. A
+ * Scan's strongly consistent pages are each current when read, not one moment across pages; on
+ * AWS the point-in-time paths are a PITR restore into a new table (then exported with this CLI)
+ * or ExportTableToPointInTime to S3:
+ * https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ExportTableToPointInTime.html
+ */
 function snapshotNote(store: Store): string {
   if (store.exclusive) return 'It is a consistent snapshot: nothing else could write while it ran (the CLI held the data directory).';
   return (

@@ -1,7 +1,8 @@
 // `npm start`: the API on http://127.0.0.1:$PORT/v1.1, backed by DynamoDB Local. One Node process
-// (npm's signals reach it: no shell chain) that builds the bundles (--build), takes the data
-// directory's lock and the port, starts DynamoDB Local, and stops all of it on SIGINT, SIGTERM,
-// SIGHUP, or when the process that started it (npm) is gone.
+// (npm's signals reach it: no shell chain) that checks every setting, takes the port, then the
+// data directory's lock, builds the bundles (--build), starts DynamoDB Local, and stops all of it
+// on SIGINT, SIGTERM, SIGHUP, when the process that started it (npm) is gone, or when DynamoDB
+// Local itself exits.
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import { relative } from 'node:path';
