@@ -7,7 +7,8 @@
 // runs: `npm run events -- export > events.jsonl` would start the file with them. The export is
 // written to a temporary file beside the target and renamed when complete, so a failed export
 // never leaves half a file under the name. Progress goes to stderr, only when it is a terminal.
-import { createReadStream, createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { createReadStream, createWriteStream, type ReadStream, type WriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { finished } from 'node:stream/promises';
@@ -116,50 +117,77 @@ function snapshotNote(store: Store): string {
   );
 }
 
-async function exportTo(archive: EventArchive, file: string | undefined, progress: Progress): Promise<number> {
-  if (!file) return exportEvents(archive, process.stdout, progress);
+/** Resolves with undefined once `stream`'s file is open, or with the reason it cannot be. */
+function opened(stream: ReadStream | WriteStream): Promise<string | undefined> {
+  return once(stream, 'open').then(
+    () => undefined,
+    (error: unknown) => (error as Error).message,
+  );
+}
+
+/** The export's file, written beside `file` and renamed onto it only when complete. */
+interface ExportFile {
+  stream: WriteStream;
+  complete(): Promise<void>;
+  discard(): Promise<void>;
+}
+
+async function openExportFile(file: string): Promise<ExportFile | string> {
   const partial = `${file}.partial-${process.pid}`;
-  const output = createWriteStream(partial, { flags: 'wx' });
-  try {
-    const count = await exportEvents(archive, output, progress);
-    output.end();
-    await finished(output);
-    await rename(partial, file);
-    return count;
-  } catch (error) {
-    output.destroy();
-    await rm(partial, { force: true });
-    throw error;
-  }
+  const stream = createWriteStream(partial, { flags: 'wx' });
+  const problem = await opened(stream);
+  if (problem) return `Cannot write ${file}: ${problem}`;
+  return {
+    stream,
+    complete: async () => {
+      stream.end();
+      await finished(stream);
+      await rename(partial, file);
+    },
+    discard: async () => {
+      stream.destroy();
+      await rm(partial, { force: true });
+    },
+  };
+}
+
+async function exportTo(archive: EventArchive, output: ExportFile | undefined, progress: Progress): Promise<number> {
+  if (!output) return exportEvents(archive, process.stdout, progress);
+  const count = await exportEvents(archive, output.stream, progress);
+  await output.complete();
+  return count;
 }
 
 async function main(): Promise<number> {
   const parsed = parseArguments();
   if (typeof parsed === 'number') return parsed;
   const { command, file, table, region } = parsed;
-  // The input must be readable before anything starts (no Java for a typo in its name).
+  // The files must be usable before anything starts (no Java for a typo in a name).
   const input = command === 'import' && file ? createReadStream(file) : process.stdin;
   if (input !== process.stdin) {
-    const opened = await new Promise<string | undefined>((resolveOpen) => {
-      input.once('open', () => resolveOpen(undefined));
-      input.once('error', (error: Error) => resolveOpen(error.message));
-    });
-    if (opened) {
-      console.error(`Cannot read ${file}: ${opened}`);
+    const problem = await opened(input as ReadStream);
+    if (problem) {
+      console.error(`Cannot read ${file}: ${problem}`);
       return 1;
     }
+  }
+  const output = command === 'export' && file ? await openExportFile(file) : undefined;
+  if (typeof output === 'string') {
+    console.error(output);
+    return 1;
   }
   const target = await openStore(table, region, 'events CLI').catch((error: unknown) => (error as Error).message);
   if (typeof target === 'string') {
     console.error(target);
     input.destroy();
+    await output?.discard();
     return 1;
   }
   const archive = new EventArchive(createDocumentClient(target.client), target.tableName);
   const progress = terminalProgress();
   try {
     if (command === 'export') {
-      const count = await exportTo(archive, file, progress);
+      const count = await exportTo(archive, output, progress);
       progress.finish();
       console.error(`Exported ${plural(count, 'event')} from ${target.tableName}${file ? ` to ${basename(file)}` : ''}. ${snapshotNote(target)}`);
     } else {
@@ -171,6 +199,7 @@ async function main(): Promise<number> {
     return 0;
   } catch (error) {
     progress.finish();
+    await output?.discard();
     console.error(error instanceof InvalidImportError ? error.message : `The ${command} failed: ${(error as Error).message}`);
     return 1;
   } finally {

@@ -191,6 +191,9 @@ test('one event is counted in the singular, and the export and import name the f
     const missing = await cli(['import', '--input', join(directory, 'absent.jsonl')], '', own);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/^Cannot read .*absent\.jsonl: ENOENT/);
+    const unwritable = await cli(['export', '--output', join(directory, 'no-such-folder', 'out.jsonl')], '', own);
+    expect(unwritable.code).toBe(1);
+    expect(unwritable.stderr).toMatch(/^Cannot write .*out\.jsonl: ENOENT/);
   } finally {
     await rm(directory, { recursive: true, force: true });
   }
