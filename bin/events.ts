@@ -113,7 +113,7 @@ function snapshotNote(store: Store): string {
     'It is not a point-in-time snapshot: the table was read page by page while it could change, so an event changed meanwhile may appear ' +
     (store.target === 'deployed'
       ? 'before or after the change (for a point-in-time copy on AWS, restore the table to a point in time and export that: docs/DEPLOY.md, Restore).'
-      : 'before or after the change (for a consistent one, stop npm start first).')
+      : `before or after the change (for a consistent one, ${store.note ? 'export while no client writes' : 'stop npm start first'}).`)
   );
 }
 

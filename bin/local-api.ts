@@ -66,6 +66,8 @@ async function fail(message: string): Promise<never> {
   process.exit(1);
 }
 
+/** The settings as given (the run adds its own to process.env for the handlers). */
+const givenSettings = { ...process.env };
 const adminPassword = process.env.MUSEUM_ADMIN_PASSWORD || undefined;
 const inMemoryLimit = inMemoryLimitBytes();
 const port = Number(process.env.PORT || 3000);
@@ -257,7 +259,7 @@ try {
   if (created) {
     say(
       created.generated
-        ? `Created user admin (editor) with password: ${created.password}\n(shown only this once; change it with: npm run users -- passwd admin)`
+        ? `Created user admin (editor) with password: ${created.password}\n(shown only this once; change it with: ${passwordCommand(dynamodb.endpoint, Boolean(dynamodb.started))})`
         : 'Created user admin (editor) with the password in MUSEUM_ADMIN_PASSWORD.',
     );
   }
@@ -285,6 +287,12 @@ async function drain(server: Server, limitMs: number): Promise<void> {
 async function buildUnlessUpToDate(): Promise<boolean> {
   const { buildIfStale } = await import('../scripts/build.ts');
   return (await buildIfStale({ outdir: BUNDLES_DIRECTORY })) === 'built';
+}
+
+/** The users CLI command that reaches this run's users (it finds a run on the data directory or in memory by its MUSEUM_DATA_DIR). */
+function passwordCommand(endpoint: string, started: boolean): string {
+  const same = (started ? ['MUSEUM_DATA_DIR', 'TABLE_NAME'] : ['MUSEUM_DYNAMODB_KEY_ID', 'TABLE_NAME']).filter((name) => givenSettings[name]);
+  return `${started ? '' : `DYNAMODB_ENDPOINT=${endpoint} `}npm run users -- passwd admin${same.length > 0 ? `, with the same ${same.join(' and ')}` : ''}`;
 }
 
 function dataDescription(endpoint: string, started: boolean): string {
