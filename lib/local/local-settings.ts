@@ -48,7 +48,7 @@ export const SETTINGS = {
   },
   MUSEUM_DYNAMODB_KEY_ID: { schema: v.pipe(v.string(), v.regex(/^[A-Za-z0-9]+$/)), accepted: 'letters and digits only (DynamoDB Local names its file after it)' },
   // API Gateway's authorizer result TTL is 0 to 3600 seconds:
-  // https://docs.aws.amazon.com/apigateway/latest/developerguide/apigateway-use-lambda-authorizer.html
+  // https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-resource-apigateway-authorizer.html (AuthorizerResultTtlInSeconds)
   AUTHORIZER_CACHE_TTL_SECONDS: { schema: integerFrom(0, 3_600), accepted: 'a whole number of seconds from 0 to 3600, as on API Gateway' },
   MUSEUM_TIME_ZONE: { schema: v.pipe(v.string(), v.check(isTimeZone)), accepted: 'an IANA time zone, like Europe/Paris or UTC' },
   AUTH_CACHE_TTL_SECONDS: { schema: integerFrom(0, 3_600), accepted: 'a whole number of seconds from 0 to 3600' },
