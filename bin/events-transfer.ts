@@ -17,10 +17,22 @@ import { SpecialEvent } from '../functions/events/event-schema.ts';
 import type { EventArchive } from '../functions/store/event-archive.ts';
 import type { StoredEvent } from '../functions/store/events-store.ts';
 
+/**
+ * The largest version an import accepts: one below Number.MAX_SAFE_INTEGER, so that the next
+ * change's version (+1) is still an exact integer and two versions never compare equal.
+ */
+export const MAX_IMPORTED_VERSION = Number.MAX_SAFE_INTEGER - 1;
+
 /** One line of an export: the event as the API shows it, plus its version (the ETag's source). */
 export const ExportedEvent = v.strictObject({
   ...SpecialEvent.entries,
-  version: v.pipe(v.number('must be a number'), v.integer('must be a whole number'), v.minValue(1, 'must be at least 1')),
+  version: v.pipe(
+    v.number('must be a number'),
+    v.check(
+      (version) => Number.isSafeInteger(version) && version >= 1 && version <= MAX_IMPORTED_VERSION,
+      `must be a whole number from 1 to ${MAX_IMPORTED_VERSION} (so that the next change's version is still exact)`,
+    ),
+  ),
 });
 
 /** Writes in flight at once during an import (each is a read and a transaction). */
@@ -44,7 +56,7 @@ export class InvalidImportError extends Error {
   override name = 'InvalidImportError';
   readonly problems: string[];
   constructor(problems: string[]) {
-    super(`The file was refused, nothing was written:\n${problems.join('\n')}`);
+    super(`The file was refused and nothing was written:\n${problems.join('\n')}`);
     this.problems = problems;
   }
 }
@@ -99,17 +111,36 @@ function checkLine(line: string, lineNumber: number, firstLineOf: Map<string, nu
   try {
     json = JSON.parse(line);
   } catch {
-    return `line ${lineNumber}: not JSON`;
+    return `Line ${lineNumber} is not JSON.`;
   }
   const result = v.safeParse(ExportedEvent, json);
-  if (!result.success) {
-    const issues = result.issues.map((issue) => `${v.getDotPath(issue) ?? '(the line)'} ${issue.message}`);
-    return `line ${lineNumber}: ${issues.join('; ')}`;
-  }
+  if (!result.success) return `Line ${lineNumber}: ${issueSentences(result.issues)}.`;
   const earlier = firstLineOf.get(result.output.eventId);
-  if (earlier !== undefined) return `line ${lineNumber}: event ${result.output.eventId} is already on line ${earlier}`;
+  if (earlier !== undefined) return `Line ${lineNumber} repeats event ${result.output.eventId}, already on line ${earlier}.`;
   firstLineOf.set(result.output.eventId, lineNumber);
   return result.output;
+}
+
+const FIELDS = Object.keys(ExportedEvent.entries);
+
+/**
+ * A line's problems as one sentence: each field once (its first problem), named as in the file
+ * (`dates[1]`), in the schema's own words ("must not be negative"), not valibot's "Invalid key".
+ */
+export function issueSentences(issues: readonly v.BaseIssue<unknown>[]): string {
+  const byField = new Map<string, string>();
+  for (const issue of issues) {
+    const path = issue.path ?? [];
+    const field = path.map((item, index) => (typeof item.key === 'number' ? `[${item.key}]` : `${index > 0 ? '.' : ''}${String(item.key)}`)).join('');
+    if (byField.has(field)) continue;
+    let sentence: string;
+    if (path.length === 0) sentence = `the line must be one JSON object with the fields ${FIELDS.join(', ')}`;
+    else if (issue.type === 'strict_object' && issue.expected === 'never') sentence = `${field} is not a field of an event (the fields are ${FIELDS.join(', ')})`;
+    else if (issue.type === 'strict_object' && issue.received === 'undefined') sentence = `${field} is missing`;
+    else sentence = `${field} ${issue.message}`;
+    byField.set(field, sentence);
+  }
+  return [...byField.values()].join('; ');
 }
 
 /** Pass two: through the store, IMPORT_CONCURRENCY at a time. */

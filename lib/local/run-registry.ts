@@ -1,7 +1,8 @@
 // Where a running `npm start` that does NOT use its data directory (MUSEUM_IN_MEMORY=1, or an
-// external DYNAMODB_ENDPOINT) says so, for the users CLI: without it, `npm run users -- add`
-// would write into `.data/` while the API a person is using reads another store. (A start on the
-// data directory is found through the directory's lock.) The records live outside the data
+// external DYNAMODB_ENDPOINT) says so, for the users and events CLIs: they then act on that run's
+// store (an in-memory run records its DynamoDB Local's key id for them), instead of writing into
+// `.data/` while the API a person is using reads another store. (A start on the data directory
+// is found through the directory's lock.) The records live outside the data
 // directory, which an in-memory run must not create: one file per run, in a directory of the
 // user's own under the temporary directory (mode 0700, checked to be ours and not a symlink).
 import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,6 +20,8 @@ export interface RunRecord {
   dynamodbEndpoint: string;
   /** The in-memory database's temporary directory, if any. */
   temporaryDirectory?: string;
+  /** The in-memory DynamoDB Local's key id (the secret of its database): this file is the user's only, in a directory of theirs. */
+  keyId?: string;
   url?: string;
 }
 
@@ -75,19 +78,7 @@ export function runningRuns(): RunRecord[] {
   return runs;
 }
 
-/**
- * Why the users CLI must not write into `dataDirectory`, if it must not: a local API is running
- * for this project on another store, and none runs on the data directory itself (the CLI would
- * then change a store nobody is using while the person tests against the other one).
- */
-export function otherStoreInUse(dataDirectory: string, dataDirectoryHasRunningApi: boolean): string | undefined {
-  if (dataDirectoryHasRunningApi) return undefined;
-  const run = runningRuns().find((record) => record.dataDirectory === dataDirectory && record.pid !== process.pid);
-  if (!run) return undefined;
-  const where = run.store === 'in memory' ? 'in memory (MUSEUM_IN_MEMORY=1)' : `in DynamoDB at ${run.store} (DYNAMODB_ENDPOINT)`;
-  const instead =
-    run.store === 'in memory'
-      ? 'Its users live only as long as it runs: stop it and start it again with MUSEUM_ADMIN_PASSWORD, or stop it and use the CLI on the data directory.'
-      : `Run the CLI with DYNAMODB_ENDPOINT=${run.store} (and the same MUSEUM_DYNAMODB_KEY_ID) to change its users.`;
-  return `The local API running${run.url ? ` on ${run.url}` : ''} (pid ${run.pid}) keeps its users ${where}, not in ${dataDirectory}: a change there would not reach it. ${instead}`;
+/** The other live runs for `dataDirectory` that keep their data elsewhere (in memory, or DYNAMODB_ENDPOINT). */
+export function runsOnOtherStores(dataDirectory: string): RunRecord[] {
+  return runningRuns().filter((record) => record.dataDirectory === dataDirectory && record.pid !== process.pid);
 }

@@ -10,6 +10,7 @@ import { basicAuthorization } from '../support/api-client.ts';
 import { startLocalApiProcess } from '../support/local-api-process.ts';
 import { fetchChecked } from '../support/contract.ts';
 import { javaProcessesUsing } from '../support/local-run.ts';
+import { testEnvironment } from '../support/test-environment.ts';
 
 // Real processes on a loaded machine: a first start has taken 35 s there. Generous bounds, no timing asserts.
 jest.setTimeout(300_000);
@@ -94,5 +95,28 @@ describe('the local API started with npm start', () => {
     expect((await usersCli(dataDirectory, ['add', 'offline', '--role', 'editor'], 'offline-password-1\n')).code).toBe(0);
     expect((await usersCli(dataDirectory, ['list'])).output).toMatch(/offline\teditor/);
     expect(javaCount(dataDirectory)).toBe(0);
+  });
+});
+
+describe('the generated password', () => {
+  test('is changed by exactly the command the start advises, on DYNAMODB_ENDPOINT too', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'museum-advice-'));
+    const table = `museum-advice-${directory.slice(-6).replace(/[^A-Za-z0-9]/g, 'x')}`;
+    const env = { DYNAMODB_ENDPOINT: testEnvironment().dynamodbEndpoint, TABLE_NAME: table, MUSEUM_DATA_DIR: join(directory, 'data') };
+    const api = await startLocalApiProcess(env, join(directory, 'start.log'));
+    try {
+      const log = await readFile(join(directory, 'start.log'), 'utf8');
+      const advised = /change it with: (.+), with the same (.+)\)$/m.exec(log);
+      expect(advised?.[1]).toBe(`DYNAMODB_ENDPOINT=${env.DYNAMODB_ENDPOINT} npm run users -- passwd admin`);
+      expect(advised?.[2]).toContain('TABLE_NAME');
+      // As advised: the endpoint on the command line, the named settings as they were.
+      const child = run('sh', ['-c', advised?.[1] as string], { env: { ...process.env, TABLE_NAME: table } });
+      child.child.stdin?.end('advised-password-1\n');
+      await child;
+      const asAdmin = await fetchChecked(api.url, '/special-events', { headers: { Authorization: basicAuthorization('admin', 'advised-password-1') } });
+      expect(asAdmin.status).toBe(200);
+    } finally {
+      await api.stop();
+    }
   });
 });

@@ -215,9 +215,89 @@ describe('starting and stopping', () => {
       expect(local.stderr().trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^Port ${port} on 127\\.0\\.0\\.1 is already in use`))]);
       expect(javaProcessesUsing(data)).toEqual([]);
       expect(lockRecord(data)).toBeUndefined();
+      expect(existsSync(data)).toBe(false); // the port is taken before the data directory is made
     } finally {
       blocker.close();
     }
+  });
+
+  test('a taken MUSEUM_DYNAMODB_PORT: exit code 1, one line naming it, and no data directory made', async () => {
+    const data = await dataDirectory();
+    const blocker = createServer();
+    const port = await freePort();
+    await new Promise<void>((resolve) => blocker.listen(port, resolve));
+    try {
+      const local = await startLocalRun({ MUSEUM_DATA_DIR: data, MUSEUM_DYNAMODB_PORT: String(port) });
+      expect(await local.exited).toBe(1);
+      expect(local.stderr().trim().split('\n')).toEqual([`MUSEUM_DYNAMODB_PORT ${port} is already in use; stop what uses it or choose another port for DynamoDB Local.`]);
+      expect(existsSync(data)).toBe(false);
+    } finally {
+      blocker.close();
+    }
+  });
+
+  test.each([
+    ['CORS_ALLOWED_ORIGINS', '*'],
+    ['MUSEUM_IN_MEMORY', 'yes'],
+    ['MUSEUM_LOG_FORMAT', 'xml'],
+  ])('%s=%s is refused at start in one line naming it and the accepted values, before anything is created', async (name, value) => {
+    const data = await dataDirectory();
+    const local = await startLocalRun({ MUSEUM_DATA_DIR: data, [name]: value });
+    expect(await local.exited).toBe(1);
+    const lines = local.stderr().trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(new RegExp(`^${name}=${JSON.stringify(value).replace('*', '\\*')} is not accepted: use .+, or leave it unset\\.$`));
+    expect(existsSync(data)).toBe(false);
+    expect(javaProcessesUsing(data)).toEqual([]);
+  });
+
+  test('DynamoDB Local listens on MUSEUM_DYNAMODB_PORT; when Java dies under the run, the run says so in one line and stops', async () => {
+    const data = await dataDirectory();
+    const dynamodbPort = await freePort();
+    const local = await startLocalRun({ MUSEUM_DATA_DIR: data, MUSEUM_DYNAMODB_PORT: String(dynamodbPort) });
+    await untilListening(local);
+    const lock = lockRecord(data);
+    expect(lock?.dynamodbEndpoint).toBe(`http://127.0.0.1:${dynamodbPort}`);
+    process.kill(lock?.javaPid as number, 'SIGKILL');
+    expect(await local.exited).toBe(1);
+    expect(local.stderr().trim().split('\n')).toEqual([
+      `DynamoDB Local (Java, pid ${lock?.javaPid}) exited while the local run was using it: stopping, since the API cannot answer without it. Start it again with npm start.`,
+    ]);
+    expect(lockRecord(data)).toBeUndefined();
+    expect(isRunning(lock?.pid)).toBe(false);
+  });
+
+  test('SIGTERM while writes are under way: every write answered 2xx is there after a restart', async () => {
+    const data = await dataDirectory();
+    const local = await startLocalRun({ MUSEUM_DATA_DIR: data, MUSEUM_ADMIN_PASSWORD: ADMIN_PASSWORD });
+    const url = await untilListening(local);
+    const acknowledged: string[] = [];
+    let signalled = false;
+    // Four clients creating events (transactions: the writes DynamoDB Local loses when killed) until the server refuses.
+    const writer = async () => {
+      for (;;) {
+        const response = await fetch(`${url}/special-events`, {
+          method: 'POST',
+          headers: { Authorization: admin, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ name: 'Acknowledged', location: 'Hall', eventDescription: 'Must survive a stop', dates: ['2034-03-01', '2034-04-01'], price: 2 }),
+        }).catch(() => undefined);
+        if (!response) return;
+        if (response.status === 201) acknowledged.push(((await response.json()) as { eventId: string }).eventId);
+        else await response.body?.cancel();
+        if (acknowledged.length >= 20 && !signalled) {
+          signalled = true;
+          process.kill(local.child.pid as number, 'SIGTERM');
+        }
+      }
+    };
+    await Promise.all([writer(), writer(), writer(), writer()]);
+    expect(await local.exited).toBe(0);
+    expect(acknowledged.length).toBeGreaterThanOrEqual(20);
+
+    const again = await startLocalRun({ MUSEUM_DATA_DIR: data });
+    const restarted = await untilListening(again);
+    const statuses = await Promise.all(acknowledged.map((eventId) => eventStatus(restarted, eventId)));
+    expect(statuses.filter((status) => status !== 200)).toEqual([]);
   });
 
   test.each([
@@ -314,6 +394,17 @@ describe('the users CLI', () => {
     expect(attempt.code).toBe(2);
     expect(attempt.stderr).toMatch(/add needs --role viewer\|editor/);
     expect(existsSync(data)).toBe(false); // no lock taken, no DynamoDB Local started
+  });
+
+  test('names a wrong role and the accepted ones', async () => {
+    const data = await dataDirectory();
+    const attempt = await run(process.execPath, ['--import', 'tsx', 'bin/users.ts', 'add', 'bob', '--role', 'admin'], { env: { ...process.env, MUSEUM_DATA_DIR: data } }).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: unknown) => error as { code: number; stderr: string },
+    );
+    expect(attempt.code).toBe(2);
+    expect(attempt.stderr.split('\n')[0]).toBe('--role admin is not a role: use viewer or editor.');
+    expect(existsSync(data)).toBe(false);
   });
 });
 
