@@ -125,7 +125,7 @@ function problemResponses(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxy
     onError: (request) => {
       const { problem, headers, expected } = toProblem(request.error);
       if (!expected) logger.error('Unhandled error', request.error as Error);
-      else if (problem.status >= 500) logger.warn('Temporary failure', { problem: problem.title, error: (request.error as Error).name });
+      else if (problem.status >= 500) logger.warn('Temporary failure', { problem: problem.title, error: (request.error as Error).name, message: (request.error as Error).message });
       metrics.addMetric(problem.status >= 500 ? 'ServerProblems' : 'ClientProblems', 'Count', 1);
       // Set, not returned: the remaining onError middlewares (logs, metrics, CORS) still run.
       request.response = problemResponse(problem, headers);

@@ -10,17 +10,12 @@ import { isNeverConnected } from './store-errors.ts';
  * backoff with jitter) of at most 2 s each plus backoff finish in about 7 s, so a stuck DynamoDB
  * call ends as a 503 problem instead of a Lambda timeout.
  */
-export const DYNAMODB_CLIENT_SETTINGS = {
-  maxAttempts: 3,
-  connectionTimeoutMs: 1_000,
-  requestTimeoutMs: 2_000,
-} as const;
+export const DYNAMODB_CLIENT_SETTINGS = { maxAttempts: 3, connectionTimeoutMs: 1_000, requestTimeoutMs: 2_000 } as const;
 
 let documentClient: DynamoDBDocumentClient | undefined;
 
 export function getDocumentClient(): DynamoDBDocumentClient {
-  documentClient ??= createDocumentClient();
-  return documentClient;
+  return (documentClient ??= createDocumentClient());
 }
 
 /** The configuration of the functions' DynamoDB client. */
@@ -42,9 +37,7 @@ export function dynamoDbClientConfig(): DynamoDBClientConfig {
 export function createDocumentClient(client?: DynamoDBClient): DynamoDBDocumentClient {
   const base = client ?? new DynamoDBClient(dynamoDbClientConfig());
   recordAttempts(base);
-  return DynamoDBDocumentClient.from(base, {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+  return DynamoDBDocumentClient.from(base, { marshallOptions: { removeUndefinedValues: true } });
 }
 
 const recorded = new WeakSet<DynamoDBClient>();

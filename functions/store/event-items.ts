@@ -10,17 +10,11 @@ import { keys, type MonthIndexEntry } from './table-definition.ts';
 
 export type Item = Record<string, unknown>;
 
-export interface StoredEvent {
-  event: SpecialEvent;
-  /** Incremented by every write; the HTTP layer exposes it as the ETag. */
-  version: number;
-}
+/** `version` is incremented by every write; the HTTP layer exposes it as the ETag. */
+export interface StoredEvent { event: SpecialEvent; version: number }
 
 /** A base item as a write needs it. */
-export interface BaseItem extends StoredEvent {
-  createdAt?: string;
-  lastWriteId?: string;
-}
+export interface BaseItem extends StoredEvent { createdAt?: string; lastWriteId?: string }
 
 /** The attributes a list reads of a base item. */
 export const BASE_ATTRIBUTES = ['eventId', ...EVENT_FIELDS, 'version'];
@@ -104,30 +98,16 @@ export function versionCondition(readVersion: number | undefined, writeId?: stri
 }
 
 /** Errors after which DynamoDB certainly did not apply the request. */
-const DEFINITE_FAILURES = new Set([
-  'ValidationException',
-  'ThrottlingException',
-  'ProvisionedThroughputExceededException',
-  'RequestLimitExceeded',
-  'ResourceNotFoundException',
-  'IdempotentParameterMismatchException',
-  'ConditionalCheckFailedException',
-  'TransactionConflictException',
-  'TransactionCanceledException',
-]);
+const DEFINITE_FAILURES = new Set(['ValidationException', 'ThrottlingException', 'ProvisionedThroughputExceededException', 'RequestLimitExceeded', 'ResourceNotFoundException',
+  'IdempotentParameterMismatchException', 'ConditionalCheckFailedException', 'TransactionConflictException', 'TransactionCanceledException']);
 
-/** What a failed commit (TransactWriteItems of the base item, then the record if any, then month items) means. */
-export type CommitOutcome =
-  /** The base item's condition failed: `found` is what holds the key (undefined: nothing). */
-  | { kind: 'base-changed'; found: BaseItem | undefined }
-  /** The idempotency record's condition failed: a request with the same key committed. */
-  | { kind: 'key-taken' }
-  /** Another transaction held an item: nothing applied, a retry may win. */
-  | { kind: 'conflict' }
-  /** Nothing applied (throttled, invalid, or never sent): answered as the error says. */
-  | { kind: 'not-applied' }
-  /** It may have applied: fence, then look. */
-  | { kind: 'unknown' };
+/**
+ * What a failed commit (TransactWriteItems of the base item, then the record if any, then month
+ * items) means: the base item changed (`found` holds its key now), the idempotency key is taken,
+ * another transaction held an item (a retry may win), nothing applied (throttled, invalid, never
+ * sent), or it may have applied (fence, then look).
+ */
+export type CommitOutcome = { kind: 'base-changed'; found: BaseItem | undefined } | { kind: 'key-taken' | 'conflict' | 'not-applied' | 'unknown' };
 
 /**
  * The SDK resends a transaction with the same ClientRequestToken, and DynamoDB answers a resend

@@ -8,67 +8,30 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { NewSpecialEvent, SpecialEvent, SpecialEventChanges } from '../events/event-schema.ts';
-import {
-  classifyCommitError,
-  MAX_VERSION,
-  monthLimitProblem,
-  planMonths,
-  storedVersionProblem,
-  toBaseItem,
-  toStoredEvent,
-  unmarshallItem,
-  versionCondition,
-  type BaseItem,
-  type Item,
-  type StoredEvent,
-} from './event-items.ts';
+import { classifyCommitError, MAX_VERSION, monthLimitProblem, planMonths, storedVersionProblem, toBaseItem, toStoredEvent, unmarshallItem, versionCondition, type BaseItem, type Item, type StoredEvent } from './event-items.ts';
 import { idempotencyRequest, liveRecord, recordPut, type IdempotencyRequest, type IdempotencyScope, type IdempotentOperation } from './idempotency-records.ts';
-import {
-  ConcurrentModificationError,
-  EventNotFoundError,
-  EventVersionMismatchError,
-  neverReachedDynamoDb,
-  StoreBusyError,
-  TooManyMonthsError,
-  VersionLimitError,
-  WriteOutcomeUnknownError,
-} from './store-errors.ts';
+import { ConcurrentModificationError, EventNotFoundError, EventVersionMismatchError, neverReachedDynamoDb, StoreBusyError, TooManyMonthsError, VersionLimitError, WriteOutcomeUnknownError } from './store-errors.ts';
 import { keys } from './table-definition.ts';
 
 export type { StoredEvent } from './event-items.ts';
 export { MAX_VERSION, storedVersionProblem } from './event-items.ts';
 export type { IdempotencyScope } from './idempotency-records.ts';
-export type { ListEventsQuery, ListEventsResult } from './month-index-reader.ts';
-export { EventsReader } from './month-index-reader.ts';
-export {
-  ConcurrentModificationError,
-  EventNotFoundError,
-  EventVersionMismatchError,
-  IdempotencyKeyReusedError,
-  StoreBusyError,
-  WriteOutcomeUnknownError,
-} from './store-errors.ts';
+export { EventsReader, type ListEventsQuery, type ListEventsResult } from './month-index-reader.ts';
+export { ConcurrentModificationError, EventNotFoundError, EventVersionMismatchError, IdempotencyKeyReusedError, StoreBusyError, WriteOutcomeUnknownError } from './store-errors.ts';
 
-/** A commit starts only with this much time left before the deadline: its own call, then the fence if its outcome is unclear. */
-export const COMMIT_RESERVE_MS = 2_500;
-const FENCE_RESERVE_MS = 1_000;
-const MAX_COMMIT_MS = 6_000;
-/** The fence is one small UpdateItem (or PutItem): if it takes longer, the outcome stays unknown (504). */
-export const FENCE_TIMEOUT_MS = 1_500;
-/** Attempts of a write that keeps losing the version race, and the time they may take, before a 409. */
-export const MAX_WRITE_ATTEMPTS = 8;
-export const LOST_RACE_BUDGET_MS = 1_000;
+// A commit starts only with COMMIT_RESERVE_MS left before the deadline (its call, then the fence if
+// its outcome is unclear); the fence (one small write) gets FENCE_TIMEOUT_MS, else the outcome stays
+// unknown (504); a write that keeps losing the version race tries MAX_WRITE_ATTEMPTS times within
+// LOST_RACE_BUDGET_MS, then answers 409.
+export const COMMIT_RESERVE_MS = 2_500, FENCE_RESERVE_MS = 1_000, MAX_COMMIT_MS = 6_000, FENCE_TIMEOUT_MS = 1_500;
+export const MAX_WRITE_ATTEMPTS = 8, LOST_RACE_BUDGET_MS = 1_000;
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** Lost the version race (or a transaction conflict): re-read and retry. */
-export class LostRaceError extends Error {
-  override name = 'LostRaceError';
-}
+export class LostRaceError extends Error { override name = 'LostRaceError'; }
 /** The idempotency record's condition failed: a request with the same key has committed. */
-class KeyTakenError extends Error {
-  override name = 'KeyTakenError';
-}
+class KeyTakenError extends Error { override name = 'KeyTakenError'; }
 
 /**
  * The one bounded retry of every writer: `attempt` again after a lost race, with jitter, at most
@@ -88,15 +51,7 @@ export async function retryLostRaces<T>(attempt: () => Promise<T>, exhausted: ()
 }
 
 /** One write: the base item it read (none: a create), what replaces it (none: a delete), and the answer its record keeps. */
-interface Write {
-  eventId: string;
-  current: BaseItem | undefined;
-  next: SpecialEvent | undefined;
-  /** The version `next` is stored with: by default the read one plus 1 (a create: 1). */
-  version?: number;
-  request?: IdempotencyRequest | undefined;
-  answer?: Item;
-}
+interface Write { eventId: string; current: BaseItem | undefined; next: SpecialEvent | undefined; version?: number; request?: IdempotencyRequest | undefined; answer?: Item }
 
 export class EventsStore {
   private readonly client: DynamoDBDocumentClient;
@@ -134,8 +89,7 @@ export class EventsStore {
   }
 
   async getEvent(eventId: string): Promise<StoredEvent | undefined> {
-    const base = await this.getBase(eventId);
-    return base && { event: base.event, version: base.version };
+    return this.getBase(eventId).then((base) => base && { event: base.event, version: base.version });
   }
 
   /**
@@ -218,8 +172,7 @@ export class EventsStore {
 
   /** A strongly consistent read of the base item. */
   private async getBase(eventId: string): Promise<BaseItem | undefined> {
-    const { Item } = await this.client.send(new GetCommand({ TableName: this.tableName, Key: keys.event(eventId), ConsistentRead: true }), { abortSignal: this.signal });
-    return toBaseItem(Item);
+    return toBaseItem((await this.client.send(new GetCommand({ TableName: this.tableName, Key: keys.event(eventId), ConsistentRead: true }), { abortSignal: this.signal })).Item);
   }
 
   private async readForWrite(eventId: string, expectedVersion: number | undefined): Promise<BaseItem> {
@@ -248,15 +201,8 @@ export class EventsStore {
     const writeId = randomUUID();
     const now = new Date();
     const condition = { ...versionCondition(current?.version, writeId), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
-    const base: TransactItem = next
-      ? {
-          Put: {
-            TableName: this.tableName,
-            Item: { ...keys.event(eventId), ...next, version, lastWriteId: writeId, createdAt: current?.createdAt ?? now.toISOString(), updatedAt: now.toISOString() },
-            ...condition,
-          },
-        }
-      : { Delete: { TableName: this.tableName, Key: keys.event(eventId), ...condition } };
+    const item = { ...keys.event(eventId), ...next, version, lastWriteId: writeId, createdAt: current?.createdAt ?? now.toISOString(), updatedAt: now.toISOString() };
+    const base: TransactItem = next ? { Put: { TableName: this.tableName, Item: item, ...condition } } : { Delete: { TableName: this.tableName, Key: keys.event(eventId), ...condition } };
     const plan = planMonths(eventId, current?.event, next);
     const items: TransactItem[] = [
       base,
@@ -295,7 +241,7 @@ export class EventsStore {
    */
   private async fence(write: Write, writeId: string, error: Error): Promise<void> {
     const signal = this.fenceSignal();
-    if (!signal) throw new WriteOutcomeUnknownError(write.eventId);
+    if (!signal) throw new WriteOutcomeUnknownError(write.eventId, `${error.name}; no time left to fence`);
     try {
       const key = keys.event(write.eventId);
       if (write.current) {
@@ -312,13 +258,11 @@ export class EventsStore {
           { abortSignal: signal },
         );
       } else {
-        await this.client.send(
-          new PutCommand({ TableName: this.tableName, Item: { ...key, fencedWrite: writeId }, ...versionCondition(undefined), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
-          { abortSignal: signal },
-        );
+        const marker = { TableName: this.tableName, Item: { ...key, fencedWrite: writeId }, ...versionCondition(undefined), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
+        await this.client.send(new PutCommand(marker), { abortSignal: signal });
       }
     } catch (fenceError) {
-      if (!(fenceError instanceof Error) || fenceError.name !== 'ConditionalCheckFailedException') throw new WriteOutcomeUnknownError(write.eventId);
+      if (!(fenceError instanceof Error) || fenceError.name !== 'ConditionalCheckFailedException') throw new WriteOutcomeUnknownError(write.eventId, `${error.name}, then the fence: ${String(fenceError)}`);
       const found = unmarshallItem((fenceError as { Item?: unknown }).Item);
       if (found?.lastWriteId === writeId) return;
       if (!found) {
@@ -331,7 +275,7 @@ export class EventsStore {
         if (record?.writeId === writeId) return;
         if (record === undefined) throw new LostRaceError('Another write committed first');
       }
-      throw new WriteOutcomeUnknownError(write.eventId);
+      throw new WriteOutcomeUnknownError(write.eventId, `${error.name}: ${error.message}; another write committed since`);
     }
     // Fenced: the commit did not apply and never will.
     throw new StoreBusyError(`The commit did not complete (${error.name}); nothing was written`);

@@ -8,26 +8,12 @@ import { BASE_ATTRIBUTES, isCurrentEntry, listOrder, mergeRunning, toBaseItem, t
 import { StoreBusyError } from './store-errors.ts';
 import { keys, MONTH_END_INDEX, MONTH_INDEX, type MonthIndexEntry } from './table-definition.ts';
 
-export interface ListEventsQuery {
-  startDate: string;
-  endDate: string;
-  page: number;
-  limit: number;
-}
+export interface ListEventsQuery { startDate: string; endDate: string; page: number; limit: number }
 
-export interface ListEventsResult {
-  events: SpecialEvent[];
-  /** Whether an event follows this page (the list reads one event past the page to know). */
-  hasMore: boolean;
-  /** Read capacity units consumed by the index queries and item reads of this page. */
-  consumedReadCapacity: number;
-}
+/** `hasMore`: an event follows this page (read one past it); `consumedReadCapacity`: RCUs of the page's queries and item reads. */
+export interface ListEventsResult { events: SpecialEvent[]; hasMore: boolean; consumedReadCapacity: number }
 
-interface Listing {
-  client: DynamoDBDocumentClient;
-  tableName: string;
-  signal: AbortSignal | undefined;
-}
+interface Listing { client: DynamoDBDocumentClient; tableName: string; signal: AbortSignal | undefined }
 
 /** The list's side of the store, apart from EventsStore: the list's bundle leaves the writes out. */
 export class EventsReader {
@@ -160,7 +146,9 @@ class MonthIndexReader {
     const month = this.months[this.monthIndex] as string;
     const startsMidMonth = this.monthIndex === 0 && !this.startDate.endsWith('-01');
     if (startsMidMonth && !this.running) this.running = await this.runningIntoRange(month);
-    const page = await this.query(month, this.startDate, this.exclusiveStartKey, Math.min(1000, Math.max(32, wanted)));
+    // An entry whose first date is after endDate has no date in the range.
+    const values = { ':month': keys.monthIndexPartition(month), ':from': this.startDate, ':to': `${this.endDate}\u0001` };
+    const page = await this.query(MONTH_INDEX, 'gsi1pk = :month AND gsi1sk BETWEEN :from AND :to', values, this.exclusiveStartKey, Math.min(1000, Math.max(32, wanted)));
     // Only a missing LastEvaluatedKey means the month is exhausted (pages also stop at 1 MB).
     this.exclusiveStartKey = page.lastEvaluatedKey;
     if (!this.exclusiveStartKey) this.monthIndex += 1;
@@ -182,40 +170,27 @@ class MonthIndexReader {
     const running: { entry: MonthIndexEntry; order: Buffer }[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
-      const response = await this.listing.client.send(
-        new QueryCommand({
-          TableName: this.listing.tableName,
-          IndexName: MONTH_END_INDEX,
-          KeyConditionExpression: 'gsi2pk = :month AND gsi2sk >= :from',
-          ExpressionAttributeValues: { ':month': keys.monthIndexPartition(month), ':from': this.startDate },
-          ProjectionExpression: 'pk, sk, gsi2sk, dates',
-          Limit: 1000,
-          ExclusiveStartKey: startKey,
-          ReturnConsumedCapacity: 'TOTAL',
-        }),
-        { abortSignal: this.listing.signal },
-      );
-      this.consumedReadCapacity += sumCapacity(response.ConsumedCapacity);
-      for (const item of response.Items ?? []) {
-        const entry = keys.monthIndexEntry(item);
+      const page = await this.query(MONTH_END_INDEX, 'gsi2pk = :month AND gsi2sk >= :from', { ':month': keys.monthIndexPartition(month), ':from': this.startDate }, startKey, 1000);
+      for (const entry of page.entries) {
         if (entry.firstDate >= this.startDate) continue; // `byMonth` read from startDate has it
         const first = entry.dates.find((date) => date >= this.startDate && date <= this.endDate);
         if (first) running.push({ entry, order: listOrder(first, entry) });
       }
-      startKey = response.LastEvaluatedKey;
+      startKey = page.lastEvaluatedKey;
     } while (startKey);
     return running.sort((a, b) => Buffer.compare(a.order, b.order));
   }
 
-  private async query(month: string, from: string, startKey: Record<string, unknown> | undefined, limit: number) {
+  /** One page of an index query (both indexes project the keys and `dates`). */
+  private async query(indexName: string, keyCondition: string, values: Item, startKey: Item | undefined, limit: number) {
+    const sortKey = indexName === MONTH_INDEX ? 'gsi1sk' : 'gsi2sk';
     const response = await this.listing.client.send(
       new QueryCommand({
         TableName: this.listing.tableName,
-        IndexName: MONTH_INDEX,
-        KeyConditionExpression: 'gsi1pk = :month AND gsi1sk BETWEEN :from AND :to',
-        // An entry whose first date is after endDate has no date in the range.
-        ExpressionAttributeValues: { ':month': keys.monthIndexPartition(month), ':from': from, ':to': `${this.endDate}\u0001` },
-        ProjectionExpression: 'pk, sk, gsi1sk, dates',
+        IndexName: indexName,
+        KeyConditionExpression: keyCondition,
+        ExpressionAttributeValues: values,
+        ProjectionExpression: `pk, sk, ${sortKey}, dates`,
         Limit: limit,
         ExclusiveStartKey: startKey,
         ReturnConsumedCapacity: 'TOTAL',

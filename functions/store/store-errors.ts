@@ -22,10 +22,7 @@ export class EventVersionMismatchError extends HttpProblem {
   }
 }
 
-/**
- * Other writes of the same event kept winning: this write did not commit and will not
- * (answered 409 with Retry-After; a retry is safe).
- */
+/** Other writes of the same event kept winning: this write did not commit and will not (409 with Retry-After; a retry is safe). */
 export class ConcurrentModificationError extends HttpProblem {
   override name = 'ConcurrentModificationError';
   readonly eventId: string;
@@ -46,11 +43,7 @@ export class IdempotencyKeyReusedError extends HttpProblem {
   }
 }
 
-/**
- * DynamoDB kept some keys of a batch read unprocessed, or the write ran out of time before its
- * commit: nothing was committed (answered 503 with Retry-After, as a throttled DynamoDB is; the
- * message, for the logs, says which).
- */
+/** Nothing was committed (a batch read left keys unprocessed, no time to write, DynamoDB unreachable): 503 with Retry-After; the message, for the logs, says which. */
 export class StoreBusyError extends HttpProblem {
   override name = 'StoreBusyError';
   constructor(message = '') {
@@ -59,15 +52,14 @@ export class StoreBusyError extends HttpProblem {
 }
 
 /**
- * The commit call failed in a way that does not say whether it applied (a timeout, a lost
- * response), and neither could the store find out in time: the client must read the event, or
- * retry with the same Idempotency-Key (answered 504, never 503: the write may have applied).
+ * The commit failed in a way that does not say whether it applied (a timeout, a lost response), and
+ * neither could the fence find out in time: 504, never 503 (the write may have applied).
  */
 export class WriteOutcomeUnknownError extends HttpProblem {
   override name = 'WriteOutcomeUnknownError';
-  constructor(eventId: string) {
+  constructor(eventId: string, cause = '') {
     const message = `Whether this write of the special event ${eventId} applied is unknown`;
-    super('gateway-timeout', message, { detail: `${message}: read the event, or retry with the same Idempotency-Key` });
+    super('gateway-timeout', `${message} (${cause})`, { detail: `${message}: read the event, or retry with the same Idempotency-Key` });
   }
 }
 

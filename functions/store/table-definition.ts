@@ -1,10 +1,7 @@
 // The DynamoDB tables, in one place: the local bootstrap creates them from this definition and
 // the CDK stack declares them from it. Key design and the reasons for it: functions/store/README.md.
 
-export interface KeyAttribute {
-  name: string;
-  type: 'S';
-}
+export interface KeyAttribute { name: string; type: 'S' }
 
 /** What a global secondary index copies from the table: the keys only, or the keys and some attributes. */
 export type IndexProjection = { type: 'KEYS_ONLY' } | { type: 'INCLUDE'; attributes: readonly string[] };
@@ -23,21 +20,16 @@ export const eventsTable = {
   globalSecondaryIndexes: [
     {
       // Named for its projection: a GSI's projection cannot be changed in place (README.md here: migration).
-      indexName: 'byMonth',
-      partitionKey: { name: 'gsi1pk', type: 'S' },
-      sortKey: { name: 'gsi1sk', type: 'S' },
+      indexName: 'byMonth', partitionKey: { name: 'gsi1pk', type: 'S' }, sortKey: { name: 'gsi1sk', type: 'S' },
       // The keys carry the first date, name and id; `dates` (that month's dates) lets a list
       // place an event whose first date in the month is before the range's start.
       projection: { type: 'INCLUDE', attributes: ['dates'] },
     },
     {
-      // Sparse: only month items with at least two dates in their month carry its keys. Sorted by
-      // the last date in the month, so a list starting on day S > 1 finds the events whose first
-      // date in the month is before S and that still have a date on or after S, without reading
-      // the month from its 1st.
-      indexName: 'byMonthEnd',
-      partitionKey: { name: 'gsi2pk', type: 'S' },
-      sortKey: { name: 'gsi2sk', type: 'S' },
+      // Sparse: only month items with two dates or more in their month. Sorted by the last date in
+      // the month, so a list starting on day S > 1 finds the events whose first date in the month is
+      // before S and that still have a date on or after S, without reading the month from its 1st.
+      indexName: 'byMonthEnd', partitionKey: { name: 'gsi2pk', type: 'S' }, sortKey: { name: 'gsi2sk', type: 'S' },
       projection: { type: 'INCLUDE', attributes: ['dates'] },
     },
   ],
@@ -47,11 +39,7 @@ export const eventsTable = {
  * Idempotency records of POST, PATCH and DELETE (Idempotency-Key), each written in the same
  * transaction as the write it answers; TTL removes them after LIMITS.idempotencyWindowHours.
  */
-export const idempotencyTable = {
-  partitionKey: { name: 'id', type: 'S' },
-  globalSecondaryIndexes: [],
-  timeToLiveAttribute: 'expiration',
-} as const satisfies TableDefinition;
+export const idempotencyTable = { partitionKey: { name: 'id', type: 'S' }, globalSecondaryIndexes: [], timeToLiveAttribute: 'expiration' } as const satisfies TableDefinition;
 
 export const MONTH_INDEX = eventsTable.globalSecondaryIndexes[0].indexName;
 export const MONTH_END_INDEX = eventsTable.globalSecondaryIndexes[1].indexName;
@@ -60,16 +48,8 @@ export const MONTH_END_INDEX = eventsTable.globalSecondaryIndexes[1].indexName;
 // (validated), so U+0000 sorts before any character of a name: "Art" < "Art Deco".
 const KEY_SEPARATOR = '\u0000';
 
-/** One entry of the `byMonth` index: an event's dates in one month, read back from the index. */
-export interface MonthIndexEntry {
-  eventId: string;
-  month: string;
-  /** The event's first date in the month (the sort key's first part). */
-  firstDate: string;
-  name: string;
-  /** That month's dates, sorted. */
-  dates: string[];
-}
+/** One entry of the `byMonth` index, read back: the event's first date in the month (the sort key's first part), name, and that month's dates. */
+export interface MonthIndexEntry { eventId: string; month: string; firstDate: string; name: string; dates: string[] }
 
 export const keys = {
   event: (eventId: string) => ({ pk: `EVENT#${eventId}`, sk: 'EVENT' }),
