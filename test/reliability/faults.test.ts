@@ -157,18 +157,18 @@ describe('a persistent DynamoDB fault', () => {
     survived.push({ scenario: `PATCH, ${fault} on TransactWriteItems`, status: patched.status, ms: patched.ms });
   });
 
-  test.each<FaultKind>(['throttling', 'internal-server-error', 'connection-reset'])(
-    '%s on the UpdateItem of a price change: PATCH is a 504 (outcome unknown) and the event is unchanged',
+  test.each<FaultKind>(['internal-server-error', 'connection-reset'])(
+    '%s on the commit of a price change and on its fence (UpdateItem): PATCH is a 504 (outcome unknown) and the event is unchanged',
     async (fault) => {
       const event = await createEvent();
-      inject({ fault, operation: 'UpdateItem' });
+      inject({ fault, operation: 'TransactWriteItems' }, { fault, operation: 'UpdateItem' });
       const patched = await call('PATCH', `/special-events/${event.eventId}`, { json: { price: 99 } });
-      // The SDK retried the UpdateItem: an earlier attempt could still land, and the fence that
-      // would rule it out is an UpdateItem too, failing the same way. So not a 503: unknown.
+      // The SDK retried the commit: an earlier attempt could still land, and the fence that would
+      // rule it out fails the same way. So not a 503: unknown.
       expectOutcomeUnknown(patched);
       proxy.clear();
       await expectUnchanged(event, 1);
-      survived.push({ scenario: `PATCH of the price, ${fault} on UpdateItem`, status: patched.status, ms: patched.ms });
+      survived.push({ scenario: `PATCH of the price, ${fault} on its commit and fence`, status: patched.status, ms: patched.ms });
     },
   );
 
