@@ -55,9 +55,9 @@ describe(`with the indexes ${LAG_MS} ms behind the table`, () => {
       createDocumentClient(viaProxy).send(
         new QueryCommand({ TableName: tableName, IndexName: MONTH_INDEX, KeyConditionExpression: 'gsi1pk = :m', ExpressionAttributeValues: { ':m': keys.monthIndexPartition('2045-01') } }),
       );
-    expect((await query()).Items?.map((item) => item.pk)).not.toContain(keys.event(created.eventId).pk);
+    expect((await query()).Items?.map((item) => String(item.pk))).not.toContain(keys.event(created.eventId).pk);
     await pause(LAG_MS);
-    expect((await query()).Items?.map((item) => item.pk)).toContain(keys.event(created.eventId).pk);
+    expect((await query()).Items?.map((item) => String(item.pk))).toContain(keys.event(created.eventId).pk);
   });
 
   test('a created event is not listed twice while the index lags, and is listed once the lag has passed', async () => {
@@ -133,7 +133,7 @@ describe('with 30 % of writes cancelled (transaction conflicts and throttling)',
     const { Items = [] } = await createDocumentClient(direct).send(
       new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.event(created.eventId).pk }, ConsistentRead: true }),
     );
-    expect(Items.map((item) => item.sk).sort()).toEqual(['EVENT', 'MONTH#2045-07']);
+    expect(Items.map((item) => String(item.sk)).sort()).toEqual(['EVENT', 'MONTH#2045-07']);
   });
 
   test('creates retried with their Idempotency-Key create exactly one event each', async () => {
