@@ -59,7 +59,7 @@ export class WriteOutcomeUnknownError extends HttpProblem {
   override name = 'WriteOutcomeUnknownError';
   constructor(eventId: string, cause = '') {
     const message = `Whether this write of the special event ${eventId} applied is unknown`;
-    super('gateway-timeout', `${message} (${cause})`, { detail: `${message}: read the event, or retry with the same Idempotency-Key` });
+    super('gateway-timeout', cause ? `${message} (${cause})` : message, { detail: `${message}: read the event, or retry with the same Idempotency-Key` });
   }
 }
 

@@ -363,6 +363,8 @@ export async function startFaultProxy(target: string, initialBehaviour: DynamoDb
     socket.on('close', () => sockets.delete(socket));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  // Never what keeps a process alive (the global setup starts one and does not close it).
+  server.unref();
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
 
