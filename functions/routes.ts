@@ -53,10 +53,10 @@ const ROUTE_TABLE = [
     summary: 'Create special event',
     successStatus: 201,
     // TransactWriteItems of Puts (the event, its month items and, with an Idempotency-Key, its
-    // idempotency record, all conditioned); GetItem of the record when the key was already used; a
-    // UpdateItem creating a marker (the fence) when the commit's outcome is unclear.
+    // idempotency record); GetItem of the record when the key was already used; a PutItem of a
+    // marker (the fence) when the commit's outcome is unclear.
     grants: {
-      events: { actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'], partitions: 'events' },
+      events: { actions: ['dynamodb:PutItem'], partitions: 'events' },
       idempotency: ['dynamodb:GetItem', 'dynamodb:PutItem'],
     },
   },
@@ -69,12 +69,9 @@ const ROUTE_TABLE = [
     summary: 'List special events',
     successStatus: 200,
     // Query of the byMonth index (and of byMonthEnd for a range starting after a month's 1st),
-    // then BatchGetItem of the page's base items; a conditional DeleteItem of each index item it
-    // meets that an unfinished write of more than ~48 months left behind (rare). IAM can limit the
-    // partition key only, so the grant covers base items too; every delete the list sends is
-    // conditioned on the exact index key it read (`gsi1sk = :seen`), which no base item has.
+    // then BatchGetItem of the page's base items. Reads only.
     grants: {
-      events: { actions: ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem'], partitions: 'events' },
+      events: { actions: ['dynamodb:BatchGetItem'], partitions: 'events' },
       dateIndex: ['dynamodb:Query'],
     },
   },
@@ -96,12 +93,11 @@ const ROUTE_TABLE = [
     role: 'editor',
     summary: 'Update special event',
     successStatus: 200,
-    // A change of location, description or price: one UpdateItem. A change of name or dates:
-    // GetItem of the current version, then TransactWriteItems of Update, Deletes and Puts
-    // (UpdateItem also takes a large write's lease and sets the fence). With an Idempotency-Key:
-    // GetItem and PutItem (in the commit's transaction) of its record.
+    // GetItem of the current version, then TransactWriteItems of the base item's Put, the month
+    // items' Puts and Deletes and, with an Idempotency-Key, its record's Put (GetItem of the record
+    // when the key was used); UpdateItem sets the fence when the commit's outcome is unclear.
     grants: {
-      events: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem'], partitions: 'events' },
+      events: { actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'], partitions: 'events' },
       idempotency: ['dynamodb:GetItem', 'dynamodb:PutItem'],
     },
   },
@@ -113,8 +109,8 @@ const ROUTE_TABLE = [
     role: 'editor',
     summary: 'Delete special event',
     successStatus: 204,
-    // GetItem of the current version, then TransactWriteItems of Deletes; UpdateItem for the lease
-    // and the fence; the Idempotency-Key's record as for update.
+    // GetItem of the current version, then TransactWriteItems of Deletes; UpdateItem for the
+    // fence; the Idempotency-Key's record as for update.
     grants: {
       events: { actions: ['dynamodb:GetItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'], partitions: 'events' },
       idempotency: ['dynamodb:GetItem', 'dynamodb:PutItem'],

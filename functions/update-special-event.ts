@@ -1,7 +1,7 @@
 // PATCH /special-events/{eventId}
 import { eventsStore } from './config.ts';
 import { EventPathParameters, UpdateEventRequest } from './events/event-schema.ts';
-import { EARLY_TIMEOUT_MS, etag, httpHandler, jsonRequestBody, jsonResponse, type HttpHandler } from './http/http.ts';
+import { etag, httpHandler, jsonRequestBody, jsonResponse, type HttpHandler } from './http/http.ts';
 import { noQueryParameters, validate } from './http/request-validation.ts';
 import { idempotencyKey, preconditions } from './http/request-headers.ts';
 import { preconditionsFingerprint, withPreconditions } from './http/preconditions.ts';
@@ -9,16 +9,14 @@ import { metrics } from './observability.ts';
 
 // With an Idempotency-Key, a repeat of the same request (event, body and If-Match) by the same
 // user within 24 hours gets the first answer again; the same key with another request is a 422.
-const updateSpecialEvent: HttpHandler = async (event, context, { signal }) => {
+const updateSpecialEvent: HttpHandler = async (event, _context, { signal, deadline, principal }) => {
   const { eventId } = validate(EventPathParameters, event.pathParameters, 'event id');
   noQueryParameters(event);
   const precondition = preconditions(event);
   const key = idempotencyKey(event);
   const changes = validate(UpdateEventRequest, event.body, 'request body');
-  const principal: unknown = event.requestContext.authorizer?.principalId;
-  if (key !== undefined && typeof principal !== 'string') throw new Error('The authorizer passed no principalId');
-  const scope = key === undefined ? undefined : { principal: principal as string, key, request: { eventId, changes, ...preconditionsFingerprint(precondition) } };
-  const store = eventsStore(signal, Date.now() + context.getRemainingTimeInMillis() - EARLY_TIMEOUT_MS);
+  const scope = key === undefined ? undefined : { principal: principal(), key, request: { eventId, changes, ...preconditionsFingerprint(precondition) } };
+  const store = eventsStore(signal, deadline);
   const updated = await withPreconditions(
     precondition,
     async () => (await store.getEvent(eventId))?.version,

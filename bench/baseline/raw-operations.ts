@@ -8,32 +8,16 @@ import {
   GetCommand,
   QueryCommand,
   TransactWriteCommand,
-  UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { monthsBetween } from '../../functions/events/calendar-dates.ts';
 import { createDocumentClient } from '../../functions/store/dynamodb-client.ts';
 import type { SpecialEvent } from '../../functions/events/event-schema.ts';
-import { BASE_ATTRIBUTES, fieldAssignments, planMonths, type BaseItem } from '../../functions/store/event-items.ts';
+import { BASE_ATTRIBUTES, planMonths, versionCondition } from '../../functions/store/event-items.ts';
 import { MONTH_END_INDEX, MONTH_INDEX, keys } from '../../functions/store/table-definition.ts';
 
 let client: DynamoDBDocumentClient | undefined;
 const documentClient = () => (client ??= createDocumentClient());
-
-/** The month items a write puts and deletes, as the store plans them. */
-function monthChanges(table: string, eventId: string, current: Record<string, unknown> | undefined, next: SpecialEvent | undefined, version: number) {
-  const stamp = { version, writtenAt: Date.now(), writeId: randomUUID().slice(0, 8) };
-  const base = current && ({ event: current as unknown as SpecialEvent, monthTags: (current.monthTags ?? {}) as Record<string, string> } satisfies Pick<BaseItem, 'event' | 'monthTags'>);
-  const plan = planMonths(eventId, base, next, stamp);
-  return {
-    monthTags: plan.monthTags,
-    writeId: stamp.writeId,
-    actions: [
-      ...plan.puts.map((item) => ({ Put: { TableName: table, Item: item } })),
-      ...plan.deletes.map((key) => ({ Delete: { TableName: table, Key: key } })),
-    ],
-  };
-}
 
 /** GET: one strongly consistent GetItem. */
 export async function getEvent(table: string, eventId: string): Promise<Record<string, unknown> | undefined> {
@@ -106,39 +90,44 @@ export async function listPage(table: string, startDate: string, endDate: string
   return response.Responses?.[table]?.length ?? 0;
 }
 
+/**
+ * The one transaction every write of the store sends: the base item (Put, or Delete) under the
+ * store's own condition (versionCondition), the idempotency record if any, and the month items
+ * the store's planMonths puts and deletes.
+ */
+async function transact(table: string, eventId: string, current: Record<string, unknown> | undefined, next: SpecialEvent | undefined, record?: Record<string, unknown>): Promise<void> {
+  const writeId = randomUUID();
+  const now = new Date().toISOString();
+  const readVersion = current === undefined ? undefined : Number(current.version);
+  const condition = { ...versionCondition(readVersion, current === undefined ? undefined : writeId), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
+  const plan = planMonths(eventId, current as unknown as SpecialEvent | undefined, next);
+  await documentClient().send(
+    new TransactWriteCommand({
+      ClientRequestToken: writeId,
+      TransactItems: [
+        next
+          ? { Put: { TableName: table, Item: { ...keys.event(eventId), ...next, version: (readVersion ?? 0) + 1, lastWriteId: writeId, createdAt: now, updatedAt: now }, ...condition } }
+          : { Delete: { TableName: table, Key: keys.event(eventId), ...condition } },
+        ...(record ? [{ Put: record as { TableName: string; Item: Record<string, unknown> } }] : []),
+        ...plan.puts.map((item) => ({ Put: { TableName: table, Item: item } })),
+        ...plan.deletes.map((key) => ({ Delete: { TableName: table, Key: key } })),
+      ],
+    }),
+  );
+}
+
 /** POST: one TransactWriteItems of the base item, its month items and, with a key, the idempotency record. */
 export async function createEvent(table: string, event: SpecialEvent, idempotency?: { table: string; key: string }): Promise<void> {
   const now = new Date();
   const nowSeconds = Math.floor(now.getTime() / 1000);
-  const months = monthChanges(table, event.eventId, undefined, event, 1);
-  await documentClient().send(
-    new TransactWriteCommand({
-      ClientRequestToken: randomUUID(),
-      TransactItems: [
-        {
-          Put: {
-            TableName: table,
-            Item: { ...keys.event(event.eventId), ...event, version: 1, monthTags: months.monthTags, lastWriteId: months.writeId, createdAt: now.toISOString(), updatedAt: now.toISOString() },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
-        },
-        ...months.actions,
-        ...(idempotency
-          ? [
-              {
-                Put: {
-                  TableName: idempotency.table,
-                  Item: { id: `create#${idempotency.key}`, expiration: nowSeconds + 86_400, requestHash: idempotency.key, event, createdAt: now.toISOString() },
-                  ConditionExpression: 'attribute_not_exists(#id) OR #expiration <= :now',
-                  ExpressionAttributeNames: { '#id': 'id', '#expiration': 'expiration' },
-                  ExpressionAttributeValues: { ':now': nowSeconds },
-                },
-              },
-            ]
-          : []),
-      ],
-    }),
-  );
+  const record = idempotency && {
+    TableName: idempotency.table,
+    Item: { id: `create#${idempotency.key}`, expiration: nowSeconds + 86_400, requestHash: idempotency.key, event, createdAt: now.toISOString() },
+    ConditionExpression: 'attribute_not_exists(#id) OR #expiration <= :now',
+    ExpressionAttributeNames: { '#id': 'id', '#expiration': 'expiration' },
+    ExpressionAttributeValues: { ':now': nowSeconds },
+  };
+  await transact(table, event.eventId, undefined, event, record);
 }
 
 /** POST with an Idempotency-Key: the same single transaction, with the idempotency record in it. */
@@ -146,86 +135,25 @@ export async function createEventIdempotently(table: string, idempotencyTable: s
   await createEvent(table, event, { table: idempotencyTable, key });
 }
 
-/** PATCH of the price: one conditional UpdateItem that returns the new item (as the store does). */
+/** PATCH of the price: read the current item, then one transaction rewriting it under its version (as the store does). */
 export async function updatePrice(table: string, eventId: string, price: number): Promise<void> {
-  const fields = fieldAssignments({ price });
-  await documentClient().send(
-    new UpdateCommand({
-      TableName: table,
-      Key: keys.event(eventId),
-      UpdateExpression: `SET ${[...fields.assignments, 'version = version + :one', 'updatedAt = :now', 'lastWriteId = :writeId'].join(', ')}`,
-      ConditionExpression:
-        'attribute_exists(version) AND (attribute_not_exists(leaseUntil) OR leaseUntil < :leaseNow) AND ' +
-        '(attribute_not_exists(lastWriteId) OR lastWriteId <> :writeId) AND (attribute_not_exists(fencedWrite) OR fencedWrite <> :writeId)',
-      ExpressionAttributeNames: fields.names,
-      ExpressionAttributeValues: { ...fields.values, ':one': 1, ':now': new Date().toISOString(), ':leaseNow': Date.now(), ':writeId': randomUUID().slice(0, 8) },
-      ReturnValues: 'ALL_NEW',
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-    }),
-  );
+  const current = await getEvent(table, eventId);
+  if (!current) throw new Error(`No event ${eventId}`);
+  await transact(table, eventId, current, { ...(current as unknown as SpecialEvent), price });
 }
 
-/**
- * PATCH of the dates: read the current item, then one transaction rewriting it under its version,
- * deleting the month items whose dates change and putting their replacements (as the store does).
- */
+/** PATCH of the dates: the same, with the month items whose dates change. */
 export async function updateDates(table: string, eventId: string, dates: string[]): Promise<void> {
   const current = await getEvent(table, eventId);
   if (!current) throw new Error(`No event ${eventId}`);
-  const next = { ...(current as unknown as SpecialEvent), dates };
-  const months = monthChanges(table, eventId, current, next, Number(current.version) + 1);
-  const fields = fieldAssignments(next);
-  await documentClient().send(
-    new TransactWriteCommand({
-      ClientRequestToken: randomUUID(),
-      TransactItems: [
-        {
-          Update: {
-            TableName: table,
-            Key: keys.event(eventId),
-            UpdateExpression: `SET ${[...fields.assignments, 'version = :version', 'monthTags = :monthTags', 'lastWriteId = :writeId', 'updatedAt = :now'].join(', ')}`,
-            ConditionExpression:
-              'version = :currentVersion AND (attribute_not_exists(leaseUntil) OR leaseUntil < :leaseNow) AND (attribute_not_exists(fencedWrite) OR fencedWrite <> :writeId)',
-            ExpressionAttributeNames: fields.names,
-            ExpressionAttributeValues: {
-              ...fields.values,
-              ':version': Number(current.version) + 1,
-              ':currentVersion': Number(current.version),
-              ':monthTags': months.monthTags,
-              ':writeId': months.writeId,
-              ':leaseNow': Date.now(),
-              ':now': new Date().toISOString(),
-            },
-          },
-        },
-        ...months.actions,
-      ],
-    }),
-  );
+  await transact(table, eventId, current, { ...(current as unknown as SpecialEvent), dates });
 }
 
 /** DELETE: read the current item, then one transaction deleting it and its month items. */
 export async function deleteEvent(table: string, eventId: string): Promise<void> {
   const current = await getEvent(table, eventId);
   if (!current) throw new Error(`No event ${eventId}`);
-  const months = monthChanges(table, eventId, current, undefined, Number(current.version) + 1);
-  await documentClient().send(
-    new TransactWriteCommand({
-      ClientRequestToken: randomUUID(),
-      TransactItems: [
-        {
-          Delete: {
-            TableName: table,
-            Key: keys.event(eventId),
-            ConditionExpression:
-              'version = :currentVersion AND (attribute_not_exists(leaseUntil) OR leaseUntil < :leaseNow) AND (attribute_not_exists(fencedWrite) OR fencedWrite <> :writeId)',
-            ExpressionAttributeValues: { ':currentVersion': Number(current.version), ':leaseNow': Date.now(), ':writeId': months.writeId },
-          },
-        },
-        ...months.actions,
-      ],
-    }),
-  );
+  await transact(table, eventId, current, undefined);
 }
 
 export type RawInvocation =

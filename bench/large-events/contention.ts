@@ -4,11 +4,15 @@
 // one success, the answers, the winners' p50/p99, how fast the losers were answered, and the
 // write units of one committed whole-year PATCH (the store from source, capacity counted).
 // `npm run bench:contention` (builds first); prints a Markdown table, writes bench-results/contention.json.
+// With MUSEUM_TEST_CANCEL_SHARE (e.g. 0.2) and/or MUSEUM_TEST_INDEX_LAG_MS, the API reaches
+// DynamoDB Local through the fault proxy, which cancels that share of writes as DynamoDB does
+// (TransactionConflict, throttling) and lags the indexes: the table then shows DynamoDB's behaviour.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { loadavg, cpus } from 'node:os';
 import { join } from 'node:path';
 import { addDays } from '../../functions/events/calendar-dates.ts';
 import { startDynamoDbLocal } from '../../lib/local/dynamodb-local.ts';
+import { behaviourFromEnvironment, startFaultProxy } from '../../test/support/fault-proxy.ts';
 import { basicAuthorization, BENCH_PRINCIPAL } from '../support/api-events.ts';
 import { addBenchUser, BENCH_PASSWORD, createBenchTables, sampleEvent, loadEvents } from '../support/bench-tables.ts';
 import { functionEnvironment } from '../support/function-environment.ts';
@@ -53,7 +57,10 @@ try {
   await createBenchTables(dynamodb.endpoint, tables.events, tables.idempotency);
   await addBenchUser(dynamodb.endpoint, tables.events);
   await mkdir('bench-results', { recursive: true });
-  server = await startHttpServer(functionEnvironment(dynamodb.endpoint, tables, 'local-api'), 'dist/functions', join('bench-results', 'contention-local-api.log'));
+  const behaviour = behaviourFromEnvironment();
+  const proxy = behaviour && (await startFaultProxy(dynamodb.endpoint, behaviour));
+  if (behaviour) process.stderr.write(`  DynamoDB behaviour: ${JSON.stringify(behaviour)}\n`);
+  server = await startHttpServer(functionEnvironment(proxy?.endpoint ?? dynamodb.endpoint, tables, 'local-api'), 'dist/functions', join('bench-results', 'contention-local-api.log'));
   const authorization = basicAuthorization(BENCH_PRINCIPAL, BENCH_PASSWORD);
   const send = async (method: string, path: string, body?: unknown): Promise<Answer> => {
     const started = performance.now();
@@ -122,8 +129,9 @@ try {
   const deleteUnits = counting.consumed() - before - patchUnits;
   counting.destroy();
   const loadAfter = loadavg();
-  const report = { cpus: cpus().length, loadBefore: loadBefore.map((x) => round(x, 2)), loadAfter: loadAfter.map((x) => round(x, 2)), patchUnits, deleteUnits, results };
+  const report = { behaviour: behaviourFromEnvironment() ?? {}, cpus: cpus().length, loadBefore: loadBefore.map((x) => round(x, 2)), loadAfter: loadAfter.map((x) => round(x, 2)), patchUnits, deleteUnits, results };
   await writeFile(join('bench-results', 'contention.json'), JSON.stringify(report, null, 2));
+  console.log(`DynamoDB behaviour: ${JSON.stringify(report.behaviour)}`);
   console.log(`load average before ${report.loadBefore.join(' / ')}, after ${report.loadAfter.join(' / ')} (${report.cpus} cores)`);
   console.log(`write units: one committed whole-year PATCH (all dates and the name) ${patchUnits}, its DELETE ${deleteUnits}\n`);
   console.log('| N | bursts with a success | PATCH 200 / DELETE 204 / 409 / 404 / 503 | 409 with Retry-After | winners p50 / p99 | losers answered p50 / max |');

@@ -3,15 +3,15 @@
 
 /**
  * The spec sets no bounds. maxDates is every day of a leap year, the longest range a list may
- * ask for (maxRangeDays): an event that runs for a season or a year. The data layer has no bound
- * of its own below it (README "Data model"); a full replacement of 366 dates writes 732 index
- * items, well within the function timeout.
+ * ask for (maxRangeDays): an event that runs for a season or a year. maxEventMonths (four years
+ * of a monthly series) keeps every write of an event one transaction (functions/store/README.md).
  */
 export const LIMITS = {
   nameLength: 200,
   locationLength: 200,
   descriptionLength: 5000,
   maxDates: 366,
+  maxEventMonths: 48,
   maxPrice: 1_000_000,
   maxBodyBytes: 64 * 1024,
   maxListLimit: 30,

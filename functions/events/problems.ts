@@ -91,7 +91,7 @@ const UNAVAILABLE_ERROR_NAMES = new Set([
   'RequestTimeout',
   'RequestTimeoutException',
 ]);
-const UNAVAILABLE_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN']);
+const UNAVAILABLE_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH']);
 const UNAVAILABLE_CANCELLATION_CODES = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
 
 function isTemporaryFailure(error: Error): boolean {
@@ -101,6 +101,8 @@ function isTemporaryFailure(error: Error): boolean {
     CancellationReasons?: { Code?: string }[];
   };
   if (UNAVAILABLE_ERROR_NAMES.has(error.name)) return true;
+  // Set by the store's DynamoDB client when no attempt of the call reached DynamoDB (functions/store/dynamodb-client.ts).
+  if ((error as { $neverSent?: boolean }).$neverSent === true) return true;
   if (details.code && UNAVAILABLE_ERROR_CODES.has(details.code)) return true;
   if ((details.$metadata?.httpStatusCode ?? 0) >= 500) return true;
   if (error.name === 'TransactionCanceledException') {
@@ -119,7 +121,8 @@ export interface ProblemAnswer {
 /** The one error mapping: our errors carry their problem; a foreign one is a 503 if temporary, else a 500. */
 export function toProblem(error: unknown): ProblemAnswer {
   if (error instanceof HttpProblem) return { problem: error.problem, headers: error.headers, expected: true };
-  if (error instanceof Error && isTemporaryFailure(error)) {
+  // Duck-typed: Node's network errors may come from another realm (a test's VM context), where `instanceof Error` is false.
+  if (typeof error === 'object' && error !== null && typeof (error as Error).name === 'string' && isTemporaryFailure(error as Error)) {
     return { problem: problemBody('service-unavailable', STORE_UNAVAILABLE_DETAIL), headers: retryAfter(), expected: true };
   }
   return {

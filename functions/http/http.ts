@@ -21,9 +21,16 @@ export type HttpEvent = Omit<APIGatewayProxyEvent, 'body'> & { body: unknown };
 /**
  * An operation. `signal` aborts when the invocation is about to time out (middy's early
  * timeout): passed to every DynamoDB call, it stops a call or a retry from outliving the
- * answer, so no write lands after the client was told 503.
+ * answer, so no write lands after the client was told 503. `deadline` (epoch ms) is when it
+ * aborts; `principal()` is the caller the authorizer verified (an error if it passed none).
  */
-export type HttpHandler = (event: HttpEvent, context: Context, options: { signal: AbortSignal }) => Promise<APIGatewayProxyResult>;
+export type HttpHandler = (event: HttpEvent, context: Context, options: InvocationOptions) => Promise<APIGatewayProxyResult>;
+
+export interface InvocationOptions {
+  signal: AbortSignal;
+  deadline: number | undefined;
+  principal: () => string;
+}
 
 /** Time kept back from the Lambda timeout to answer 503 (and flush logs and metrics) instead of timing out. */
 export const EARLY_TIMEOUT_MS = 1_000;
@@ -116,7 +123,7 @@ function problemResponses(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxy
     onError: (request) => {
       const { problem, headers, expected } = toProblem(request.error);
       if (!expected) logger.error('Unhandled error', request.error as Error);
-      else if (problem.status >= 500) logger.warn('Temporary failure', { problem: problem.title, error: (request.error as Error).name });
+      else if (problem.status >= 500) logger.warn('Temporary failure', { problem: problem.title, error: (request.error as Error).name, message: (request.error as Error).message });
       metrics.addMetric(problem.status >= 500 ? 'ServerProblems' : 'ClientProblems', 'Count', 1);
       // Set, not returned: the remaining onError middlewares (logs, metrics, CORS) still run.
       request.response = problemResponse(problem, headers);
@@ -153,8 +160,16 @@ export function httpHandler(operation: HttpHandler, ...requestMiddlewares: Middl
   handler.use(refuseMethodOverride());
   // Passed in by the operations with a body (jsonRequestBody), so the others' bundles leave it out.
   for (const middleware of requestMiddlewares) handler.use(middleware);
-  return handler.handler(
-    operation,
+  return handler.handler((event, context, { signal }) =>
+    operation(event as HttpEvent, context, {
+      signal,
+      deadline: typeof context.getRemainingTimeInMillis === 'function' ? Date.now() + context.getRemainingTimeInMillis() - EARLY_TIMEOUT_MS : undefined,
+      principal: () => {
+        const principal: unknown = event.requestContext.authorizer?.principalId;
+        if (typeof principal !== 'string') throw new Error('The authorizer passed no principalId');
+        return principal;
+      },
+    }),
   );
 }
 

@@ -3,23 +3,19 @@
 // sets to DynamoDB Local: no code path differs between Lambda and a laptop.
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { isNeverConnected } from './store-errors.ts';
 
 /**
  * Timeouts sit below the 10 s Lambda timeout: 3 attempts (SDK standard retry mode, exponential
  * backoff with jitter) of at most 2 s each plus backoff finish in about 7 s, so a stuck DynamoDB
  * call ends as a 503 problem instead of a Lambda timeout.
  */
-export const DYNAMODB_CLIENT_SETTINGS = {
-  maxAttempts: 3,
-  connectionTimeoutMs: 1_000,
-  requestTimeoutMs: 2_000,
-} as const;
+export const DYNAMODB_CLIENT_SETTINGS = { maxAttempts: 3, connectionTimeoutMs: 1_000, requestTimeoutMs: 2_000 } as const;
 
 let documentClient: DynamoDBDocumentClient | undefined;
 
 export function getDocumentClient(): DynamoDBDocumentClient {
-  documentClient ??= createDocumentClient();
-  return documentClient;
+  return (documentClient ??= createDocumentClient());
 }
 
 /** The configuration of the functions' DynamoDB client. */
@@ -39,9 +35,48 @@ export function dynamoDbClientConfig(): DynamoDBClientConfig {
 }
 
 export function createDocumentClient(client?: DynamoDBClient): DynamoDBDocumentClient {
-  return DynamoDBDocumentClient.from(client ?? new DynamoDBClient(dynamoDbClientConfig()), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+  const base = client ?? new DynamoDBClient(dynamoDbClientConfig());
+  recordAttempts(base);
+  return DynamoDBDocumentClient.from(base, { marshallOptions: { removeUndefinedValues: true } });
+}
+
+const recorded = new WeakSet<DynamoDBClient>();
+
+/**
+ * Marks each failed call with `$neverSent`: true when every attempt (the SDK retries inside one
+ * call) failed to connect, so nothing can have reached DynamoDB and a write is a plain 503, not
+ * an unknown outcome. A per-attempt middleware (the deserialize step runs inside the retry loop)
+ * notes an answer or any other failure; the outermost one (initialize) writes the verdict.
+ * https://docs.aws.amazon.com/sdk-for-javascript/v3/developer-guide/middleware-stack.html
+ */
+function recordAttempts(client: DynamoDBClient): void {
+  if (recorded.has(client)) return;
+  recorded.add(client);
+  const reached = new WeakSet<object>();
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      try {
+        const response = await next(args);
+        reached.add(context); // an answer came back, whatever the deserializer makes of it
+        return response;
+      } catch (error) {
+        if (!isNeverConnected(error)) reached.add(context);
+        throw error;
+      }
+    },
+    { step: 'deserialize', name: 'museumAttemptRecorder' },
+  );
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      try {
+        return await next(args);
+      } catch (error) {
+        if (typeof error === 'object' && error !== null) Object.assign(error, { $neverSent: !reached.has(context) });
+        throw error;
+      }
+    },
+    { step: 'initialize', name: 'museumNeverSentVerdict', priority: 'high' },
+  );
 }
 
 /** Tests and the benchmark swap in a client with fault injection or capacity accounting. */

@@ -1,45 +1,64 @@
-// The special-events store: the only module that knows the DynamoDB key design.
-//
-// An event is one base item (EVENT#<id> / EVENT), the only record of what is committed, plus one
-// index item per month it has dates in (EVENT#<id> / MONTH#<yyyy-mm>#<tag>) whose GSI keys
-// (MONTH#<yyyy-mm> / <first date> NUL <name> NUL <id> NUL <stamp>) and `dates` put it in the
-// `byMonth` index (and, with two or more dates in the month, in the sparse `byMonthEnd` index,
-// by last date). The base item names its index items (`monthTags`); the index may hold more
-// (written before a commit, or not yet removed after one), which no reader counts. Protocol,
-// failure cases and who cleans what: README "Data model".
+// The special-events store: every write of an event, from the handler's call to DynamoDB's, in
+// this file. An event is one base item (EVENT#<id> / EVENT) and one month item per month it has
+// dates in (EVENT#<id> / MONTH#<yyyy-mm>), which the `byMonth` and `byMonthEnd` indexes list.
+// Every write (create, update, delete, import) is ONE TransactWriteItems of the base item, under
+// the one version condition, with its month items and idempotency record: read, check, commit,
+// retry a lost race. Protocol, data model and failure cases: functions/store/README.md.
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { NewSpecialEvent, SpecialEvent, SpecialEventChanges } from '../events/event-schema.ts';
-import { fieldAssignments, planMonths, toBaseItem, toStoredEvent, type BaseItem, type StoredEvent } from './event-items.ts';
+import { classifyCommitError, MAX_VERSION, monthLimitProblem, planMonths, storedVersionProblem, toBaseItem, toStoredEvent, unmarshallItem, versionCondition, type BaseItem, type Item, type StoredEvent } from './event-items.ts';
 import { idempotencyRequest, liveRecord, recordPut, type IdempotencyRequest, type IdempotencyScope, type IdempotentOperation } from './idempotency-records.ts';
-import { DetailsWriter } from './details-update.ts';
-import { IndexedWriter, KeyTakenError, LostRaceError, type BaseWrite } from './indexed-write.ts';
-import { ConcurrentModificationError, EventNotFoundError, EventVersionMismatchError, StoreBusyError } from './store-errors.ts';
-import { LOST_RACE_BUDGET_MS, MAX_WRITE_ATTEMPTS } from './store-writes.ts';
+import { ConcurrentModificationError, EventNotFoundError, EventVersionMismatchError, neverReachedDynamoDb, StoreBusyError, TooManyMonthsError, VersionLimitError, WriteOutcomeUnknownError } from './store-errors.ts';
 import { keys } from './table-definition.ts';
 
 export type { StoredEvent } from './event-items.ts';
+export { MAX_VERSION, storedVersionProblem } from './event-items.ts';
 export type { IdempotencyScope } from './idempotency-records.ts';
-export type { ListEventsQuery, ListEventsResult } from './month-index-reader.ts';
-export { EventsReader } from './month-index-reader.ts';
-export {
-  ConcurrentModificationError,
-  EventNotFoundError,
-  EventVersionMismatchError,
-  IdempotencyKeyReusedError,
-  StoreBusyError,
-  WriteOutcomeUnknownError,
-} from './store-errors.ts';
+export { EventsReader, type ListEventsQuery, type ListEventsResult } from './month-index-reader.ts';
+export { ConcurrentModificationError, EventNotFoundError, EventVersionMismatchError, IdempotencyKeyReusedError, StoreBusyError, WriteOutcomeUnknownError } from './store-errors.ts';
 
+// A commit starts only with COMMIT_RESERVE_MS left before the deadline (its call, then the fence if
+// its outcome is unclear); the fence (one small write) gets FENCE_TIMEOUT_MS, else the outcome stays
+// unknown (504); a write that keeps losing the version race tries MAX_WRITE_ATTEMPTS times within
+// LOST_RACE_BUDGET_MS, then answers 409.
+export const COMMIT_RESERVE_MS = 2_500, FENCE_RESERVE_MS = 1_000, MAX_COMMIT_MS = 6_000, FENCE_TIMEOUT_MS = 1_500;
+export const MAX_WRITE_ATTEMPTS = 8, LOST_RACE_BUDGET_MS = 1_000;
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** Lost the version race (or a transaction conflict): re-read and retry. */
+export class LostRaceError extends Error { override name = 'LostRaceError'; }
+/** The idempotency record's condition failed: a request with the same key has committed. */
+class KeyTakenError extends Error { override name = 'KeyTakenError'; }
+
+/**
+ * The one bounded retry of every writer: `attempt` again after a lost race, with jitter, at most
+ * MAX_WRITE_ATTEMPTS times within LOST_RACE_BUDGET_MS; then `exhausted()` is thrown.
+ */
+export async function retryLostRaces<T>(attempt: () => Promise<T>, exhausted: () => Error, signal?: AbortSignal): Promise<T> {
+  const started = Date.now();
+  for (let round = 1; ; round++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!(error instanceof LostRaceError)) throw error;
+      if (round >= MAX_WRITE_ATTEMPTS || Date.now() - started > LOST_RACE_BUDGET_MS) throw exhausted();
+      await sleep(Math.random() * 10 * round, undefined, { signal });
+    }
+  }
+}
+
+/** One write: the base item it read (none: a create), what replaces it (none: a delete), and the answer its record keeps. */
+interface Write { eventId: string; current: BaseItem | undefined; next: SpecialEvent | undefined; version?: number; request?: IdempotencyRequest | undefined; answer?: Item }
 
 export class EventsStore {
   private readonly client: DynamoDBDocumentClient;
   private readonly tableName: string;
   private readonly idempotencyTableName: string | undefined;
   private readonly signal: AbortSignal | undefined;
-  private readonly writer: IndexedWriter;
-  private readonly details: DetailsWriter;
+  private readonly deadline: number;
 
   /**
    * `signal` aborts every DynamoDB call and retry wait of this store (the invocation's deadline);
@@ -50,135 +69,95 @@ export class EventsStore {
     this.tableName = tableName;
     this.idempotencyTableName = idempotencyTableName;
     this.signal = signal;
-    this.writer = new IndexedWriter(client, tableName, signal, deadline);
-    this.details = new DetailsWriter(client, tableName, signal, deadline);
+    this.deadline = deadline ?? Number.POSITIVE_INFINITY;
   }
 
   /**
-   * Stores a new event. With an idempotency scope, the event and its idempotency record are
-   * written in the same transaction, so a key creates at most one event however the requests
-   * race, time out or lose their responses; a later request with the key gets the event it
-   * created (or IdempotencyKeyReusedError if its event differs).
+   * Stores a new event. With an idempotency scope, the event and its record are one transaction,
+   * so a key creates at most one event however requests race, time out or lose their answers; a
+   * later request with the key gets the event it created (IdempotencyKeyReusedError if it differs).
    */
   async createEvent(input: NewSpecialEvent, idempotency?: IdempotencyScope): Promise<StoredEvent> {
     const request = idempotency && this.request('create', idempotency, input);
-    for (let attempt = 1; attempt <= MAX_WRITE_ATTEMPTS; attempt++) {
-      const event: SpecialEvent = { eventId: randomUUID(), ...input };
-      const stamp = this.writer.newStamp(1);
-      const now = new Date(stamp.writtenAt);
-      const plan = planMonths(event.eventId, undefined, event, stamp);
-      const base: BaseWrite = () => ({
-        Put: {
-          TableName: this.tableName,
-          Item: {
-            ...keys.event(event.eventId),
-            ...event,
-            version: 1,
-            monthTags: plan.monthTags,
-            lastWriteId: stamp.writeId,
-            createdAt: now.toISOString(),
-            updatedAt: now.toISOString(),
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      });
-      const record = request && recordPut(request, { event }, stamp.writeId, now);
-      // A large create writes index items before its commit: look for the first request's event first.
-      if (request && !this.writer.fitsOneTransaction(plan, record)) {
-        const replay = await this.replayOf(request);
-        if (replay) return replay;
-      }
-      try {
-        await this.writer.commit({ eventId: event.eventId, stamp, base, record, plan, request });
+    return this.idempotent(request, (record) => toStoredEvent({ ...(record.event as object), version: 1 }), () =>
+      this.retrying('', async () => {
+        const event: SpecialEvent = { eventId: randomUUID(), ...input };
+        await this.commit({ eventId: event.eventId, current: undefined, next: event, request, answer: { event } });
         return { event, version: 1 };
-      } catch (error) {
-        if (!request || !(error instanceof KeyTakenError || error instanceof LostRaceError)) throw error;
-      }
-      // The key is taken (or a request with it is committing right now): answer as the first did.
-      const replay = await this.replayOf(request);
-      if (replay) return replay;
-      await sleep(Math.random() * 10 * attempt, undefined, { signal: this.signal });
-    }
-    throw new StoreBusyError('Idempotency-Key requests kept colliding');
+      }),
+    );
   }
 
   async getEvent(eventId: string): Promise<StoredEvent | undefined> {
-    const base = await this.getBase(eventId);
-    return base && { event: base.event, version: base.version };
+    return this.getBase(eventId).then((base) => base && { event: base.event, version: base.version });
   }
 
   /**
    * Applies `changes` to the current event. Without `expectedVersion` a lost race is retried
    * against the new current state (last writer wins); with it, a changed event fails with
-   * EventVersionMismatchError (If-Match). With an idempotency scope, a repeat of the request
-   * gets the first answer.
+   * EventVersionMismatchError (If-Match). With an idempotency scope, a repeat gets the first answer.
    */
   async updateEvent(eventId: string, changes: SpecialEventChanges, expectedVersion?: number, idempotency?: IdempotencyScope): Promise<StoredEvent> {
     const request = idempotency && this.request('update', idempotency, { eventId, changes, expectedVersion });
-    const { name, dates, ...details } = changes;
-    // The index items carry the name and the dates; the other fields live in the base item only.
-    if (!request && name === undefined && dates === undefined) return this.details.updateDetails(eventId, details, expectedVersion);
     return this.idempotent(request, (record) => toStoredEvent({ ...(record.event as object), version: record.version }), () =>
-      this.writeWithRetry(eventId, expectedVersion, async (current, stamp) => {
+      this.retrying(eventId, async () => {
+        const current = await this.readForWrite(eventId, expectedVersion);
         const next: SpecialEvent = { ...current.event, ...changes };
-        const plan = planMonths(eventId, current, next, stamp);
-        const fields = fieldAssignments(next);
-        const base: BaseWrite = (leased) => ({
-          Update: {
-            TableName: this.tableName,
-            Key: keys.event(eventId),
-            UpdateExpression:
-              `SET ${[...fields.assignments, 'version = :version', 'monthTags = :monthTags', 'lastWriteId = :writeId', 'updatedAt = :now'].join(', ')}` +
-              (leased ? ' REMOVE leaseUntil, leaseId' : ''),
-            ExpressionAttributeNames: fields.names,
-            ExpressionAttributeValues: {
-              ...fields.values,
-              ':version': stamp.version,
-              ':monthTags': plan.monthTags,
-              ':now': new Date(stamp.writtenAt).toISOString(),
-            },
-          },
-        });
-        const stored = { event: next, version: stamp.version };
-        const record = request && recordPut(request, stored, stamp.writeId, new Date(stamp.writtenAt));
-        await this.writer.commit({ eventId, stamp, base, record, plan, current, request });
-        return stored;
+        const version = current.version + 1;
+        await this.commit({ eventId, current, next, request, answer: { event: next, version } });
+        return { event: next, version };
       }),
     );
   }
 
-  /** Deletes the event (and its index items); with `expectedVersion`, only that version. */
+  /** Deletes the event and its month items; with `expectedVersion`, only that version. */
   async deleteEvent(eventId: string, expectedVersion?: number, idempotency?: IdempotencyScope): Promise<void> {
     const request = idempotency && this.request('delete', idempotency, { eventId, expectedVersion });
     await this.idempotent(request, () => undefined, () =>
-      this.writeWithRetry(eventId, expectedVersion, async (current, stamp) => {
-        const plan = planMonths(eventId, current, undefined, stamp);
-        const base: BaseWrite = () => ({ Delete: { TableName: this.tableName, Key: keys.event(eventId) } });
-        const record = request && recordPut(request, { deleted: true }, stamp.writeId, new Date(stamp.writtenAt));
-        await this.writer.commit({ eventId, stamp, base, record, plan, current, request, deletes: true });
+      this.retrying(eventId, async () => {
+        const current = await this.readForWrite(eventId, expectedVersion);
+        await this.commit({ eventId, current, next: undefined, request, answer: { deleted: true } });
       }),
     );
+  }
+
+  /**
+   * Writes an exported event under its own id and version (the operators' import). Absent:
+   * created as it was. Present with the same fields: left alone. Present with other fields: the
+   * file wins, through updateEvent (the version grows).
+   */
+  async importEvent(stored: StoredEvent): Promise<'created' | 'unchanged' | 'replaced'> {
+    const problem = storedVersionProblem(stored.version);
+    if (problem) throw new Error(`The event ${stored.event.eventId} cannot be imported: ${problem}`);
+    const { eventId, ...fields } = stored.event;
+    return this.retrying(eventId, async () => {
+      const current = await this.getEvent(eventId);
+      if (current) {
+        const { eventId: _, ...currentFields } = current.event;
+        if (JSON.stringify(sortedEntries(currentFields)) === JSON.stringify(sortedEntries(fields))) return 'unchanged';
+        await this.updateEvent(eventId, fields);
+        return 'replaced';
+      }
+      await this.commit({ eventId, current: undefined, next: stored.event, version: stored.version });
+      return 'created';
+    });
   }
 
   private request(operation: IdempotentOperation, scope: IdempotencyScope, input: unknown): IdempotencyRequest {
     return idempotencyRequest(this.idempotencyTableName, operation, scope, input);
   }
 
-  /** The event an earlier create with the same Idempotency-Key created, if its record is live. */
-  private async replayOf(request: IdempotencyRequest): Promise<StoredEvent | undefined> {
-    const record = await liveRecord(this.client, request, this.signal);
-    return record && toStoredEvent({ ...(record.event as object), version: 1 });
+  private retrying<T>(eventId: string, attempt: () => Promise<T>): Promise<T> {
+    return retryLostRaces(attempt, () => new ConcurrentModificationError(eventId, 'was changed by other requests at the same time; retry the request'), this.signal);
   }
 
   /**
-   * Runs `write` unless the key already answered: then the first answer again. A write that
-   * fails because the event changed or vanished, or because the key was taken meanwhile, looks
-   * again (the request with the key may have been the one that changed it).
+   * Runs `write`; if it fails because the key was taken, or the event changed or vanished (the
+   * request with the key may be what changed it), the key's first answer, when it has one. The
+   * commit writes the record in its transaction, so no read of it is needed before.
    */
-  private async idempotent<T>(request: IdempotencyRequest | undefined, answer: (record: Record<string, unknown>) => T, write: () => Promise<T>): Promise<T> {
+  private async idempotent<T>(request: IdempotencyRequest | undefined, answer: (record: Item) => T, write: () => Promise<T>): Promise<T> {
     if (!request) return write();
-    const first = await liveRecord(this.client, request, this.signal);
-    if (first) return answer(first);
     try {
       return await write();
     } catch (error) {
@@ -193,33 +172,134 @@ export class EventsStore {
 
   /** A strongly consistent read of the base item. */
   private async getBase(eventId: string): Promise<BaseItem | undefined> {
-    const { Item } = await this.client.send(new GetCommand({ TableName: this.tableName, Key: keys.event(eventId), ConsistentRead: true }), {
-      abortSignal: this.signal,
-    });
-    return toBaseItem(Item);
+    return toBaseItem((await this.client.send(new GetCommand({ TableName: this.tableName, Key: keys.event(eventId), ConsistentRead: true }), { abortSignal: this.signal })).Item);
+  }
+
+  private async readForWrite(eventId: string, expectedVersion: number | undefined): Promise<BaseItem> {
+    const current = await this.getBase(eventId);
+    if (!current) throw new EventNotFoundError(eventId);
+    // An expected version that is no stored version (past MAX_VERSION, or not whole) matches nothing: a 412.
+    if (expectedVersion !== undefined && current.version !== expectedVersion) throw new EventVersionMismatchError(eventId, current.version);
+    return current;
   }
 
   /**
-   * Read, check, write: the commit's version condition makes it safe. A lost race is re-read and
-   * retried with jitter, at most MAX_WRITE_ATTEMPTS times within LOST_RACE_BUDGET_MS; a lease
-   * held by a large write fails at once (ConcurrentModificationError, 409 with Retry-After).
+   * The commit: one TransactWriteItems of the base item (under versionCondition), the idempotency
+   * record and the month items put and deleted. Its ClientRequestToken makes the SDK's resends
+   * idempotent; it is sent with its own time limit, not the invocation's signal (an aborted call's
+   * outcome is unknown, and the answer must not be decided before it is).
    */
-  private async writeWithRetry<T>(eventId: string, expectedVersion: number | undefined, write: (current: BaseItem, stamp: ReturnType<IndexedWriter['newStamp']>) => Promise<T>): Promise<T> {
-    const started = Date.now();
-    for (let round = 1; ; round++) {
-      const current = await this.getBase(eventId);
-      if (!current) throw new EventNotFoundError(eventId);
-      if (expectedVersion !== undefined && current.version !== expectedVersion) throw new EventVersionMismatchError(eventId, current.version);
-      this.writer.checkNoLease(eventId, current);
-      try {
-        return await write(current, this.writer.newStamp(current.version + 1));
-      } catch (error) {
-        if (!(error instanceof LostRaceError)) throw error;
-        if (round >= MAX_WRITE_ATTEMPTS || Date.now() - started > LOST_RACE_BUDGET_MS) {
-          throw new ConcurrentModificationError(eventId, 'was changed by other requests at the same time; retry the request');
-        }
-        await sleep(Math.random() * 10 * round, undefined, { signal: this.signal });
+  private async commit(write: Write): Promise<void> {
+    const { eventId, current, next, request } = write;
+    if (next) {
+      const problem = monthLimitProblem(next.dates);
+      if (problem) throw new TooManyMonthsError(problem);
+    }
+    const version = write.version ?? (current?.version ?? 0) + 1;
+    if (next && version > MAX_VERSION) throw new VersionLimitError(eventId, current?.version ?? version);
+    this.checkTime(COMMIT_RESERVE_MS);
+    const writeId = randomUUID();
+    const now = new Date();
+    const condition = { ...versionCondition(current?.version, writeId), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
+    const item = { ...keys.event(eventId), ...next, version, lastWriteId: writeId, createdAt: current?.createdAt ?? now.toISOString(), updatedAt: now.toISOString() };
+    const base: TransactItem = next ? { Put: { TableName: this.tableName, Item: item, ...condition } } : { Delete: { TableName: this.tableName, Key: keys.event(eventId), ...condition } };
+    const plan = planMonths(eventId, current?.event, next);
+    const items: TransactItem[] = [
+      base,
+      ...(request ? [recordPut(request, write.answer ?? {}, writeId, now)] : []),
+      ...plan.puts.map((Item) => ({ Put: { TableName: this.tableName, Item } })),
+      ...plan.deletes.map((Key) => ({ Delete: { TableName: this.tableName, Key } })),
+    ];
+    try {
+      await this.client.send(new TransactWriteCommand({ TransactItems: items, ClientRequestToken: writeId }), { abortSignal: this.commitSignal() });
+    } catch (error) {
+      if (!(error instanceof Error)) throw error;
+      const outcome = classifyCommitError(error, neverReachedDynamoDb(error), request !== undefined);
+      switch (outcome.kind) {
+        case 'base-changed':
+          if (current && !outcome.found) throw new EventNotFoundError(eventId);
+          throw new LostRaceError('The event changed since it was read');
+        case 'key-taken':
+          throw new KeyTakenError('The Idempotency-Key is taken');
+        case 'conflict':
+          throw new LostRaceError('Transaction conflict');
+        case 'not-applied':
+          if (neverReachedDynamoDb(error)) throw new StoreBusyError(`DynamoDB could not be reached (${(error as { code?: string }).code ?? error.name}); nothing was written`);
+          throw error;
+        case 'unknown':
+          await this.fence(write, writeId, error);
       }
     }
   }
+
+  /**
+   * The commit may or may not have applied (timeout, lost response, 5xx): make sure it cannot
+   * apply later, then look. On an existing event, a conditional UpdateItem sets `fencedWrite` to
+   * this write's id while the version is still the one read: the commit's condition excludes its
+   * own fenced id, so a late attempt fails. For a create, a marker item without a version at the
+   * new id (readers treat it as absent). Returns if the write applied; throws otherwise.
+   */
+  private async fence(write: Write, writeId: string, error: Error): Promise<void> {
+    const signal = this.fenceSignal();
+    if (!signal) throw new WriteOutcomeUnknownError(write.eventId, `${error.name}; no time left to fence`);
+    try {
+      const key = keys.event(write.eventId);
+      if (write.current) {
+        const { ConditionExpression, ExpressionAttributeValues } = versionCondition(write.current.version);
+        await this.client.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: key,
+            UpdateExpression: 'SET fencedWrite = :writeId',
+            ConditionExpression,
+            ExpressionAttributeValues: { ...ExpressionAttributeValues, ':writeId': writeId },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+          { abortSignal: signal },
+        );
+      } else {
+        const marker = { TableName: this.tableName, Item: { ...key, fencedWrite: writeId }, ...versionCondition(undefined), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
+        await this.client.send(new PutCommand(marker), { abortSignal: signal });
+      }
+    } catch (fenceError) {
+      if (!(fenceError instanceof Error) || fenceError.name !== 'ConditionalCheckFailedException') throw new WriteOutcomeUnknownError(write.eventId, `${error.name}, then the fence: ${String(fenceError)}`);
+      const found = unmarshallItem((fenceError as { Item?: unknown }).Item);
+      if (found?.lastWriteId === writeId) return;
+      if (!found) {
+        if (!write.next) return; // the event is gone, as the delete asked
+        throw new EventNotFoundError(write.eventId);
+      }
+      // Another write committed since the read: ours can no longer apply, but it may have applied before.
+      if (write.request) {
+        const record = await liveRecord(this.client, write.request, signal).catch(() => undefined);
+        if (record?.writeId === writeId) return;
+        if (record === undefined) throw new LostRaceError('Another write committed first');
+      }
+      throw new WriteOutcomeUnknownError(write.eventId, `${error.name}: ${error.message}; another write committed since`);
+    }
+    // Fenced: the commit did not apply and never will.
+    throw new StoreBusyError(`The commit did not complete (${error.name}); nothing was written`);
+  }
+
+  /** No write starts once the answer is decided, or so late that its outcome could not be learned before then. */
+  private checkTime(reserveMs: number): void {
+    this.signal?.throwIfAborted();
+    if (Date.now() > this.deadline - reserveMs) throw new StoreBusyError('Not enough time left to write');
+  }
+
+  /** The commit's own time limit: at most MAX_COMMIT_MS, ending FENCE_RESERVE_MS before the deadline, left for the fence. */
+  private commitSignal(): AbortSignal {
+    return AbortSignal.timeout(Math.min(MAX_COMMIT_MS, this.deadline - Date.now() - FENCE_RESERVE_MS));
+  }
+
+  /** The fence's time limit: at most FENCE_TIMEOUT_MS, ending 200 ms before the deadline; none when under 200 ms is left. */
+  private fenceSignal(): AbortSignal | undefined {
+    const budget = this.deadline - Date.now() - 200;
+    return budget < 200 ? undefined : AbortSignal.timeout(Math.min(budget, FENCE_TIMEOUT_MS));
+  }
+}
+
+/** Reads of the same event compare equal whatever order their fields came in. */
+function sortedEntries(value: Record<string, unknown>): [string, unknown][] {
+  return Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }

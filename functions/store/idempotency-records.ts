@@ -15,23 +15,13 @@ import { IdempotencyKeyReusedError } from './store-errors.ts';
 import { idempotencyTable } from './table-definition.ts';
 
 /** The Idempotency-Key of a write: the caller's key, scoped to the authenticated principal. */
-export interface IdempotencyScope {
-  principal: string;
-  key: string;
-  /**
-   * What makes two requests the same, beyond the operation: the validated body of a create; the
-   * event id, body and If-Match (as sent) of a PATCH or DELETE. Undefined: the store's input.
-   */
-  request?: unknown;
-}
+// `request`: what makes two requests the same beyond the operation (the validated body of a create;
+// the event id, body and If-Match as sent of a PATCH or DELETE); undefined: the store's input.
+export interface IdempotencyScope { principal: string; key: string; request?: unknown }
 
 export type IdempotentOperation = 'create' | 'update' | 'delete';
 
-export interface IdempotencyRequest {
-  tableName: string;
-  id: string;
-  requestHash: string;
-}
+export interface IdempotencyRequest { tableName: string; id: string; requestHash: string }
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('base64url');
 

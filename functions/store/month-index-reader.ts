@@ -1,47 +1,21 @@
 // Listing: one page of the events with a date in a range, read from the `byMonth` index and
-// confirmed by the base items. README "Data model".
+// confirmed by the base items. Protocol: functions/store/README.md.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BatchGetCommand, DeleteCommand, QueryCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, QueryCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { monthsBetween } from '../events/calendar-dates.ts';
 import type { SpecialEvent } from '../events/event-schema.ts';
-import { BASE_ATTRIBUTES, toBaseItem, type BaseItem, type Item } from './event-items.ts';
+import { BASE_ATTRIBUTES, isCurrentEntry, listOrder, mergeRunning, toBaseItem, type BaseItem, type Item } from './event-items.ts';
 import { StoreBusyError } from './store-errors.ts';
 import { keys, MONTH_END_INDEX, MONTH_INDEX, type MonthIndexEntry } from './table-definition.ts';
 
-export interface ListEventsQuery {
-  startDate: string;
-  endDate: string;
-  page: number;
-  limit: number;
-}
+export interface ListEventsQuery { startDate: string; endDate: string; page: number; limit: number }
 
-export interface ListEventsResult {
-  events: SpecialEvent[];
-  /** Whether an event follows this page (the list reads one event past the page to know). */
-  hasMore: boolean;
-  /** Read capacity units consumed by the index queries and item reads of this page. */
-  consumedReadCapacity: number;
-}
+/** `hasMore`: an event follows this page (read one past it); `consumedReadCapacity`: RCUs of the page's queries and item reads. */
+export interface ListEventsResult { events: SpecialEvent[]; hasMore: boolean; consumedReadCapacity: number }
 
-/**
- * An index item older than this that no commit made valid can no longer become valid (a write
- * commits at most COMMIT_WINDOW_MS after its first index item): readers may delete it.
- */
-export const LEFTOVER_GRACE_MS = 5 * 60_000;
-export const COMMIT_WINDOW_MS = 60_000;
-/** Leftovers one list deletes at most, so a list is never delayed by many; the rest go to later lists. */
-const MAX_LEFTOVER_DELETES_PER_LIST = 100;
+interface Listing { client: DynamoDBDocumentClient; tableName: string; signal: AbortSignal | undefined }
 
-interface Listing {
-  client: DynamoDBDocumentClient;
-  tableName: string;
-  signal: AbortSignal | undefined;
-}
-
-/**
- * The list's side of the store, apart from EventsStore so that the write functions' bundles leave
- * it out (and the list's leaves the writes out): every bundle must stay under 250,000 bytes.
- */
+/** The list's side of the store, apart from EventsStore: the list's bundle leaves the writes out. */
 export class EventsReader {
   private readonly listing: Listing;
   /** `signal` aborts every DynamoDB call and retry wait (the invocation's deadline). */
@@ -56,21 +30,18 @@ export class EventsReader {
 
 /**
  * One page of the events with at least one date in [startDate, endDate], ordered by their first
- * date in the range, then name, then id. An index entry counts only if its event's base item,
- * read strongly consistently, names it (`monthTags`) under the same name: leftovers of
- * unfinished writes and the index's propagation delay never show, and the event takes the place
- * of its first entry that counts. Skipped pages are validated the same way, so pages never
- * overlap or leave an event out. Leftovers it meets that no write can still commit are deleted.
+ * date in the range, then name, then id. The indexes are eventually consistent: an entry counts
+ * only if its event's base item, read strongly consistently, has the same name and the same dates
+ * in that month (isCurrentEntry), so a deleted event never shows and a changed one shows once, at
+ * its current place, once the index has caught up. Skipped pages are validated the same way.
  */
 export async function listEvents(listing: Listing, query: ListEventsQuery): Promise<ListEventsResult> {
   const entries = new MonthIndexReader(listing, query.startDate, query.endDate);
   const baseItems = new Map<string, BaseItem | undefined>();
   const listed = new Set<string>();
-  const leftovers: MonthIndexEntry[] = [];
   const events: SpecialEvent[] = [];
   let toSkip = (query.page - 1) * query.limit;
   let itemReadCapacity = 0;
-  const now = Date.now();
   // One event past the page tells whether a next page exists (the `next` link): one more index
   // entry and, in the same BatchGetItem, one more base item.
   const wantedEvents = query.limit + 1;
@@ -85,46 +56,14 @@ export async function listEvents(listing: Listing, query: ListEventsQuery): Prom
       itemReadCapacity += consumedReadCapacity;
       for (const eventId of [entry.eventId, ...upcoming]) baseItems.set(eventId, toBaseItem(items.get(eventId)));
     }
-    const committed = baseItems.get(entry.eventId);
-    // eslint-disable-next-line @typescript-eslint/prefer-optional-chain -- entry is a DynamoDB item: an absent name must not match an absent event
-    if (!committed || committed.event.name !== entry.name || committed.monthTags[entry.month] !== entry.tag) {
-      if (isAbandoned(entry, committed, now)) leftovers.push(entry);
-    } else if (!listed.has(entry.eventId)) {
+    const committed = baseItems.get(entry.eventId)?.event;
+    if (committed && isCurrentEntry(entry, committed) && !listed.has(entry.eventId)) {
       listed.add(entry.eventId);
       if (toSkip > 0) toSkip -= 1;
-      else events.push(committed.event);
+      else events.push(committed);
     }
   }
-  // Best effort (throttled or out of time: the next list that meets them tries again); each only
-  // if it is still exactly the item this list saw (same stamp).
-  await Promise.all(leftovers.slice(0, MAX_LEFTOVER_DELETES_PER_LIST).map((entry) => deleteLeftover(listing, entry))).catch(() => undefined);
   return { events: events.slice(0, query.limit), hasMore: events.length > query.limit, consumedReadCapacity: entries.consumedReadCapacity + itemReadCapacity };
-}
-
-/**
- * An index entry that is not committed and that no write can still commit: no newer than the
- * event's committed version (its write lost, or a later one replaced it), of a deleted event
- * (only a create writes version 1, and ids are never reused), or older than any write may take.
- */
-function isAbandoned(entry: MonthIndexEntry, committed: BaseItem | undefined, now: number): boolean {
-  if (now - entry.stamp.writtenAt > LEFTOVER_GRACE_MS) return true;
-  return committed ? entry.stamp.version <= committed.version : entry.stamp.version > 1;
-}
-
-async function deleteLeftover(listing: Listing, entry: MonthIndexEntry): Promise<void> {
-  try {
-    await listing.client.send(
-      new DeleteCommand({
-        TableName: listing.tableName,
-        Key: { pk: entry.pk, sk: entry.sk },
-        ConditionExpression: 'gsi1sk = :seen',
-        ExpressionAttributeValues: { ':seen': entry.gsi1sk },
-      }),
-      { abortSignal: listing.signal },
-    );
-  } catch (error) {
-    if (!(error instanceof Error && error.name === 'ConditionalCheckFailedException')) throw error;
-  }
 }
 
 async function batchGetEvents(listing: Listing, eventIds: string[]): Promise<{ items: Map<string, Item>; consumedReadCapacity: number }> {
@@ -207,7 +146,9 @@ class MonthIndexReader {
     const month = this.months[this.monthIndex] as string;
     const startsMidMonth = this.monthIndex === 0 && !this.startDate.endsWith('-01');
     if (startsMidMonth && !this.running) this.running = await this.runningIntoRange(month);
-    const page = await this.query(month, this.startDate, this.exclusiveStartKey, Math.min(1000, Math.max(32, wanted)));
+    // An entry whose first date is after endDate has no date in the range.
+    const values = { ':month': keys.monthIndexPartition(month), ':from': this.startDate, ':to': `${this.endDate}\u0001` };
+    const page = await this.query(MONTH_INDEX, 'gsi1pk = :month AND gsi1sk BETWEEN :from AND :to', values, this.exclusiveStartKey, Math.min(1000, Math.max(32, wanted)));
     // Only a missing LastEvaluatedKey means the month is exhausted (pages also stop at 1 MB).
     this.exclusiveStartKey = page.lastEvaluatedKey;
     if (!this.exclusiveStartKey) this.monthIndex += 1;
@@ -215,15 +156,9 @@ class MonthIndexReader {
       this.buffered.push(...page.entries);
       return;
     }
-    // Merge: a running entry goes before the first entry of the page it precedes; the ones after
-    // the page's last entry wait for the next page (all of them go once the month is exhausted).
-    const running = this.running ?? [];
-    for (const entry of page.entries) {
-      const order = listOrder(entry.firstDate, entry);
-      while (running.length > 0 && Buffer.compare((running[0] as { order: Buffer }).order, order) < 0) this.buffered.push((running.shift() as { entry: MonthIndexEntry }).entry);
-      this.buffered.push(entry);
-    }
-    if (!this.exclusiveStartKey) this.buffered.push(...running.splice(0).map(({ entry }) => entry));
+    // A running entry goes before the first entry of the page it precedes; the ones after the
+    // page's last entry wait for the next page (all of them go once the month is exhausted).
+    this.buffered.push(...mergeRunning(page.entries, this.running ?? [], !this.exclusiveStartKey));
   }
 
   /**
@@ -235,40 +170,27 @@ class MonthIndexReader {
     const running: { entry: MonthIndexEntry; order: Buffer }[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
-      const response = await this.listing.client.send(
-        new QueryCommand({
-          TableName: this.listing.tableName,
-          IndexName: MONTH_END_INDEX,
-          KeyConditionExpression: 'gsi2pk = :month AND gsi2sk >= :from',
-          ExpressionAttributeValues: { ':month': keys.monthIndexPartition(month), ':from': this.startDate },
-          ProjectionExpression: 'pk, sk, gsi2sk, dates',
-          Limit: 1000,
-          ExclusiveStartKey: startKey,
-          ReturnConsumedCapacity: 'TOTAL',
-        }),
-        { abortSignal: this.listing.signal },
-      );
-      this.consumedReadCapacity += sumCapacity(response.ConsumedCapacity);
-      for (const item of response.Items ?? []) {
-        const entry = keys.monthIndexEntry(item);
+      const page = await this.query(MONTH_END_INDEX, 'gsi2pk = :month AND gsi2sk >= :from', { ':month': keys.monthIndexPartition(month), ':from': this.startDate }, startKey, 1000);
+      for (const entry of page.entries) {
         if (entry.firstDate >= this.startDate) continue; // `byMonth` read from startDate has it
         const first = entry.dates.find((date) => date >= this.startDate && date <= this.endDate);
         if (first) running.push({ entry, order: listOrder(first, entry) });
       }
-      startKey = response.LastEvaluatedKey;
+      startKey = page.lastEvaluatedKey;
     } while (startKey);
     return running.sort((a, b) => Buffer.compare(a.order, b.order));
   }
 
-  private async query(month: string, from: string, startKey: Record<string, unknown> | undefined, limit: number) {
+  /** One page of an index query (both indexes project the keys and `dates`). */
+  private async query(indexName: string, keyCondition: string, values: Item, startKey: Item | undefined, limit: number) {
+    const sortKey = indexName === MONTH_INDEX ? 'gsi1sk' : 'gsi2sk';
     const response = await this.listing.client.send(
       new QueryCommand({
         TableName: this.listing.tableName,
-        IndexName: MONTH_INDEX,
-        KeyConditionExpression: 'gsi1pk = :month AND gsi1sk BETWEEN :from AND :to',
-        // An entry whose first date is after endDate has no date in the range.
-        ExpressionAttributeValues: { ':month': keys.monthIndexPartition(month), ':from': from, ':to': `${this.endDate}\u0001` },
-        ProjectionExpression: 'pk, sk, gsi1sk, dates',
+        IndexName: indexName,
+        KeyConditionExpression: keyCondition,
+        ExpressionAttributeValues: values,
+        ProjectionExpression: `pk, sk, ${sortKey}, dates`,
         Limit: limit,
         ExclusiveStartKey: startKey,
         ReturnConsumedCapacity: 'TOTAL',
@@ -278,11 +200,6 @@ class MonthIndexReader {
     this.consumedReadCapacity += sumCapacity(response.ConsumedCapacity);
     return { entries: (response.Items ?? []).map((item) => keys.monthIndexEntry(item)), lastEvaluatedKey: response.LastEvaluatedKey };
   }
-}
-
-/** An entry's place in a list: first date in the range, name, id, in binary (UTF-8) order as DynamoDB sorts keys. */
-function listOrder(firstInRange: string, entry: MonthIndexEntry): Buffer {
-  return Buffer.from(`${firstInRange}\u0000${entry.name}\u0000${entry.eventId}`);
 }
 
 export function sumCapacity(consumed: { CapacityUnits?: number }[] | { CapacityUnits?: number } | undefined): number {

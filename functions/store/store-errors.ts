@@ -22,10 +22,7 @@ export class EventVersionMismatchError extends HttpProblem {
   }
 }
 
-/**
- * Another write of the same event won, or holds its lease: this write did not commit and will not
- * (answered 409 with Retry-After; a retry is safe).
- */
+/** Other writes of the same event kept winning: this write did not commit and will not (409 with Retry-After; a retry is safe). */
 export class ConcurrentModificationError extends HttpProblem {
   override name = 'ConcurrentModificationError';
   readonly eventId: string;
@@ -46,11 +43,7 @@ export class IdempotencyKeyReusedError extends HttpProblem {
   }
 }
 
-/**
- * DynamoDB kept some keys of a batch read unprocessed, or the write ran out of time before its
- * commit: nothing was committed (answered 503 with Retry-After, as a throttled DynamoDB is; the
- * message, for the logs, says which).
- */
+/** Nothing was committed (a batch read left keys unprocessed, no time to write, DynamoDB unreachable): 503 with Retry-After; the message, for the logs, says which. */
 export class StoreBusyError extends HttpProblem {
   override name = 'StoreBusyError';
   constructor(message = '') {
@@ -59,14 +52,49 @@ export class StoreBusyError extends HttpProblem {
 }
 
 /**
- * The commit call failed in a way that does not say whether it applied (a timeout, a lost
- * response), and neither could the store find out in time: the client must read the event, or
- * retry with the same Idempotency-Key (answered 504, never 503: the write may have applied).
+ * The commit failed in a way that does not say whether it applied (a timeout, a lost response), and
+ * neither could the fence find out in time: 504, never 503 (the write may have applied).
  */
 export class WriteOutcomeUnknownError extends HttpProblem {
   override name = 'WriteOutcomeUnknownError';
-  constructor(eventId: string) {
+  constructor(eventId: string, cause = '') {
     const message = `Whether this write of the special event ${eventId} applied is unknown`;
-    super('gateway-timeout', message, { detail: `${message}: read the event, or retry with the same Idempotency-Key` });
+    super('gateway-timeout', cause ? `${message} (${cause})` : message, { detail: `${message}: read the event, or retry with the same Idempotency-Key` });
   }
+}
+
+/** The event's dates fall in more months than one write may index (LIMITS.maxEventMonths): a 400 that says how to split. */
+export class TooManyMonthsError extends HttpProblem {
+  override name = 'TooManyMonthsError';
+  constructor(message: string) {
+    super('validation-error', `The request body is invalid: dates ${message}`, { errors: [{ field: 'dates', message }] });
+  }
+}
+
+/** The event is at the highest version a write may store (MAX_VERSION): it can be deleted, not changed. */
+export class VersionLimitError extends HttpProblem {
+  override name = 'VersionLimitError';
+  constructor(eventId: string, version: number) {
+    super('conflict', `The special event ${eventId} is at version ${version}, the highest a version may reach: it can no longer be changed; delete it and create it again`);
+  }
+}
+
+/** Errors of a connection that was never made: the request cannot have reached DynamoDB. */
+const NEVER_CONNECTED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+// Duck-typed, not `instanceof Error`: Node's network errors may come from another realm (a test's VM context).
+export function isNeverConnected(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && NEVER_CONNECTED_CODES.has((error as { code?: string }).code ?? '');
+}
+
+/**
+ * Whether a failed call certainly never reached DynamoDB: every attempt failed to connect. The
+ * client's attempt recorder (dynamodb-client.ts) says so in `$neverSent`; without it (a client
+ * built elsewhere), only a single attempt that failed to connect is certain.
+ */
+export function neverReachedDynamoDb(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const marked = (error as { $neverSent?: boolean }).$neverSent;
+  if (marked !== undefined) return marked;
+  return isNeverConnected(error) && ((error as { $metadata?: { attempts?: number } }).$metadata?.attempts ?? 1) <= 1;
 }

@@ -5,6 +5,7 @@
 // assembles the document; its parts are in document-schemas.ts, examples.ts, operations.ts (one
 // entry per operation), parameters.ts, service-index-operation.ts, problem-responses.ts and
 // read-semantics.ts.
+import { LIMITS } from '../../functions/events/limits.ts';
 import { PROBLEM_CONTENT_TYPE } from '../../functions/events/problems.ts';
 import { SCHEMA_DESCRIPTIONS } from '../../functions/events/event-schema.ts';
 import { methodNotAllowedResponse } from '../../functions/http/gateway-responses.ts';
@@ -86,7 +87,7 @@ const API_DESCRIPTION = `Create, list, read, partially update and delete the mus
 
 **Errors** are [RFC 9457](https://www.rfc-editor.org/rfc/rfc9457) problem details (\`${PROBLEM_CONTENT_TYPE}\`) whose \`type\` names the problem; validation failures list every invalid input in \`errors\`. A path the API does not have is a 404 problem; a method a path does not have is a 405 problem with the path's methods in \`Allow\` (see each path's \`x-method-not-allowed\`).
 
-**Requests.** Bodies are JSON objects in UTF-8 without a content coding (\`Content-Encoding\` other than \`identity\` is a 415); bytes that are not UTF-8, U+FFFD anywhere in the body (what a gateway puts in place of such bytes), and a field given twice are 400s. Query parameters an operation does not define, or a parameter given twice, are 400s. Text fields count length in Unicode code points, as JSON Schema does.
+**Requests.** Bodies are JSON objects in UTF-8 without a content coding (\`Content-Encoding\` other than \`identity\` is a 415); bytes that are not UTF-8, U+FFFD anywhere in the body (what a gateway puts in place of such bytes), and a field given twice are 400s. Query parameters an operation does not define, or a parameter given twice, are 400s. Text fields count length in Unicode code points, as JSON Schema does. An event's dates may fall in at most ${LIMITS.maxEventMonths} distinct months (a 400 names the limit): split a longer series into several events.
 
 ${READ_SEMANTICS_DESCRIPTION}
 

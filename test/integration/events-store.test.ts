@@ -9,7 +9,10 @@ import {
   EventsStore,
   EventVersionMismatchError,
   IdempotencyKeyReusedError,
+  StoreBusyError,
 } from '../../functions/store/events-store.ts';
+import { TooManyMonthsError } from '../../functions/store/store-errors.ts';
+import { toProblem } from '../../functions/events/problems.ts';
 import type { NewSpecialEvent } from '../../functions/events/event-schema.ts';
 import { eventsTable, idempotencyTable } from '../../functions/store/table-definition.ts';
 import { ensureTable, localClient } from '../../lib/local/dynamodb-local.ts';
@@ -26,15 +29,15 @@ function newEvent(fields: Partial<NewSpecialEvent> = {}): NewSpecialEvent {
   return { name: 'Lecture', location: 'Auditorium', eventDescription: 'A talk.', dates: ['2030-03-10'], price: 10, ...fields };
 }
 
-/** Every item stored under the event's partition key: the base item and its month items (sort keys without their write tags). */
+/** The sort keys of every item stored under the event's partition key: the base item and its month items. */
 async function itemsOf(eventId: string) {
   const { Items = [] } = await documentClient.send(
     new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `EVENT#${eventId}` } }),
   );
-  return Items.map((item) => String(item.sk).replace(/^(MONTH#\d{4}-\d{2})#.*$/, '$1')).sort();
+  return Items.map((item) => String(item.sk)).sort();
 }
 
-/** The month item sort keys (without tags) of `dates`, and the base item's. */
+/** The month item sort keys of `dates`, and the base item's. */
 const itemsFor = (dates: string[]) => ['EVENT', ...new Set(dates.map((date) => `MONTH#${date.slice(0, 7)}`))].sort();
 
 beforeAll(async () => {
@@ -43,6 +46,16 @@ beforeAll(async () => {
 });
 
 afterAll(() => client.destroy());
+
+/** A local port nothing listens on: connections to it are refused. */
+async function closedPort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 
 describe('events store', () => {
   test('a created event is stored with one index item per month and read back whole', async () => {
@@ -95,23 +108,60 @@ describe('events store', () => {
     expect(await itemsOf(event.eventId)).toEqual([]);
   });
 
-  test('an event with dates in 49 months can be renamed with all its dates replaced in one transaction', async () => {
-    const monthly = (year: number) => Array.from({ length: 49 }, (_, i) => new Date(Date.UTC(year, i, 1)).toISOString().slice(0, 10));
+  test('an event with dates in 48 months is renamed with all its dates replaced in one transaction; 49 months are refused with the named limit', async () => {
+    const monthly = (year: number, count = 48) => Array.from({ length: count }, (_, i) => new Date(Date.UTC(year, i, 1)).toISOString().slice(0, 10));
     const { event } = await store.createEvent(newEvent({ dates: monthly(2050) }));
     const renamed = await store.updateEvent(event.eventId, { name: 'Renamed', dates: monthly(2060) });
     expect(await itemsOf(event.eventId)).toEqual(itemsFor(monthly(2060)));
     expect(renamed.version).toBe(2);
+    const tooMany = store.updateEvent(event.eventId, { dates: monthly(2070, 49) });
+    await expect(tooMany).rejects.toBeInstanceOf(TooManyMonthsError);
+    await expect(tooMany).rejects.toMatchObject({ problem: { status: 400, errors: [{ field: 'dates' }] }, message: expect.stringContaining('maxEventMonths') as unknown });
+    await expect(store.createEvent(newEvent({ dates: monthly(2070, 49) }))).rejects.toBeInstanceOf(TooManyMonthsError);
+    expect(await store.getEvent(event.eventId)).toEqual(renamed);
   });
 
   test('a whole year of dates is 12 month items; a change of one month rewrites only that month', async () => {
     const year = Array.from({ length: 365 }, (_, i) => addDays('2033-01-01', i));
     const { event } = await store.createEvent(newEvent({ dates: year }));
-    const before = await documentClient.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `EVENT#${event.eventId}` } }));
+    const monthItems = async () => {
+      const { Items = [] } = await documentClient.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `EVENT#${event.eventId}` } }));
+      return new Map(Items.filter((item) => item.sk !== 'EVENT').map((item) => [String(item.sk), JSON.stringify(item)]));
+    };
+    const before = await monthItems();
     await store.updateEvent(event.eventId, { dates: year.filter((date) => date !== '2033-06-15') });
-    const after = await documentClient.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `EVENT#${event.eventId}` } }));
-    const keysOf = (items: Record<string, unknown>[] | undefined) => (items ?? []).map((item) => String(item.sk)).filter((sk) => sk !== 'EVENT');
-    expect(keysOf(after.Items).filter((sk) => !keysOf(before.Items).includes(sk)).map((sk) => sk.slice(0, 'MONTH#2033-06'.length))).toEqual(['MONTH#2033-06']);
-    expect(keysOf(after.Items)).toHaveLength(12);
+    const after = await monthItems();
+    expect(after.size).toBe(12);
+    expect([...after].filter(([sk, item]) => before.get(sk) !== item).map(([sk]) => sk)).toEqual(['MONTH#2033-06']);
+  });
+
+  test('a version at Number.MAX_SAFE_INTEGER is refused a further change (409), not stepped past; an import beyond it is refused', async () => {
+    const { event } = await store.createEvent(newEvent({ dates: ['2034-01-01'] }));
+    await documentClient.send(
+      new UpdateCommand({ TableName: tableName, Key: { pk: `EVENT#${event.eventId}`, sk: 'EVENT' }, UpdateExpression: 'SET version = :v', ExpressionAttributeValues: { ':v': Number.MAX_SAFE_INTEGER } }),
+    );
+    await expect(store.updateEvent(event.eventId, { price: 1 })).rejects.toMatchObject({ name: 'VersionLimitError', problem: { status: 409 } });
+    expect((await store.getEvent(event.eventId))?.version).toBe(Number.MAX_SAFE_INTEGER);
+    // An If-Match past the bound matches no stored version: a 412.
+    await expect(store.updateEvent(event.eventId, { price: 1 }, Number.MAX_SAFE_INTEGER + 1)).rejects.toBeInstanceOf(EventVersionMismatchError);
+    await store.deleteEvent(event.eventId, Number.MAX_SAFE_INTEGER);
+    expect(await store.getEvent(event.eventId)).toBeUndefined();
+    for (const version of [Number.MAX_SAFE_INTEGER + 1, 1e20, 0, 1.5]) {
+      await expect(store.importEvent({ event: { ...event, eventId: randomUUID() }, version })).rejects.toThrow(/the version must be a whole number from 1 to 9007199254740991/);
+    }
+  });
+
+  test('a write to a DynamoDB that refuses connections is a 503 with Retry-After (nothing can have been written), never 504', async () => {
+    const refused = new EventsStore(createDocumentClient(localClient(`http://127.0.0.1:${await closedPort()}`)), tableName, idempotencyTableName);
+    for (const write of [() => refused.createEvent(newEvent()), () => refused.createEvent(newEvent(), { principal: 'p', key: randomUUID() })]) {
+      const error = await write().then(() => undefined, (caught: unknown) => caught);
+      expect(error).toBeInstanceOf(StoreBusyError);
+      const answer = toProblem(error);
+      expect(answer.problem.status).toBe(503);
+      expect(answer.headers['Retry-After']).toBe('1');
+    }
+    const read = await refused.updateEvent(randomUUID(), { price: 1 }).then(() => undefined, (caught: unknown) => caught);
+    expect(toProblem(read).problem.status).toBe(503);
   });
 
   describe('listing by date', () => {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { DYNAMODB_CLIENT_SETTINGS } from '../../functions/store/dynamodb-client.ts';
 import { EARLY_TIMEOUT_MS } from '../../functions/http/http.ts';
-import { FENCE_TIMEOUT_MS } from '../../functions/store/store-writes.ts';
+import { FENCE_TIMEOUT_MS } from '../../functions/store/events-store.ts';
 import { FUNCTION_SETTINGS } from '../../functions/routes.ts';
 import { MONTH_INDEX, keys } from '../../functions/store/table-definition.ts';
 import { basicAuthorization, type SpecialEventBody } from '../support/api-client.ts';
@@ -157,18 +157,18 @@ describe('a persistent DynamoDB fault', () => {
     survived.push({ scenario: `PATCH, ${fault} on TransactWriteItems`, status: patched.status, ms: patched.ms });
   });
 
-  test.each<FaultKind>(['throttling', 'internal-server-error', 'connection-reset'])(
-    '%s on the UpdateItem of a price change: PATCH is a 504 (outcome unknown) and the event is unchanged',
+  test.each<FaultKind>(['internal-server-error', 'connection-reset'])(
+    '%s on the commit of a price change and on its fence (UpdateItem): PATCH is a 504 (outcome unknown) and the event is unchanged',
     async (fault) => {
       const event = await createEvent();
-      inject({ fault, operation: 'UpdateItem' });
+      inject({ fault, operation: 'TransactWriteItems' }, { fault, operation: 'UpdateItem' });
       const patched = await call('PATCH', `/special-events/${event.eventId}`, { json: { price: 99 } });
-      // The SDK retried the UpdateItem: an earlier attempt could still land, and the fence that
-      // would rule it out is an UpdateItem too, failing the same way. So not a 503: unknown.
+      // The SDK retried the commit: an earlier attempt could still land, and the fence that would
+      // rule it out fails the same way. So not a 503: unknown.
       expectOutcomeUnknown(patched);
       proxy.clear();
       await expectUnchanged(event, 1);
-      survived.push({ scenario: `PATCH of the price, ${fault} on UpdateItem`, status: patched.status, ms: patched.ms });
+      survived.push({ scenario: `PATCH of the price, ${fault} on its commit and fence`, status: patched.status, ms: patched.ms });
     },
   );
 
@@ -208,21 +208,21 @@ describe('a persistent DynamoDB fault', () => {
 });
 
 describe('a hung DynamoDB call', () => {
-  test.each<[string, Record<string, unknown>]>([
-    ['TransactWriteItems', { price: 99, dates: [dayOfYear(YEAR, 301)] }],
-    ['UpdateItem', { price: 99 }],
-  ])('on %s ends after the SDK timeouts and retries as a 503 or 504, well before the Lambda timeout, and writes nothing', async (operation, changes) => {
+  test.each<[string, string[], Record<string, unknown>]>([
+    ['the commit (TransactWriteItems)', ['TransactWriteItems'], { price: 99, dates: [dayOfYear(YEAR, 301)] }],
+    ['the commit and its fence (UpdateItem)', ['TransactWriteItems', 'UpdateItem'], { price: 99 }],
+  ])('on %s ends after the SDK timeouts and retries as a 503 or 504, well before the Lambda timeout, and writes nothing', async (_what, operations, changes) => {
     const event = await createEvent();
-    inject({ fault: 'hang', operation });
+    for (const operation of operations) inject({ fault: 'hang', operation });
     const patched = await call('PATCH', `/special-events/${event.eventId}`, { json: changes });
-    // A hung transaction is fenced (an UpdateItem) and answered 503; a hung UpdateItem's fence hangs too: 504.
-    if (operation === 'UpdateItem') expectOutcomeUnknown(patched);
+    // A hung commit is fenced (an UpdateItem) and answered 503; when the fence hangs too, the outcome is unknown: 504.
+    const fenceHangs = operations.includes('UpdateItem');
+    if (fenceHangs) expectOutcomeUnknown(patched);
     else expectServiceUnavailable(patched);
-    // The SDK's attempts, then (for the UpdateItem) its fence, which hangs as well.
-    expect(patched.ms).toBeLessThan(SDK_GIVE_UP_MS + (operation === 'UpdateItem' ? FENCE_TIMEOUT_MS : 0));
+    expect(patched.ms).toBeLessThan(SDK_GIVE_UP_MS + (fenceHangs ? FENCE_TIMEOUT_MS : 0));
     proxy.clear();
     await expectUnchanged(event, 1);
-    survived.push({ scenario: `PATCH, ${operation} hangs`, status: patched.status, ms: patched.ms });
+    survived.push({ scenario: `PATCH, ${operations.join(' and ')} hang`, status: patched.status, ms: patched.ms });
   });
 
   test('calls that each stay within the SDK timeouts but would add up past the Lambda timeout end as a 503 before it, and the write never lands', async () => {
@@ -266,13 +266,11 @@ describe('a short DynamoDB fault', () => {
     ['internal-server-error', 'GetItem', 2],
     ['connection-reset', 'TransactWriteItems', 1],
     ['hang', 'GetItem', 1],
-    ['throttling', 'UpdateItem', 2],
-    ['connection-reset', 'UpdateItem', 1],
   ])('%s on %s (%i time(s)) is retried by the SDK: the PATCH succeeds once', async (fault, operation, times) => {
     const event = await createEvent();
     inject({ fault, operation, times });
-    // A price change alone is one UpdateItem; with new dates it reads first, then writes a transaction.
-    const changes = operation === 'UpdateItem' ? { price: 42 } : { price: 42, dates: [dayOfYear(YEAR, nextDay++)] };
+    // Every PATCH reads the event, then writes one transaction.
+    const changes = { price: 42, dates: [dayOfYear(YEAR, nextDay++)] };
     const patched = await call<SpecialEventBody>('PATCH', `/special-events/${event.eventId}`, { json: changes });
     expect(patched.status).toBe(200);
     expect(patched.headers.get('etag')).toBe('"2"');
@@ -300,9 +298,9 @@ describe('a short DynamoDB fault', () => {
 
   test('a price change whose response is lost is retried into one new version, and its If-Match still holds', async () => {
     const event = await createEvent();
-    inject({ fault: 'lost-response', operation: 'UpdateItem', times: 1 });
+    inject({ fault: 'lost-response', operation: 'TransactWriteItems', times: 1 });
     const patched = await call<SpecialEventBody>('PATCH', `/special-events/${event.eventId}`, { json: { price: 12 }, headers: { 'If-Match': '"1"' } });
-    // Not 412: the resent UpdateItem finds its own token and answers with the stored event.
+    // Not 412: the resent transaction carries the same ClientRequestToken, which DynamoDB answers as the first.
     expect(patched.status).toBe(200);
     expect(patched.headers.get('etag')).toBe('"2"');
     expect(patched.body).toEqual({ ...event, price: 12 });
@@ -312,47 +310,41 @@ describe('a short DynamoDB fault', () => {
   });
 });
 
-describe('a write of dates in more months than one transaction holds through the faulty API', () => {
+describe('a write of an event at the month limit through the faulty API', () => {
   const FIRST_YEAR = RESERVED_YEARS.manyMonths + 20;
-  /** One date in each of `count` months from January of FIRST_YEAR. */
-  const monthly = (count: number) => Array.from({ length: count }, (_, i) => new Date(Date.UTC(FIRST_YEAR, i, 1)).toISOString().slice(0, 10));
-  const months = Array.from({ length: 10 }, (_, i) => ({ startDate: `${FIRST_YEAR + i}-01-01`, endDate: `${FIRST_YEAR + i}-12-31` }));
+  /** One date in each of `count` months from January of FIRST_YEAR + `offset`. */
+  const monthly = (count: number, offset = 0) => Array.from({ length: count }, (_, i) => new Date(Date.UTC(FIRST_YEAR + offset, i, 1)).toISOString().slice(0, 10));
+  const years = Array.from({ length: 8 }, (_, i) => ({ startDate: `${FIRST_YEAR + i}-01-01`, endDate: `${FIRST_YEAR + i}-12-31` }));
 
-  test('a PATCH whose index writes keep failing is a 503; readers see the old event; lists delete what it left once another write commits', async () => {
-    const created = await call<SpecialEventBody>('POST', '/special-events', { json: { ...newEventBody('Large fault'), dates: monthly(60) } });
+  test('a PATCH of 48 months whose commit keeps failing is a 503; readers see the old event and nothing is left behind', async () => {
+    const created = await call<SpecialEventBody>('POST', '/special-events', { json: { ...newEventBody('Large fault'), dates: monthly(48) } });
     expect(created.status).toBe(201);
     const event = created.body;
-    // 60 new month items (a new name) go in one transaction before the commit: it fails.
     inject({ fault: 'internal-server-error', operation: 'TransactWriteItems' });
-    const patched = await call('PATCH', `/special-events/${event.eventId}`, { json: { name: 'Large fault, renamed', dates: monthly(60) } });
+    const patched = await call('PATCH', `/special-events/${event.eventId}`, { json: { name: 'Large fault, renamed', dates: monthly(48, 4) } });
     expectServiceUnavailable(patched);
     proxy.clear();
-    survived.push({ scenario: 'PATCH of 60 months, internal-server-error on its index writes', status: patched.status, ms: patched.ms });
+    survived.push({ scenario: 'PATCH of 48 months, internal-server-error on its commit', status: patched.status, ms: patched.ms });
     const read = await call<SpecialEventBody>('GET', `/special-events/${event.eventId}`);
     expect(read.body).toEqual(event);
     expect(read.headers.get('etag')).toBe('"1"');
-    // The new name's items it wrote are there, but no reader counts them.
-    expect((await storageProblems(event.eventId, event)).filter((problem) => !problem.startsWith('orphan'))).toEqual([]);
-    for (const month of months.slice(0, 5)) expect((await listedIn(call, month)).filter((listed) => listed.eventId === event.eventId)).toEqual([event]);
-    // A price change commits version 2: the failed write's items (stamped 2) are now older than
-    // the event, and the lists that meet them delete them.
-    const repriced = await call<SpecialEventBody>('PATCH', `/special-events/${event.eventId}`, { json: { price: 11 } });
-    expect(repriced.status).toBe(200);
-    for (const month of months.slice(0, 5)) expect((await listedIn(call, month)).filter((listed) => listed.eventId === event.eventId)).toEqual([repriced.body]);
-    expect(await storageProblems(event.eventId, repriced.body)).toEqual([]);
+    expect(await storageProblems(event.eventId, event)).toEqual([]);
+    for (const year of years.slice(0, 4)) expect((await listedIn(call, year)).filter((listed) => listed.eventId === event.eventId)).toEqual([event]);
   });
 
-  test('a DELETE whose clean-up fails after its commit is a 204; nothing of the event is listed', async () => {
-    // 110 month items: more than one transaction deletes with the event.
-    const created = await call<SpecialEventBody>('POST', '/special-events', { json: { ...newEventBody('Large delete'), dates: monthly(110) } });
+  test('a DELETE of 48 months whose commit is throttled is a 503 and the event is still whole; the retry deletes everything', async () => {
+    const created = await call<SpecialEventBody>('POST', '/special-events', { json: { ...newEventBody('Large delete'), dates: monthly(48, 4) } });
     expect(created.status).toBe(201);
-    inject({ fault: 'internal-server-error', operation: 'DeleteItem', after: 20 });
+    inject({ fault: 'throttling', operation: 'TransactWriteItems' });
+    const refused = await call('DELETE', `/special-events/${created.body.eventId}`);
+    expectServiceUnavailable(refused);
+    proxy.clear();
+    expect(await storageProblems(created.body.eventId, created.body)).toEqual([]);
     const deleted = await call('DELETE', `/special-events/${created.body.eventId}`);
     expect(deleted.status).toBe(204);
-    proxy.clear();
-    survived.push({ scenario: 'DELETE of 110 months, internal-server-error on its clean-up', status: deleted.status, ms: deleted.ms });
-    expect((await call('GET', `/special-events/${created.body.eventId}`)).status).toBe(404);
-    for (const month of months) expect((await listedIn(call, month)).filter((listed) => listed.eventId === created.body.eventId)).toEqual([]);
+    survived.push({ scenario: 'DELETE of 48 months, throttled commit, then retried', status: refused.status, ms: refused.ms });
+    expect(await storageProblems(created.body.eventId, undefined)).toEqual([]);
+    for (const year of years) expect((await listedIn(call, year)).filter((listed) => listed.eventId === created.body.eventId)).toEqual([]);
   });
 });
 

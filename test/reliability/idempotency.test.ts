@@ -17,8 +17,18 @@ function body(name: string) {
   return { name, location: 'Hall', eventDescription: 'Idempotent', dates: [dayOfYear(RESERVED_YEARS.scratch, 200)], price: 12.5 };
 }
 
-const post = (json: unknown, key?: string, as?: { username: string; password: string }) =>
-  api<SpecialEventBody>('POST', '/special-events', { json, ...(key ? { headers: { 'Idempotency-Key': key } } : {}), ...(as ? { as } : {}) });
+/**
+ * A POST as a client sends it: a 503 (nothing was written; DynamoDB throttled or cancelled the
+ * write, as it may at any time) is retried after its Retry-After, with the same Idempotency-Key,
+ * at most 10 times. The assertions are about what the API answers once it has answered.
+ */
+async function post(json: unknown, key?: string, as?: { username: string; password: string }) {
+  for (let attempt = 1; ; attempt++) {
+    const response = await api<SpecialEventBody>('POST', '/special-events', { json, ...(key ? { headers: { 'Idempotency-Key': key } } : {}), ...(as ? { as } : {}) });
+    if (response.status !== 503 || attempt >= 10) return response;
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * 1000 * Number(response.headers.get('retry-after') ?? 1)));
+  }
+}
 
 describe('POST /special-events with an Idempotency-Key', () => {
   test('a retry with the same key and body gets the same 201 and event; only one event is stored', async () => {

@@ -1,6 +1,6 @@
 // Looks at the events table directly (not through the API) to check what a write really left
-// behind: one base item plus exactly one index item per month of its dates (the one the base item
-// names, with that month's dates and the current name), or nothing at all.
+// behind: one base item plus exactly one index item per month of its dates (with that month's
+// dates and the current name), or nothing at all.
 import { QueryCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../functions/store/dynamodb-client.ts';
 import { datesByMonth } from '../../functions/store/event-items.ts';
@@ -58,11 +58,9 @@ export async function storageProblems(eventId: string, expected: SpecialEventBod
     if (base[field] !== expected[field]) problems.push(`base ${field} is ${JSON.stringify(base[field])}, expected ${JSON.stringify(expected[field])}`);
   }
   if (JSON.stringify(base.dates) !== JSON.stringify(expected.dates)) problems.push(`base dates are ${JSON.stringify(base.dates)}`);
-  // One month item per month of the dates, the one the base item names, with that month's dates.
+  // One month item per month of the dates, with that month's dates.
   const months = datesByMonth(expected.dates);
-  const tags = (base.monthTags ?? {}) as Record<string, string>;
-  if (JSON.stringify(Object.keys(tags).sort()) !== JSON.stringify([...months.keys()].sort())) problems.push(`base monthTags are ${JSON.stringify(tags)}`);
-  const wanted = new Map([...months].map(([month, dates]) => [keys.monthItem(eventId, month, tags[month] ?? '?').sk, dates]));
+  const wanted = new Map([...months].map(([month, dates]) => [keys.monthItem(eventId, month).sk, dates]));
   for (const item of dateItems) {
     const entry = keys.monthIndexEntry(item);
     const dates = wanted.get(String(item.sk));
@@ -76,7 +74,7 @@ export async function storageProblems(eventId: string, expected: SpecialEventBod
       entry.eventId !== eventId ||
       entry.firstDate !== dates[0] ||
       JSON.stringify(entry.dates) !== JSON.stringify(dates) ||
-      `MONTH#${entry.month}#${entry.tag}` !== item.sk
+      `MONTH#${entry.month}` !== item.sk
     ) {
       problems.push(`index item ${String(item.sk)} has stale index keys or dates`);
     }

@@ -18,6 +18,8 @@ const readOnly = values['read-only'];
 const baseUrl = (process.env.MUSEUM_API_URL ?? '').replace(/\/$/, '');
 const username = process.env.MUSEUM_API_USERNAME;
 const password = process.env.MUSEUM_API_PASSWORD;
+/** How long a new event may take to show in a list: GSI propagation is usually well under a second. */
+const INDEX_LAG_BOUND_MS = 10_000;
 if (!/^https?:\/\/.+\/v1\.1$/.test(baseUrl)) {
   console.error('Set MUSEUM_API_URL to the base URL, ending in /v1.1');
   process.exit(2);
@@ -93,10 +95,20 @@ async function main(): Promise<void> {
         `PATCH ${path}`,
       );
     });
-    await check('the list of its date shows it', async () => {
-      const list = await fetchChecked(baseUrl, `/special-events?startDate=${date}&endDate=${date}&limit=30`, asUser());
-      expectStatus(list, 200, 'GET /special-events');
-      if (!(list.json() as { eventId: string }[]).some((event) => event.eventId === eventId)) throw new Error('the created event is not listed');
+    await check('the list of its date shows it once the index has caught up', async () => {
+      // Global secondary indexes are eventually consistent: a new event may be missing from the
+      // list for a moment (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/HowItWorks.ReadConsistency.html).
+      // Polled for at most INDEX_LAG_BOUND_MS; listed at most once at every poll.
+      const until = Date.now() + INDEX_LAG_BOUND_MS;
+      for (let poll = 1; ; poll++) {
+        const list = await fetchChecked(baseUrl, `/special-events?startDate=${date}&endDate=${date}&limit=30`, asUser());
+        expectStatus(list, 200, 'GET /special-events');
+        const found = (list.json() as { eventId: string }[]).filter((event) => event.eventId === eventId).length;
+        if (found > 1) throw new Error(`the created event is listed ${found} times`);
+        if (found === 1) break;
+        if (Date.now() > until) throw new Error(`the created event is not listed ${INDEX_LAG_BOUND_MS} ms after its creation (${poll} lists)`);
+        await new Promise((resolve) => setTimeout(resolve, Math.min(250 * poll, 2_000)));
+      }
     });
   } finally {
     if (eventId) {

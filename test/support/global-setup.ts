@@ -7,6 +7,7 @@ import { createDocumentClient } from '../../functions/store/dynamodb-client.ts';
 import { hashPassword } from '../../functions/auth/passwords.ts';
 import { UsersStore } from '../../functions/auth/users-store.ts';
 import { ensureLocalTables, LOCAL_TABLE_NAMES, localClient, startDynamoDbLocal } from '../../lib/local/dynamodb-local.ts';
+import { behaviourFromEnvironment, startFaultProxy } from './fault-proxy.ts';
 import { startLocalApiProcess } from './local-api-process.ts';
 import { TEST_USERS } from './test-environment.ts';
 
@@ -25,9 +26,13 @@ export default async function globalSetup(): Promise<void> {
   if (childCoverage) await rm(childCoverage, { recursive: true, force: true });
   const workDirectory = await mkdtemp(join(tmpdir(), 'museum-api-test-'));
   const logFile = join(workDirectory, 'local-api.log');
+  // MUSEUM_TEST_INDEX_LAG_MS / MUSEUM_TEST_CANCEL_SHARE: the local API reaches DynamoDB Local
+  // through the fault proxy, which lags the indexes and cancels writes as DynamoDB may.
+  const behaviour = behaviourFromEnvironment();
+  const proxy = behaviour && (await startFaultProxy(dynamodb.endpoint, behaviour));
   const api = await startLocalApiProcess(
     {
-      DYNAMODB_ENDPOINT: dynamodb.endpoint,
+      DYNAMODB_ENDPOINT: proxy?.endpoint ?? dynamodb.endpoint,
       MUSEUM_ADMIN_PASSWORD: TEST_USERS.editor.password,
       // Keep the test server's runtime file away from a developer's own `npm start` in .data/.
       MUSEUM_DATA_DIR: join(workDirectory, 'data'),
