@@ -7,10 +7,7 @@ import type { EventField } from './event-fields.ts';
 import { LIMITS } from './limits.ts';
 import { codePointLength, MULTI_LINE_TEXT, obeysTextRule, SINGLE_LINE_TEXT, textRuleViolation, type TextRule } from './text-rules.ts';
 
-/**
- * What each schema is, for the OpenAPI document. Kept out of the pipes: a plain object that no
- * handler reads stays out of the handler bundles (each function must stay under 250 KB).
- */
+/** What each schema is, for the OpenAPI document: prose no handler reads, so it stays out of the bundles. */
 export const SCHEMA_DESCRIPTIONS: Record<string, string> = {
   EventId: 'Identifier of the event, assigned by the service',
   EventName: 'Name of the event',

@@ -1,4 +1,4 @@
-// The edge classes of issue 14 over real HTTP (local API, real handler bundles, DynamoDB Local):
+// The edge classes over real HTTP (local API, real handler bundles, DynamoDB Local):
 // the end of the calendar, If-Match by RFC 9110, bodies that are not UTF-8, invisible text,
 // content codings, duplicate keys and unknown query parameters.
 import { request } from 'node:http';

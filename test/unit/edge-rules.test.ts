@@ -1,4 +1,4 @@
-// The edge rules of issue 14, one class at a time: If-Match (RFC 9110), text that looks empty or
+// The edge rules, one class at a time: If-Match (RFC 9110), text that looks empty or
 // hides bidirectional controls, bodies that are not UTF-8, duplicate keys, and the end of the calendar.
 import { LIMITS } from '../../functions/events/limits.ts';
 import fc from 'fast-check';

@@ -1,4 +1,4 @@
-// Dependencies point one way (issue 22): the handlers use the domain and the store; the CDK app,
+// Dependencies point one way: the handlers use the domain and the store; the CDK app,
 // the local emulator and the OpenAPI generator use functions/; nothing in the product uses test/
 // or bench/; and the CDK app and the generator load neither the AWS SDK, nor middy, nor
 // Powertools. Read from the sources' runtime imports (test/unit/import-graph.ts), so a new import
