@@ -18,6 +18,7 @@ import { corsHeaders, DOCUMENT_METHODS, documentAnswer, optionsAnswer, unknownPa
 import { PUBLIC_DOCUMENT_PATHS, publicDocuments } from '../openapi/public-documents.ts';
 import { serviceIndex, serviceIndexHeaders } from '../openapi/service-index.ts';
 import { AuthorizerEmulator } from './authorizer-emulator.ts';
+import { localThrottleLimits, MethodThrottling, type MethodThrottleLimits } from './gateway-throttling.ts';
 import { listenOnLoopback, logPath, plainProblem, serve, type AccessLogEntry } from './http-server.ts';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from './lambda-context.ts';
 import { LambdaFunction, LambdaFunctionError, LambdaThrottledError } from './lambda-runtime.ts';
@@ -51,6 +52,8 @@ export interface LocalApiGatewayOptions {
   corsAllowedOrigins?: string[];
   /** Called once per request; defaults to a JSON line on stdout. */
   accessLog?: (entry: AccessLogEntry) => void;
+  /** Method throttling (default: the deployed production limits, or MUSEUM_THROTTLE_RATE_LIMIT/BURST_LIMIT). */
+  throttleLimits?: MethodThrottleLimits;
 }
 
 export interface LocalApiGateway {
@@ -92,6 +95,7 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
     return fn;
   };
   const authorizerGate = new AuthorizerEmulator(options.authorizerCacheTtlSeconds ?? 300);
+  const throttling = new MethodThrottling(options.throttleLimits ?? localThrottleLimits());
   const accessLog = options.accessLog ?? ((entry: AccessLogEntry) => console.log(JSON.stringify(entry)));
   const corsOrigins = new Set(options.corsAllowedOrigins ?? []);
   const publicDocument = publicDocuments();
@@ -147,6 +151,8 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
     if (url.pathname !== BASE_PATH && !url.pathname.startsWith(`${BASE_PATH}/`)) throw new GatewayError('MISSING_AUTHENTICATION_TOKEN');
     const preflightOfUnknownPath = method === 'OPTIONS' ? unknownPathPreflight(request, corsOrigins) : undefined;
     const path = url.pathname.slice(BASE_PATH.length);
+    // Stage method throttling comes before everything else, the authorizer included (gateway-throttling.ts).
+    if (!throttling.admit(method, path)) throw new GatewayError('THROTTLED');
 
     // The service index, the OpenAPI document and the docs page need no credentials (as on the
     // deployed API): GET and HEAD (with ETag and 304), OPTIONS, and 405 for anything else. With a

@@ -77,4 +77,4 @@ test(`${LOGINS} overlapping first logins of new users run in several authorizer 
   // Several environments, each cold once; never more than the reserved concurrency allows.
   expect(coldStarts).toBeGreaterThanOrEqual(2);
   expect(coldStarts).toBeLessThanOrEqual(Math.min(LOGINS, FUNCTION_SETTINGS.authorizer.reservedConcurrency));
-}, 120_000);
+}, 240_000);
