@@ -5,7 +5,6 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { basicAuthenticator } from './config.ts';
-import { QueueBusyError } from './auth/fair-queue.ts';
 import { logger } from './observability.ts';
 import { arnResourcePath, roleAllows, routeMethods, routes, type Role } from './routes.ts';
 
@@ -27,27 +26,10 @@ function headerValue(headers: Record<string, string | undefined> | null, name: s
   return Object.entries(headers ?? {}).find(([key]) => key.toLowerCase() === name)?.[1];
 }
 
-// Turned-away verifications come in floods: one line per 10 s with their count, not one each.
-let turnedAway = 0;
-let lastTurnedAwayLog = 0;
-function logTurnedAway(reason: string) {
-  turnedAway++;
-  if (Date.now() - lastTurnedAwayLog < 10_000) return;
-  logger.warn('Verifications turned away (503): too many waiting', { count: turnedAway, lastReason: reason });
-  turnedAway = 0;
-  lastTurnedAwayLog = Date.now();
-}
-
 async function authorize(event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
-  let principal;
-  try {
-    principal = await basicAuthenticator().authenticate(headerValue(event.headers, 'authorization'));
-  } catch (error) {
-    // Not a 401: the credentials were not checked. Any error but 'Unauthorized' is API Gateway's
-    // AUTHORIZER_FAILURE, a 503 with Retry-After (docs/DEPLOY.md, "Gateway responses").
-    if (error instanceof QueueBusyError) logTurnedAway(error.message);
-    throw error;
-  }
+  // Any error but 'Unauthorized' (the users table cannot be read, ...) is API Gateway's
+  // AUTHORIZER_FAILURE, a 503 with Retry-After (docs/DEPLOY.md, "Gateway responses").
+  const principal = await basicAuthenticator().authenticate(headerValue(event.headers, 'authorization'));
   if (!principal) {
     logger.info('Authentication failed'); // no username: it may be a mistyped password
     // This exact message is what makes API Gateway answer 401 (the UNAUTHORIZED gateway response).

@@ -133,19 +133,57 @@ export const AUTHORIZER_HANDLER = 'authorizer';
 /** The authorizer's DynamoDB access: GetItem of USERS / USER#<name>, nothing else. */
 export const AUTHORIZER_GRANTS: DataAccess = { events: { actions: ['dynamodb:GetItem'], partitions: 'users' } };
 
-/** Lambda settings shared by the CDK stack and the local API (which enforces the timeout). */
-/** Memory chosen from `npm run bench` (docs/PERFORMANCE.md, "Memory size"). */
+/**
+ * Lambda settings shared by the CDK stack and the local run, which enforces them (memory, timeout
+ * and reserved concurrency: lib/local/lambda-runtime.ts). Memory chosen from `npm run bench`
+ * (docs/PERFORMANCE.md, "Memory size").
+ */
 export const FUNCTION_SETTINGS = {
   // Halves the CPU-bound part of cold starts and calls against 512 MB for ~$0.03 more per million requests.
   handler: { memorySize: 1024, timeoutSeconds: 10 },
   // One full vCPU: scrypt is CPU-bound, so its cost per verification is flat up to here and its latency lowest.
-  // reservedConcurrency: the stage limit (100 requests/s) of ~350 ms verifications keeps 35 busy,
-  // so 40 is never full of what the stage and WAF let through, and a flood of wrong passwords does
-  // not throttle other logins; it still bounds the cost. Over it Lambda throttles, and API Gateway
-  // answers AUTHORIZER_FAILURE (503 + Retry-After). The local gateway enforces the same cap.
-  // docs/DEPLOY.md, "Logins under a flood of wrong passwords".
+  // reservedConcurrency bounds what a flood of new credentials can cost; the stage throttling of
+  // the authenticated methods is sized to fit in it (METHOD_THROTTLING), so a client over the
+  // limit gets API Gateway's 429, not a throttled authorizer's 503.
   authorizer: { memorySize: 1769, timeoutSeconds: 10, reservedConcurrency: 40 },
 } as const;
+
+/**
+ * How long one new credential holds an authorizer environment, with margin: a scrypt verification
+ * (~350 ms at 1769 MB, docs/PERFORMANCE.md), the users-table GetItem, and a cold start's share.
+ */
+export const AUTHORIZER_SECONDS_PER_VERIFICATION = 0.5;
+
+/**
+ * API Gateway method throttling (requests per second and burst), which API Gateway applies PER
+ * METHOD: each method of a stage has its own token bucket ("per-API, per-stage throttling limits
+ * are applied at the API method level for a stage",
+ * https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-request-throttling.html).
+ * The CDK stack deploys these numbers and the local gateway enforces them.
+ * - authenticated: every method behind the authorizer. A request with new credentials costs one
+ *   verification, so all of them together may bring at most what the authorizer verifies without
+ *   being throttled: (sum of rates) x AUTHORIZER_SECONDS_PER_VERIFICATION and the sum of bursts
+ *   both within its reserved concurrency (7 methods x 10 rps x 0.5 s = 35, 7 x 5 = 35, of 40).
+ * - unauthenticated: each method that needs no credentials (MOCK integrations: the service index,
+ *   documents, OPTIONS, 405 answers), sized to UNAUTHENTICATED_MONTHLY_BUDGET_USD at its ceiling.
+ * - mock: each method of the mock deployment (no credentials checked), sized to the same budget.
+ */
+export const METHOD_THROTTLING = {
+  authenticated: { production: { rateLimit: 10, burstLimit: 5 }, preview: { rateLimit: 5, burstLimit: 5 } },
+  unauthenticated: { rateLimit: 0.5, burstLimit: 5 },
+  mock: { rateLimit: 1.5, burstLimit: 10 },
+} as const;
+
+/** What the methods without credentials of one API may cost in a month at their throttle ceiling. */
+export const UNAUTHENTICATED_MONTHLY_BUDGET_USD = 100;
+
+/** API Gateway REST API requests, first price tier (https://aws.amazon.com/api-gateway/pricing/): $3.50 per million. */
+export const REST_API_USD_PER_MILLION_REQUESTS = 3.5;
+
+/** The API Gateway methods behind the authorizer: every route's methods (HEAD with GET). */
+export function authenticatedMethods(): string[] {
+  return routes.flatMap((route) => routeMethods(route).map((method) => `${method} ${route.path}`));
+}
 
 /**
  * NODE_OPTIONS of every deployed function: the bundles ship their source maps, so stack traces in

@@ -1,11 +1,13 @@
-// Logins during a flood of wrong passwords, against the local API (`bin/local-api.ts`, the
-// authorizer bundle behind the local gateway, on its own DynamoDB Local). The flood: 20 clients
-// that never wait, not even after a 503: 10 send distinct wrong passwords for a real user, 5 random
-// unknown users, 5 one wrong password repeated; at least 300 requests, and on until the valid
-// logins are done. Meanwhile 10 users never seen before log in, one after another or all at once.
-// Reports per scenario how many valid logins got 200 and their latency (share within 2 s), and
-// what the flood was answered. Target (docs/RELIABILITY.md, "Brute force"): at least 90 % of the
-// valid logins succeed within 2 s.
+// Logins during a flood of wrong passwords, against the local API (`bin/local-api.ts` with the
+// deployed method throttling, the authorizer in its own execution environments, on its own
+// DynamoDB Local). The flood: 20 clients that never honour Retry-After, all on the list method:
+// 10 send distinct wrong passwords for a real user, 5 random unknown users, 5 one wrong password
+// repeated; at least 300 requests, and on until the valid logins are done. Meanwhile 10 users never
+// seen before log in on another method (GET of an event), one after another or all at once, with
+// the client's documented retry (Retry-After on 429 and 503). Reports per scenario how many valid
+// logins got in, after how many attempts and how long, and what the flood was answered (429 is the
+// method's throttle, before the authorizer). Target (docs/RELIABILITY.md, "Brute force"): every
+// valid login gets in, and the authorizer is never throttled (no 503 from its reserved concurrency).
 //   npm run bench:flood [-- --repetitions 3]   (an npm script, so that it runs on the node@24 devDependency)
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -22,7 +24,10 @@ import { ensureLocalTables, freePort, LOCAL_TABLE_NAMES, localClient, startDynam
 const FLOOD_CLIENTS = 20;
 const FLOOD_REQUESTS = 300;
 const VALID_LOGINS = 10;
-const TARGET_MS = 2_000;
+const FLOODED = '/special-events?startDate=9970-01-01&endDate=9970-01-01';
+const UNFLOODED = `/special-events/${randomUUID()}`;
+/** Past the authorizer: the event does not exist (404). */
+const IN = 404;
 
 const { values } = parseArgs({ options: { repetitions: { type: 'string', default: '3' } } });
 const repetitions = Number(values.repetitions);
@@ -61,11 +66,20 @@ try {
   });
   api.stdout?.resume();
 
-  const login = async (authorization: string) => {
+  const login = async (authorization: string, path = FLOODED) => {
     const started = performance.now();
-    const response = await fetch(`${url}/special-events?startDate=9970-01-01&endDate=9970-01-01`, { headers: { Authorization: authorization } });
+    const response = await fetch(`${url}${path}`, { headers: { Authorization: authorization } });
     await response.arrayBuffer();
-    return { status: response.status, ms: performance.now() - started };
+    return { status: response.status, retryAfter: Number(response.headers.get('retry-after') ?? 1), ms: performance.now() - started };
+  };
+  /** The client's documented retry: 429 and 503 again after Retry-After, at most 20 attempts. */
+  const loginWithRetry = async (authorization: string) => {
+    const started = performance.now();
+    for (let attempt = 1; ; attempt++) {
+      const answer = await login(authorization, UNFLOODED);
+      if ((answer.status !== 429 && answer.status !== 503) || attempt === 20) return { status: answer.status, attempts: attempt, ms: performance.now() - started };
+      await new Promise((resolve) => setTimeout(resolve, answer.retryAfter * 1000));
+    }
   };
   const freshUsers = () =>
     Promise.all(
@@ -88,29 +102,31 @@ try {
             const header =
               client < 10 ? basic(victim.username, `guess-${randomUUID()}`) : client < 15 ? basic(`nobody-${randomUUID().slice(0, 12)}`, 'guess') : basic(repeatedUser.username, 'the-same-wrong-password');
             floodStatuses.push((await login(header)).status);
+            await new Promise((resolve) => setTimeout(resolve, 20)); // far over the method's limit, without spinning this process
           }
         })
       : [];
     if (flood) while (sent < 2 * FLOOD_CLIENTS) await new Promise((resolve) => setTimeout(resolve, 10));
-    const valid: { status: number; ms: number }[] = [];
-    if (arrival === 'all at once') valid.push(...(await Promise.all(users.map((user) => login(basic(user.username, user.password))))));
-    else for (const user of users) valid.push(await login(basic(user.username, user.password)));
+    const valid: { status: number; attempts: number; ms: number }[] = [];
+    if (arrival === 'all at once') valid.push(...(await Promise.all(users.map((user) => loginWithRetry(basic(user.username, user.password))))));
+    else for (const user of users) valid.push(await loginWithRetry(basic(user.username, user.password)));
     validDone = true;
     await Promise.all(attackers);
-    const ok = valid.filter((answer) => answer.status === 200).map((answer) => answer.ms).sort((a, b) => a - b);
+    const ok = valid.filter((answer) => answer.status === IN).map((answer) => answer.ms).sort((a, b) => a - b);
     return {
       arrival,
       flood,
-      valid200: ok.length,
-      validWithin2s: ok.filter((ms) => ms <= TARGET_MS).length,
-      validOther: valid.filter((answer) => answer.status !== 200).map((answer) => answer.status),
+      validIn: ok.length,
+      maxAttempts: Math.max(...valid.map((answer) => answer.attempts)),
+      validOther: valid.filter((answer) => answer.status !== IN).map((answer) => answer.status),
       p50Ms: Math.round(percentile(ok, 50)),
       p90Ms: Math.round(percentile(ok, 90)),
       maxMs: Math.round(ok.at(-1) ?? Number.NaN),
       floodRequests: floodStatuses.length,
       flood401: floodStatuses.filter((status) => status === 401).length,
+      flood429: floodStatuses.filter((status) => status === 429).length,
       flood503: floodStatuses.filter((status) => status === 503).length,
-      floodOther: floodStatuses.filter((status) => status !== 401 && status !== 503).length,
+      floodOther: floodStatuses.filter((status) => ![401, 429, 503].includes(status)).length,
     };
   }
 
@@ -124,11 +140,11 @@ try {
       console.error(JSON.stringify(row));
     }
   }
-  console.log('| valid logins | flood | 200 (of 10) | within 2 s | p50 / p90 / max ms | flood requests: 401 / 503 / other |');
+  console.log('| valid logins | flood | got in (of 10) | most attempts | p50 / p90 / max ms | flood requests: 401 / 429 / 503 / other |');
   console.log('|---|---|---|---|---|---|');
   for (const row of rows) {
     console.log(
-      `| ${row.arrival} | ${row.flood ? 'yes' : 'no'} | ${row.valid200} | ${row.validWithin2s} | ${row.p50Ms} / ${row.p90Ms} / ${row.maxMs} | ${row.flood ? `${row.floodRequests}: ${row.flood401} / ${row.flood503} / ${row.floodOther}` : '-'} |`,
+      `| ${row.arrival} | ${row.flood ? 'yes' : 'no'} | ${row.validIn} | ${row.maxAttempts} | ${row.p50Ms} / ${row.p90Ms} / ${row.maxMs} | ${row.flood ? `${row.floodRequests}: ${row.flood401} / ${row.flood429} / ${row.flood503} / ${row.floodOther}` : '-'} |`,
     );
   }
   client.destroy();

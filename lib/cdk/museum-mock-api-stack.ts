@@ -9,7 +9,7 @@ import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { gatewayResponse } from '../../functions/http/gateway-responses.ts';
-import { API_VERSION, routeMethods, routes, type OperationId, type Route } from '../../functions/routes.ts';
+import { API_VERSION, METHOD_THROTTLING, routeMethods, routes, type OperationId, type Route } from '../../functions/routes.ts';
 import { operationDetails } from '../openapi/operations.ts';
 import { jsonAccessLogFormat } from './access-log-format.ts';
 import { addProblemGatewayResponses } from './problem-gateway-responses.ts';
@@ -49,9 +49,9 @@ export class MuseumMockApiStack extends Stack {
       minCompressionSize: MINIMUM_COMPRESSION_SIZE,
       deployOptions: {
         stageName: MOCK_STAGE_NAME,
-        // Examples only: a low limit keeps a runaway client from running up the bill.
-        throttlingRateLimit: 10,
-        throttlingBurstLimit: 20,
+        // Examples only, no credentials checked: per method, sized to a monthly budget (functions/routes.ts).
+        throttlingRateLimit: METHOD_THROTTLING.mock.rateLimit,
+        throttlingBurstLimit: METHOD_THROTTLING.mock.burstLimit,
         accessLogDestination: new apigw.LogGroupLogDestination(accessLogs),
         accessLogFormat: jsonAccessLogFormat(),
         loggingLevel: apigw.MethodLoggingLevel.ERROR,
@@ -95,7 +95,7 @@ export class MuseumMockApiStack extends Stack {
     );
     Validations.of(this.api.deploymentStage).acknowledge({
       id: 'AwsSolutions-APIG3',
-      reason: 'The mock deployment returns fixed examples; stage throttling (10 rps) bounds its use, a web ACL would cost more than the mock.',
+      reason: 'The mock deployment returns fixed examples; stage throttling (METHOD_THROTTLING.mock, per method) bounds its use, a web ACL would cost more than the mock.',
     });
 
     this.baseUrl = `https://${this.api.restApiId}.execute-api.${this.region}.${this.urlSuffix}/${MOCK_STAGE_NAME}`;

@@ -2,6 +2,7 @@
 // (`-c key=value` or cdk.json). `stage` names the stacks; any stage but `prod` is a short-lived
 // preview: it is destroyed with its data, throttled lower and keeps its logs for less time.
 import type { Node } from 'constructs';
+import { AUTHORIZER_SECONDS_PER_VERIFICATION, authenticatedMethods, FUNCTION_SETTINGS, METHOD_THROTTLING } from '../../functions/routes.ts';
 
 export const PRODUCTION_STAGE = 'prod';
 
@@ -9,7 +10,10 @@ export interface StageConfig {
   /** `prod` or a preview name such as `pr-42`; also the API Gateway stage name. */
   stage: string;
   isProduction: boolean;
-  /** Steady-state requests per second and burst for the whole API stage. */
+  /**
+   * Requests per second and burst of EACH authenticated method (the stage's default method
+   * setting; API Gateway throttles per method). Their sum fits the authorizer (authorizerFits()).
+   */
   throttle: { rateLimit: number; burstLimit: number };
   logRetentionDays: number;
   /** How long API Gateway reuses an authorizer decision for the same Authorization header. */
@@ -70,10 +74,10 @@ export function readStageConfig(node: Context): StageConfig {
   return {
     stage,
     isProduction,
-    throttle: {
-      rateLimit: integer(node, 'throttleRateLimit', isProduction ? 100 : 10),
-      burstLimit: integer(node, 'throttleBurstLimit', isProduction ? 200 : 20),
-    },
+    throttle: authorizerFits({
+      rateLimit: integer(node, 'throttleRateLimit', METHOD_THROTTLING.authenticated[isProduction ? 'production' : 'preview'].rateLimit),
+      burstLimit: integer(node, 'throttleBurstLimit', METHOD_THROTTLING.authenticated[isProduction ? 'production' : 'preview'].burstLimit),
+    }),
     logRetentionDays: retentionDays(integer(node, 'logRetentionDays', isProduction ? 90 : 7)),
     authorizerCacheTtlSeconds,
     authorizerMemoryCacheTtlSeconds: integer(node, 'authorizerMemoryCacheTtlSeconds', 60),
@@ -89,6 +93,25 @@ export function readStageConfig(node: Context): StageConfig {
     release: release(string(node, 'release')),
     existingTables: { events: tableName(node, 'eventsTableName'), idempotency: tableName(node, 'idempotencyTableName') },
   };
+}
+
+/**
+ * Refuses an authenticated-method throttle that, added up over the methods, lets through more new
+ * credentials than the authorizer's reserved concurrency verifies: over it Lambda throttles the
+ * authorizer and clients get 503 (AUTHORIZER_FAILURE) instead of API Gateway's 429.
+ */
+function authorizerFits(throttle: { rateLimit: number; burstLimit: number }): { rateLimit: number; burstLimit: number } {
+  const methods = authenticatedMethods().length;
+  const reserved = FUNCTION_SETTINGS.authorizer.reservedConcurrency;
+  const busy = methods * throttle.rateLimit * AUTHORIZER_SECONDS_PER_VERIFICATION;
+  if (busy > reserved || methods * throttle.burstLimit > reserved) {
+    throw new Error(
+      `Context "throttleRateLimit"/"throttleBurstLimit" (${throttle.rateLimit}/${throttle.burstLimit} per method, ${methods} authenticated methods) ` +
+        `would keep ${busy} authorizer environments busy (burst ${methods * throttle.burstLimit}), over its reserved concurrency of ${reserved}: ` +
+        'raise reservedConcurrency in FUNCTION_SETTINGS (functions/routes.ts) first',
+    );
+  }
+  return throttle;
 }
 
 // Context from the command line always arrives as a string; from cdk.json or tests it may be typed.

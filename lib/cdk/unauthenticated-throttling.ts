@@ -1,18 +1,16 @@
 // Each method that needs no credentials (the 405 `ANY` mocks, `OPTIONS`, `GET /v1.1`, the
 // OpenAPI document and docs page, and whatever else is added with authorization NONE) gets its
-// own method-level throttle, far below the stage's. Without it they draw on the same per-method
-// default as the routes (the stage's 100 rps / burst 200), so anyone, without a password, could
-// spend the stage's capacity: ten addresses each at the WAF's per-address limit (3,000 per 5
-// minutes, 10 rps) already reach 100 rps.
-//
-// Sizing: a tenth of the stage rate per method (production 10 rps, burst 20; previews 1 rps,
-// burst 2). These answers are read by people and tools, not by the museum's clients in a loop:
-// the service index and documents by a developer now and then, OPTIONS by browsers whose
-// preflight is cached for an hour (CORS maxAge), 405 only by mistake. 10 rps is 36,000 an hour
-// per method. Over it API Gateway answers 429 (THROTTLED, with Retry-After) to that method only;
-// the authenticated routes keep the stage's limit.
+// own method-level throttle, METHOD_THROTTLING.unauthenticated (functions/routes.ts, which the
+// local gateway enforces too). Without it they would draw on the stage's default, sized for the
+// authenticated methods. API Gateway throttles per method, so what anyone can make these methods
+// cost is the sum of their rates: at most UNAUTHENTICATED_MONTHLY_BUDGET_USD a month at the
+// ceiling (test/infra/throttling.test.ts checks it on the synthesized template). These answers are
+// read by people and tools, not by clients in a loop: the index and documents by a developer now
+// and then, OPTIONS by browsers whose preflight is cached for an hour (CORS maxAge), 405 only by
+// mistake. Over the limit API Gateway answers 429 (THROTTLED, with Retry-After) to that method only.
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import { Construct } from 'constructs';
+import { METHOD_THROTTLING } from '../../functions/routes.ts';
 import type { StageConfig } from './stage-config.ts';
 
 export interface UnauthenticatedThrottle {
@@ -20,11 +18,8 @@ export interface UnauthenticatedThrottle {
   burstLimit: number;
 }
 
-export function unauthenticatedThrottle(config: StageConfig): UnauthenticatedThrottle {
-  return {
-    rateLimit: Math.max(1, Math.floor(config.throttle.rateLimit / 10)),
-    burstLimit: Math.max(2, Math.floor(config.throttle.burstLimit / 10)),
-  };
+export function unauthenticatedThrottle(): UnauthenticatedThrottle {
+  return { ...METHOD_THROTTLING.unauthenticated };
 }
 
 export class UnauthenticatedThrottling extends Construct {
@@ -34,7 +29,7 @@ export class UnauthenticatedThrottling extends Construct {
   /** Call after every method of the API exists. */
   constructor(scope: Construct, id: string, props: { config: StageConfig; api: apigw.RestApi }) {
     super(scope, id);
-    const throttle = unauthenticatedThrottle(props.config);
+    const throttle = unauthenticatedThrottle();
     const stage = props.api.deploymentStage.node.defaultChild as apigw.CfnStage;
     const existing = (stage.methodSettings ?? []) as apigw.CfnStage.MethodSettingProperty[];
     // The stage-wide entry carries logging and metrics: each override repeats them, since a

@@ -1,21 +1,18 @@
-// The parts of API Gateway and Lambda around a REQUEST authorizer that the local gateway emulates:
-// the authorizer result cache (per identity source, for the stage's TTL) and the function's
-// reserved concurrency. Over that cap Lambda throttles the invocation and API Gateway answers
-// AUTHORIZER_FAILURE at once (503 + Retry-After): neither queues, so neither does this. Fairness
-// between logins is the authorizer's own (functions/auth/basic-auth.ts), and the cap is sized so
-// that the flood the stage and WAF let through cannot fill it (docs/DEPLOY.md, "Logins under a flood").
+// API Gateway's authorizer result cache, as the local gateway emulates it: a result is kept per
+// identity source (the Authorization header) for the stage's TTL and reused for every route, so a
+// cached policy must cover every route the caller may use. Only results that allow are cached (an
+// error, a 401 or a throttled invocation is not). The authorizer's reserved concurrency is
+// Lambda's, enforced by the local runtime (lambda-runtime.ts).
+// https://docs.aws.amazon.com/apigateway/latest/developerguide/apigateway-lambda-authorizer-output.html
+// https://docs.aws.amazon.com/apigateway/latest/developerguide/configure-api-gateway-lambda-authorization.html
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
-import { FUNCTION_SETTINGS } from '../../functions/routes.ts';
 
 export class AuthorizerEmulator {
   private readonly cache = new Map<string, { result: APIGatewayAuthorizerResult; expiresAt: number }>();
-  private inFlight = 0;
   private readonly cacheTtlMs: number;
-  private readonly concurrency: number;
 
-  constructor(cacheTtlSeconds: number, concurrency: number = FUNCTION_SETTINGS.authorizer.reservedConcurrency) {
+  constructor(cacheTtlSeconds: number) {
     this.cacheTtlMs = cacheTtlSeconds * 1000;
-    this.concurrency = concurrency;
   }
 
   /** API Gateway's cached result for this identity source, if still valid. */
@@ -26,20 +23,5 @@ export class AuthorizerEmulator {
 
   remember(identitySource: string, result: APIGatewayAuthorizerResult): void {
     if (this.cacheTtlMs > 0) this.cache.set(identitySource, { result, expiresAt: Date.now() + this.cacheTtlMs });
-  }
-
-  /**
-   * Takes one of the reserved invocations, or returns undefined when all are taken (throttled). The
-   * returned function frees it; call it when the authorizer itself finishes, not when its timeout
-   * answers: a timed-out invocation still runs (and still counts, as in Lambda).
-   */
-  startInvocation(): (() => void) | undefined {
-    if (this.inFlight >= this.concurrency) return undefined;
-    this.inFlight++;
-    let freed = false;
-    return () => {
-      if (!freed) this.inFlight--;
-      freed = true;
-    };
   }
 }

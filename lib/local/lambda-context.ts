@@ -1,6 +1,8 @@
-// The Lambda context object the runtime passes to a function, for the local API and the
-// benchmark. Kept free of other imports: the benchmark's cold-start runner bundles it, and
-// whatever it loads counts in every measured start.
+// The Lambda context object the runtime passes to a function, for the local API's execution
+// environments (lambda-environment-worker.ts) and the benchmark. Kept free of other imports: the
+// benchmark's cold-start runner bundles it, and whatever it loads counts in every measured start;
+// the environments load it with Node's own type stripping, without tsx.
+// https://docs.aws.amazon.com/lambda/latest/dg/nodejs-context.html
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 import { FUNCTION_SETTINGS } from '../../functions/routes.ts';
@@ -8,15 +10,25 @@ import { FUNCTION_SETTINGS } from '../../functions/routes.ts';
 export const LOCAL_REGION = 'local';
 export const LOCAL_ACCOUNT = '000000000000';
 
-/** A context whose remaining time counts down from now to the function kind's configured timeout. */
-export function lambdaContext(functionName: string, kind: keyof typeof FUNCTION_SETTINGS, logStreamName = 'local'): Context {
-  const deadline = Date.now() + FUNCTION_SETTINGS[kind].timeoutSeconds * 1000;
+/** What a context needs of a function's settings (FUNCTION_SETTINGS rows). */
+export interface ContextSettings {
+  memorySize: number;
+  timeoutSeconds: number;
+}
+
+/**
+ * A context whose remaining time counts down from now to the function's configured timeout.
+ * `settings` is a FUNCTION_SETTINGS kind or a row of it; each call is one invocation (a new awsRequestId).
+ */
+export function lambdaContext(functionName: string, settings: keyof typeof FUNCTION_SETTINGS | ContextSettings, logStreamName = 'local'): Context {
+  const { memorySize, timeoutSeconds } = typeof settings === 'string' ? FUNCTION_SETTINGS[settings] : settings;
+  const deadline = Date.now() + timeoutSeconds * 1000;
   return {
     callbackWaitsForEmptyEventLoop: true,
     functionName,
     functionVersion: '$LATEST',
     invokedFunctionArn: `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT}:function:${functionName}`,
-    memoryLimitInMB: String(FUNCTION_SETTINGS[kind].memorySize),
+    memoryLimitInMB: String(memorySize),
     awsRequestId: randomUUID(),
     logGroupName: `/aws/lambda/${functionName}`,
     logStreamName,

@@ -1,7 +1,8 @@
 // A local stand-in for API Gateway (REST API, Lambda proxy integration, REQUEST authorizer).
 // It turns each HTTP request into the same event API Gateway would send, runs the authorizer
 // bundle with API Gateway's caching and policy evaluation, then runs the handler bundle: the very
-// files that are deployed. Only the gateway is emulated; no handler code differs.
+// files that are deployed, each function in Lambda execution environments of its own
+// (lambda-runtime.ts). Only the gateway and Lambda are emulated; no handler code differs.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -9,8 +10,6 @@ import type {
   APIGatewayAuthorizerResult,
   APIGatewayProxyEvent,
   APIGatewayProxyResult,
-  APIGatewayRequestAuthorizerEvent,
-  Context,
 } from 'aws-lambda';
 import { REQUEST_TOO_LARGE_DEFAULT, type GatewayResponseType } from '../../functions/http/gateway-responses.ts';
 import { AUTHORIZER_HANDLER, BASE_PATH, FUNCTION_SETTINGS, matchRoute, type Route } from '../../functions/routes.ts';
@@ -18,8 +17,10 @@ import { gatewayResponses, mockAnswer, templateRequest, type Answer } from './ga
 import { DOCUMENT_METHODS, documentAnswer, methodNotAllowedAnswer, optionsAnswer, unknownPathAnswers, type MockAnswer } from '../openapi/mock-answers.ts';
 import { localDocuments, PUBLIC_DOCUMENT_PATHS } from '../openapi/public-documents.ts';
 import { AuthorizerEmulator } from './authorizer-emulator.ts';
+import { localThrottleLimits, MethodThrottling, type MethodThrottleLimits } from './gateway-throttling.ts';
 import { listenOnLoopback, logPath, plainProblem, serve, type AccessLogEntry } from './http-server.ts';
-import { lambdaContext, LOCAL_ACCOUNT, LOCAL_REGION } from './lambda-context.ts';
+import { LOCAL_ACCOUNT, LOCAL_REGION } from './lambda-context.ts';
+import { LambdaFunction, LambdaFunctionError, LambdaThrottledError } from './lambda-runtime.ts';
 import {
   API_ID,
   authorizerContext,
@@ -41,8 +42,6 @@ import { sendAnswer as sendCompressed } from './response-compression.ts';
 
 export { listenOnLoopback, type AccessLogEntry };
 
-type LambdaHandler<E, R> = (event: E, context: Context) => Promise<R>;
-
 export interface LocalApiGatewayOptions {
   /** Port on 127.0.0.1 (0: any free one); ignored when `server` is given. */
   port?: number;
@@ -56,6 +55,8 @@ export interface LocalApiGatewayOptions {
   corsAllowedOrigins?: string[];
   /** Called once per request; defaults to a JSON line on stdout. */
   accessLog?: (entry: AccessLogEntry) => void;
+  /** Method throttling (default: the deployed production limits, or MUSEUM_THROTTLE_RATE_LIMIT/BURST_LIMIT). */
+  throttleLimits?: MethodThrottleLimits;
 }
 
 export interface LocalApiGateway {
@@ -72,7 +73,7 @@ const LAMBDA_MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
 class GatewayError extends Error {
   readonly type: string;
   readonly status: number;
-  constructor(type: GatewayResponseType, status?: number, message?: string) {
+  constructor(type: GatewayResponseType | 'DEFAULT_5XX', status?: number, message?: string) {
     super(message ?? type);
     this.type = type;
     this.status = status ?? 500;
@@ -90,27 +91,25 @@ class GatewayAnswer extends Error {
 
 export async function startLocalApiGateway(options: LocalApiGatewayOptions): Promise<LocalApiGateway> {
   const functionsDirectory = resolve(options.functionsDirectory ?? 'dist/functions');
-  const load = async <E, R>(name: string) =>
-    ((await import(pathToFileURL(resolve(functionsDirectory, name, 'index.mjs')).href)) as { handler: LambdaHandler<E, R> })
-      .handler;
-  const authorizer = await load<APIGatewayRequestAuthorizerEvent, APIGatewayAuthorizerResult>(AUTHORIZER_HANDLER);
-  const handlers = new Map<string, LambdaHandler<APIGatewayProxyEvent, APIGatewayProxyResult>>();
+  // Each function in execution environments of its own, started on demand as Lambda does (no
+  // pre-warming: on-demand functions start cold), with its deployed settings (lambda-runtime.ts).
+  const functions = new Map<string, LambdaFunction>();
+  const lambdaFunction = (name: string, kind: keyof typeof FUNCTION_SETTINGS) => {
+    let fn = functions.get(name);
+    if (!fn) {
+      fn = new LambdaFunction({ functionName: name, bundleUrl: pathToFileURL(resolve(functionsDirectory, name, 'index.mjs')).href, settings: FUNCTION_SETTINGS[kind] });
+      functions.set(name, fn);
+    }
+    return fn;
+  };
   const authorizerGate = new AuthorizerEmulator(options.authorizerCacheTtlSeconds ?? 300);
+  const throttling = new MethodThrottling(options.throttleLimits ?? localThrottleLimits());
   const accessLog = options.accessLog ?? ((entry: AccessLogEntry) => console.log(JSON.stringify(entry)));
   const corsOrigins = options.corsAllowedOrigins ?? [];
   const localDocument = localDocuments();
   const gatewayResponse = gatewayResponses(corsOrigins);
   const unknownPath = unknownPathAnswers(corsOrigins);
   const documentAnswers = new Map<string, MockAnswer>();
-
-  async function handlerFor(route: Route) {
-    let handler = handlers.get(route.handler);
-    if (!handler) {
-      handler = await load<APIGatewayProxyEvent, APIGatewayProxyResult>(route.handler);
-      handlers.set(route.handler, handler);
-    }
-    return handler;
-  }
 
   async function authorize(request: IncomingMessage, route: Route, method: string, methodArn: string, path: string, pathParameters: Record<string, string>) {
     // The cache key must be the very value the authorizer checks. Node keeps the FIRST of repeated
@@ -121,11 +120,8 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
     if (!authorization) throw new GatewayError('UNAUTHORIZED');
     let result = authorizerGate.cached(authorization);
     if (!result) {
-      // Over the reserved concurrency: throttled, AUTHORIZER_FAILURE at once (authorizer-emulator.ts).
-      const authorizerFinished = authorizerGate.startInvocation();
-      if (!authorizerFinished) throw new GatewayError('AUTHORIZER_FAILURE');
       try {
-        result = await invoke(authorizer, AUTHORIZER_HANDLER, 'authorizer', {
+        result = await lambdaFunction(AUTHORIZER_HANDLER, 'authorizer').invoke<APIGatewayAuthorizerResult>({
           type: 'REQUEST',
           methodArn,
           resource: `${BASE_PATH}${route.path}`,
@@ -138,10 +134,13 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
           multiValueQueryStringParameters: null,
           stageVariables: null,
           requestContext: requestContext(request, route, method, path),
-        } as unknown as APIGatewayRequestAuthorizerEvent, authorizerFinished);
+        });
       } catch (error) {
-        if (error instanceof Error && error.message === 'Unauthorized') throw new GatewayError('UNAUTHORIZED');
-        console.error('Authorizer failed:', error instanceof Error ? error.message : error);
+        // The authorizer's own 'Unauthorized' is a 401; anything else (an error, a timeout, or a
+        // throttle over its reserved concurrency) is AUTHORIZER_FAILURE, at once: API Gateway
+        // neither queues nor retries (supported-gateway-response-types.html).
+        if (error instanceof LambdaFunctionError && error.errorMessage === 'Unauthorized') throw new GatewayError('UNAUTHORIZED');
+        console.error('Authorizer failed:', error instanceof LambdaFunctionError ? `${error.errorType}: ${error.errorMessage}` : error instanceof Error ? error.message : error);
         throw new GatewayError('AUTHORIZER_FAILURE');
       }
       authorizerGate.remember(authorization, result);
@@ -164,6 +163,8 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
     // API Gateway matches `/v1.1/special-events/` to the resource `/v1.1/special-events`: one
     // trailing slash does not name another resource; the event's path keeps it.
     const resourcePath = path.endsWith('/') ? path.slice(0, -1) : path;
+    // Stage method throttling comes before everything else, the authorizer included (gateway-throttling.ts).
+    if (!throttling.admit(method, resourcePath)) throw new GatewayError('THROTTLED');
 
     // The service index, the OpenAPI document and the docs page: MOCK integrations without
     // credentials (GET, HEAD with ETag and 304; OPTIONS; 405 for anything else).
@@ -229,9 +230,13 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
 
     let result: APIGatewayProxyResult;
     try {
-      result = await invoke(await handlerFor(route), route.handler, 'handler', event);
+      result = await lambdaFunction(route.handler, 'handler').invoke<APIGatewayProxyResult>(event);
     } catch (error) {
-      console.error(`${route.handler} failed:`, error instanceof Error ? error.message : error);
+      // A throttled proxy integration is API Gateway's 500 (https://repost.aws/knowledge-center/api-gateway-internal-server-error,
+      // "throttling"; the stack's DEFAULT_5XX); the handlers reserve no concurrency, so only a
+      // setting with reservedConcurrency reaches it.
+      if (error instanceof LambdaThrottledError) throw new GatewayError('DEFAULT_5XX', 500, 'Internal server error');
+      console.error(`${route.handler} failed:`, error instanceof LambdaFunctionError ? `${error.errorType}: ${error.errorMessage}` : error instanceof Error ? error.message : error);
       throw new GatewayError('INTEGRATION_FAILURE');
     }
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the handler is user code: its result may be anything at runtime
@@ -274,6 +279,7 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
     url: `http://127.0.0.1:${port}${BASE_PATH}`,
     close: () =>
       new Promise<void>((resolvePromise) => {
+        for (const fn of functions.values()) fn.close();
         server.closeAllConnections();
         server.close(() => resolvePromise());
       }),
@@ -290,34 +296,6 @@ function sendAnswer(response: ServerResponse, answer: Answer): Promise<number> {
 
 function jsonAnswer(answer: { statusCode: number; headers: Readonly<Record<string, string>>; body: unknown }): Answer {
   return { statusCode: answer.statusCode, headers: { ...answer.headers }, body: JSON.stringify(answer.body) };
-}
-
-/**
- * Runs a Lambda handler with a Lambda-like context and its configured timeout. `finished` is called
- * when the handler itself settles, which may be after the timeout has answered.
- */
-async function invoke<E, R>(
-  handler: LambdaHandler<E, R>,
-  functionName: string,
-  kind: keyof typeof FUNCTION_SETTINGS,
-  event: E,
-  finished: () => void = () => undefined,
-): Promise<R> {
-  const timeoutSeconds = FUNCTION_SETTINGS[kind].timeoutSeconds;
-  const context = lambdaContext(functionName, kind);
-  const running = (async () => handler(event, context))();
-  void running.then(finished, finished);
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      running,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`Task timed out after ${timeoutSeconds} seconds`)), timeoutSeconds * 1000);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** IAM policy evaluation as API Gateway does it for an authorizer result: explicit Deny wins, then any Allow. */

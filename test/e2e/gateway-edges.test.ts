@@ -211,9 +211,13 @@ describe('a flood of wrong passwords', () => {
   let work: string | undefined;
 
   beforeAll(async () => {
-    // Its own gateway process (on the shared DynamoDB Local), so that the flood slows no other test.
+    // Its own gateway process (on the shared DynamoDB Local), so that the flood slows no other test,
+    // with the deployed method throttling (lib/local/gateway-throttling.ts).
     work = await mkdtemp(join(tmpdir(), 'museum-flood-'));
-    flooded = await startLocalApiProcess({ DYNAMODB_ENDPOINT: testEnvironment().dynamodbEndpoint, MUSEUM_DATA_DIR: join(work, 'data') }, join(work, 'api.log'));
+    flooded = await startLocalApiProcess(
+      { DYNAMODB_ENDPOINT: testEnvironment().dynamodbEndpoint, MUSEUM_DATA_DIR: join(work, 'data'), MUSEUM_THROTTLE_RATE_LIMIT: '', MUSEUM_THROTTLE_BURST_LIMIT: '' },
+      join(work, 'api.log'),
+    );
   }, LOCAL_API_START_TIMEOUT_MS + 30_000);
 
   afterAll(async () => {
@@ -221,35 +225,41 @@ describe('a flood of wrong passwords', () => {
     if (work) await rm(work, { recursive: true, force: true });
   });
 
-  test('is answered 401 or the documented 503 with Retry-After, never another 5xx, and a right password gets in', async () => {
+  test('is answered 401, the method throttle\'s 429 or the documented 503 with Retry-After, never another 5xx, and a right password gets in', async () => {
     const right = basicAuthorization(TEST_USERS.viewer.username, TEST_USERS.viewer.password);
     const send = (authorization: string) => fetch(`${flooded?.url}/special-events`, { headers: { Authorization: authorization } });
-    // The same wrong password 40 times at once (one verification, shared, then remembered) and 40
-    // different ones for the same user (over the slots a user with failures may hold: some are
-    // turned away with 503 before their credentials are checked; how many depends on the machine).
+    // The same wrong password 40 times at once and 40 different ones for the same user: the method's
+    // burst passes to the authorizer, the rest is throttled (429) before it.
     const repeated = basicAuthorization(TEST_USERS.editor.username, 'not-the-password-1');
     const distinct = Array.from({ length: 40 }, () => basicAuthorization(TEST_USERS.editor.username, `guess-${randomBytes(8).toString('hex')}`));
     const responses = await Promise.all([...Array.from({ length: 40 }, () => send(repeated)), ...distinct.map(send), send(right)]);
     const legitimate = responses.pop() as Response;
     for (const response of responses) {
-      expect([401, 503]).toContain(response.status);
+      expect([401, 429, 503]).toContain(response.status);
       expect(response.headers.get('content-type')).toBe('application/problem+json');
-      if (response.status === 503) expect(response.headers.get('retry-after')).toMatch(/^\d+$/);
+      if (response.status !== 401) expect(response.headers.get('retry-after')).toMatch(/^\d+$/);
     }
     // Some of the flood was checked and refused; no wrong password ever got in.
     expect(responses.some((response) => response.status === 401)).toBe(true);
-    expect([200, 503]).toContain(legitimate.status);
-    // Once the flood has been answered, the right password gets in (a 503 is an answer to retry).
-    let status = 503;
-    for (let attempt = 0; attempt < 5 && status === 503; attempt++) status = (await send(right)).status;
-    expect(status).toBe(200);
+    expect([200, 429, 503]).toContain(legitimate.status);
+    // Once the flood has been answered, the right password gets in (429 and 503 are answers to retry after Retry-After).
+    let response = await send(right);
+    for (let attempt = 0; attempt < 10 && [429, 503].includes(response.status); attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, Number(response.headers.get('retry-after')) * 1000));
+      response = await send(right);
+    }
+    expect(response.status).toBe(200);
     // And the repeated wrong password is now refused at once, from the authorizer's memory.
     expect((await send(repeated)).status).toBe(401);
   }, 120_000);
 });
 
 describe('an authorizer that outlives its timeout', () => {
-  test('keeps its place under the concurrency cap until it finishes, as a running Lambda does', async () => {
+  // Lambda stops an invocation at its timeout and resets its environment; over the reserved
+  // concurrency it throttles at once; API Gateway answers both AUTHORIZER_FAILURE (here 503).
+  // https://docs.aws.amazon.com/lambda/latest/dg/lambda-runtime-environment.html
+  // https://docs.aws.amazon.com/apigateway/latest/developerguide/supported-gateway-response-types.html
+  test('is stopped at its timeout (503) and its environment reset, and over the reserved concurrency an invocation is throttled (503) without running', async () => {
     // A fault: an authorizer that hangs until told to finish (through files: the gateway imports it
     // as a module of its own), counting its invocations.
     const work = await mkdtemp(join(tmpdir(), 'museum-slow-authorizer-'));
@@ -267,24 +277,30 @@ export async function handler() {
 `,
     );
     const count = async () => (await readFile(invocations, 'utf8').catch(() => '')).length;
-    const gateway = await startLocalApiGateway({ functionsDirectory: work, accessLog: () => undefined });
+    const unlimited = { rateLimit: 100_000, burstLimit: 100_000 };
+    const gateway = await startLocalApiGateway({ functionsDirectory: work, accessLog: () => undefined, throttleLimits: { authenticated: unlimited, unauthenticated: unlimited } });
     const consoleError = console.error;
-    console.error = () => undefined; // the gateway reports each timed-out authorizer: expected here
+    console.error = () => undefined; // the gateway reports each timed-out or throttled authorizer: expected here
     try {
       const send = (user: string) => fetch(`${gateway.url}/special-events`, { headers: { Authorization: basicAuthorization(user, 'some-password-1') } });
       const cap = FUNCTION_SETTINGS.authorizer.reservedConcurrency;
-      const timedOut = await Promise.all(Array.from({ length: cap }, (_, i) => send(`user${i}`)));
-      expect(timedOut.map((response) => response.status)).toEqual(Array(cap).fill(503));
-      // Timed out, but still running: the cap is still full, so no new invocation starts.
+      const hanging = Promise.all(Array.from({ length: cap }, (_, i) => send(`user${i}`)));
+      const state = { settled: false };
+      void hanging.finally(() => (state.settled = true));
+      while ((await count()) < cap && !state.settled) await new Promise((resolve) => setTimeout(resolve, 50));
+      // Every reserved environment is busy: throttled, and the authorizer never ran for it.
       expect((await send('another')).status).toBe(503);
       expect(await count()).toBe(cap);
+      expect((await hanging).map((response) => response.status)).toEqual(Array(cap).fill(503));
+      // The timed-out invocations were stopped with their environments: releasing the hang now
+      // changes nothing of theirs, and the next login runs in a new environment.
       await writeFile(release, '');
-      for (const started = Date.now(); (await send('after')).status !== 401 && Date.now() - started < 5_000; ) await new Promise((resolve) => setTimeout(resolve, 50));
-      expect((await send('after-release')).status).toBe(401);
+      expect((await send('after-timeout')).status).toBe(401);
+      expect(await count()).toBe(cap + 1);
     } finally {
       console.error = consoleError;
       await writeFile(release, '').catch(() => undefined);
       await gateway.close();
     }
-  }, 30_000);
+  }, 120_000);
 });

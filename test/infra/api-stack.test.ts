@@ -9,7 +9,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { CONFIGURABLE_TYPES, gatewayResponse, methodNotAllowedResponse, WWW_AUTHENTICATE } from '../../functions/http/gateway-responses.ts';
 import { PROBLEM_CONTENT_TYPE, RETRY_AFTER_SECONDS } from '../../functions/events/problems.ts';
-import { AUTHORIZER_HANDLER, FUNCTION_SETTINGS, resourceMethods, routeMethods, routes } from '../../functions/routes.ts';
+import { AUTHORIZER_HANDLER, FUNCTION_SETTINGS, METHOD_THROTTLING, resourceMethods, routeMethods, routes } from '../../functions/routes.ts';
 import { contentTag } from '../../functions/http/read-responses.ts';
 import { gatewayCorsHeaders } from '../../lib/cdk/problem-gateway-responses.ts';
 import { eventsTable, idempotencyTable } from '../../functions/store/table-definition.ts';
@@ -414,7 +414,8 @@ describe('REST API', () => {
   });
 
   test('the stage throttles per context (lower in previews), logs JSON access lines and errors, and traces', () => {
-    for (const [app, rate, burst] of [[prod, 100, 200], [preview, 10, 20]] as const) {
+    const { production, preview: previewThrottle } = METHOD_THROTTLING.authenticated;
+    for (const [app, rate, burst] of [[prod, production.rateLimit, production.burstLimit], [preview, previewThrottle.rateLimit, previewThrottle.burstLimit]] as const) {
       app.apiTemplate.hasResourceProperties('AWS::ApiGateway::Stage', {
         StageName: app.config.stage,
         TracingEnabled: true,
@@ -841,8 +842,9 @@ describe('canary releases', () => {
 });
 
 describe('unauthenticated routes', () => {
-  test('every method without credentials has its own throttle, a tenth of the stage\'s; the authenticated routes keep the stage limit', () => {
-    for (const [app, rate, burst] of [[prod, 10, 20], [preview, 1, 2]] as const) {
+  test('every method without credentials has its own throttle (METHOD_THROTTLING.unauthenticated); the authenticated routes keep the stage limit', () => {
+    const { rateLimit: rate, burstLimit: burst } = METHOD_THROTTLING.unauthenticated;
+    for (const app of [prod, preview]) {
       const [stage] = Object.values(resourcesOfType(app.apiTemplate, 'AWS::ApiGateway::Stage'));
       const settings = stage?.Properties?.MethodSettings as { ResourcePath: string; HttpMethod: string; ThrottlingRateLimit: number; ThrottlingBurstLimit: number; LoggingLevel?: string }[];
       const open = Object.values(resourcesOfType(app.apiTemplate, 'AWS::ApiGateway::Method'))

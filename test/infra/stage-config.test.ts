@@ -1,5 +1,6 @@
 // Context -> stage configuration: production by default, previews cheaper and disposable, and
 // bad values refused at synthesis rather than at deployment.
+import { METHOD_THROTTLING } from '../../functions/routes.ts';
 import { readStageConfig, WAF_RATE_LIMIT_PER_5_MINUTES } from '../../lib/cdk/stage-config.ts';
 
 const context = (values: Record<string, unknown>) => ({ tryGetContext: (key: string) => values[key] });
@@ -9,7 +10,7 @@ test('without context the stage is production: monitoring and WAF on, higher thr
     stage: 'prod',
     isProduction: true,
     monitoring: true,
-    throttle: { rateLimit: 100, burstLimit: 200 },
+    throttle: METHOD_THROTTLING.authenticated.production,
     logRetentionDays: 90,
     authorizerCacheTtlSeconds: 300,
     corsOrigins: [],
@@ -28,7 +29,7 @@ test('any other stage is a preview: lower throttling, 7-day logs, no alarms or W
     isProduction: false,
     monitoring: false,
     waf: false,
-    throttle: { rateLimit: 10, burstLimit: 20 },
+    throttle: METHOD_THROTTLING.authenticated.preview,
     logRetentionDays: 7,
   });
   expect(readStageConfig(context({ stage: 'pr-42', monitoring: 'true' })).monitoring).toBe(true);
@@ -36,9 +37,9 @@ test('any other stage is a preview: lower throttling, 7-day logs, no alarms or W
 
 test('command-line strings are parsed: numbers, booleans, comma-separated origins', () => {
   const config = readStageConfig(
-    context({ throttleRateLimit: '50', waf: 'true', corsOrigins: 'https://museum.example, https://shop.museum.example', timeZone: 'Europe/Paris' }),
+    context({ throttleRateLimit: '4', waf: 'true', corsOrigins: 'https://museum.example, https://shop.museum.example', timeZone: 'Europe/Paris' }),
   );
-  expect(config).toMatchObject({ throttle: { rateLimit: 50 }, waf: true, timeZone: 'Europe/Paris' });
+  expect(config).toMatchObject({ throttle: { rateLimit: 4 }, waf: true, timeZone: 'Europe/Paris' });
   expect(config.corsOrigins).toEqual(['https://museum.example', 'https://shop.museum.example']);
 });
 
@@ -46,6 +47,7 @@ test.each([
   [{ stage: 'PR_42' }, /stage/],
   [{ stage: 'pr.42' }, /stage/],
   [{ throttleRateLimit: 'fast' }, /throttleRateLimit/],
+  [{ throttleRateLimit: '50' }, /reservedConcurrency/],
   [{ waf: 'yes' }, /waf/],
   [{ corsOrigins: '*' }, /corsOrigins/],
   [{ authorizerCacheTtlSeconds: '7200' }, /3600/],

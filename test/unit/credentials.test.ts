@@ -1,9 +1,6 @@
-// Credential rules (functions/auth/passwords.ts, basic-auth.ts) and the fair verification queue
-// (functions/auth/fair-queue.ts): what a password may hold, what a login may present, and how
-// verifications share the CPU.
-import { setTimeout as sleep } from 'node:timers/promises';
+// Credential rules (functions/auth/passwords.ts, basic-auth.ts): what a password may hold and
+// what a login may present.
 import { parseBasicCredentials } from '../../functions/auth/basic-auth.ts';
-import { FairQueue, QueueBusyError } from '../../functions/auth/fair-queue.ts';
 import { hashPassword, isPossiblePassword, MIN_PASSWORD_LENGTH, passwordProblem, verifyPassword } from '../../functions/auth/passwords.ts';
 
 const GOOD = 'correct-horse-battery';
@@ -76,76 +73,5 @@ describe('usernames and passwords presented at login', () => {
 
   test.each([`${GOOD}\u0000`, `${GOOD}\u0000\u0000`, `\ufeff${GOOD}`, `${GOOD}\u007f`, `${GOOD}\u200b`])('a password %j is refused before any scrypt', (password) => {
     expect(parseBasicCredentials(encode(`admin:${password}`))).toBeUndefined();
-  });
-});
-
-describe('FairQueue', () => {
-  /** Work that finishes when told to, recording the order in which it started. */
-  function gate() {
-    const started: string[] = [];
-    const releases: (() => void)[] = [];
-    const work = (name: string) => () => {
-      started.push(name);
-      return new Promise<string>((resolve) => releases.push(() => resolve(name)));
-    };
-    const releaseOne = async () => {
-      releases.shift()?.();
-      await sleep(5);
-    };
-    return { started, work, releaseOne };
-  }
-
-  test('suspect work holds at most its slots and starts after waiting ordinary work', async () => {
-    const queue = new FairQueue({ slots: 3, suspectSlots: 1, maxWaitingPerKey: 10, maxWaitMs: 10_000 });
-    const { started, work, releaseOne } = gate();
-    const done = [
-      ...Array.from({ length: 3 }, (_, i) => queue.run('flood', work(`flood-${i}`), true)),
-      queue.run('alice', work('alice')),
-      queue.run('bob', work('bob')),
-      queue.run('carol', work('carol')),
-    ];
-    // One suspect running, alice and bob in the two other slots; carol waits, and is next.
-    expect(started).toEqual(['flood-0', 'alice', 'bob']);
-    for (let i = 0; i < 6; i++) await releaseOne();
-    await Promise.all(done);
-    expect(started).toEqual(['flood-0', 'alice', 'bob', 'carol', 'flood-1', 'flood-2']);
-  });
-
-  test('serves waiting keys round-robin: a flood on one key delays another key by one turn, not by the flood', async () => {
-    const queue = new FairQueue({ slots: 1, maxWaitingPerKey: 10, maxWaitMs: 10_000 });
-    const { started, work, releaseOne } = gate();
-    const done = [
-      ...Array.from({ length: 5 }, (_, i) => queue.run('flood', work(`flood-${i}`))),
-      queue.run('alice', work('alice')),
-      queue.run('bob', work('bob')),
-    ];
-    for (let i = 0; i < 7; i++) await releaseOne();
-    await Promise.all(done);
-    expect(started).toEqual(['flood-0', 'flood-1', 'alice', 'bob', 'flood-2', 'flood-3', 'flood-4']);
-  });
-
-  test('refuses at once (QueueBusyError) beyond the waiting bound of one key, and other keys still get in', async () => {
-    const queue = new FairQueue({ slots: 2, maxWaitingPerKey: 2, maxWaitMs: 10_000 });
-    const { started, work, releaseOne } = gate();
-    const flood = Array.from({ length: 6 }, (_, i) => queue.run('flood', work(`flood-${i}`)).catch((error: unknown) => error));
-    const alice = queue.run('alice', work('alice'));
-    expect(queue.queued).toBe(3);
-    for (let i = 0; i < 5; i++) await releaseOne();
-    const outcomes = await Promise.all(flood);
-    expect(outcomes.filter((outcome) => outcome instanceof QueueBusyError)).toHaveLength(2);
-    expect(await alice).toBe('alice');
-    // The flood key was waiting first, so it has the next turn, then alice: before the rest of the flood.
-    expect(started).toEqual(['flood-0', 'flood-1', 'flood-2', 'alice', 'flood-3']);
-  });
-
-  test('nothing waits longer than maxWaitMs, and a failed piece of work frees its slot', async () => {
-    const queue = new FairQueue({ slots: 1, maxWaitingPerKey: 5, maxWaitMs: 50 });
-    const { work, releaseOne } = gate();
-    const holder = queue.run('a', work('holder'));
-    await expect(queue.run('b', work('late'))).rejects.toBeInstanceOf(QueueBusyError);
-    await releaseOne();
-    expect(await holder).toBe('holder');
-    await expect(queue.run('a', () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
-    expect(await queue.run('a', async () => 'free again')).toBe('free again');
   });
 });

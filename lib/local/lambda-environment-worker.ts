@@ -1,0 +1,56 @@
+// One Lambda execution environment of the local run (lambda-runtime.ts starts it as a worker
+// thread): its Init phase imports the function's bundle once, then it runs the invocations it is
+// sent, one at a time, each with a context of its own. Module state (caches, clients, Powertools'
+// cold-start flag) lives as long as this environment, as it does in Lambda.
+// https://docs.aws.amazon.com/lambda/latest/dg/lambda-runtime-environment.html
+// Loaded by Node's own type stripping (no tsx in the environment): erasable TypeScript only.
+import { parentPort, workerData } from 'node:worker_threads';
+import type { Context } from 'aws-lambda';
+import { lambdaContext, type ContextSettings } from './lambda-context.ts';
+
+export interface EnvironmentData {
+  bundleUrl: string;
+  functionName: string;
+  settings: ContextSettings;
+  logStreamName: string;
+}
+
+/** What the environment tells the runtime. */
+export type EnvironmentMessage =
+  | { type: 'ready' }
+  | { type: 'init-error'; errorType: string; errorMessage: string }
+  | { type: 'result'; id: number; result: unknown }
+  | { type: 'error'; id: number; errorType: string; errorMessage: string };
+
+/** One invocation, as the runtime sends it. */
+export interface InvocationMessage {
+  id: number;
+  event: unknown;
+}
+
+type Handler = (event: unknown, context: Context) => Promise<unknown>;
+
+const port = parentPort;
+if (!port) throw new Error('lambda-environment-worker.ts runs only as a worker thread (lambda-runtime.ts)');
+const data = workerData as EnvironmentData;
+const post = (message: EnvironmentMessage) => port.postMessage(message);
+const failure = (error: unknown) =>
+  error instanceof Error ? { errorType: error.name, errorMessage: error.message } : { errorType: 'Error', errorMessage: String(error) };
+
+let handler: Handler | undefined;
+try {
+  handler = ((await import(data.bundleUrl)) as { handler?: Handler }).handler;
+  if (typeof handler !== 'function') throw Object.assign(new Error(`${data.functionName}: the bundle exports no handler`), { name: 'Runtime.HandlerNotFound' });
+  post({ type: 'ready' });
+} catch (error) {
+  post({ type: 'init-error', ...failure(error) });
+}
+
+port.on('message', (message: InvocationMessage) => {
+  const run = handler;
+  if (!run) return;
+  run(message.event, lambdaContext(data.functionName, data.settings, data.logStreamName)).then(
+    (result) => post({ type: 'result', id: message.id, result }),
+    (error: unknown) => post({ type: 'error', id: message.id, ...failure(error) }),
+  );
+});
