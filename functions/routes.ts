@@ -145,7 +145,7 @@ export const FUNCTION_SETTINGS = {
   // reservedConcurrency bounds what a flood of new credentials can cost; the stage throttling of
   // the authenticated methods is sized to fit in it (METHOD_THROTTLING), so a client over the
   // limit gets API Gateway's 429, not a throttled authorizer's 503.
-  authorizer: { memorySize: 1769, timeoutSeconds: 10, reservedConcurrency: 40 },
+  authorizer: { memorySize: 1769, timeoutSeconds: 10, reservedConcurrency: 80 },
 } as const;
 
 /**
@@ -163,13 +163,13 @@ export const AUTHORIZER_SECONDS_PER_VERIFICATION = 0.5;
  * - authenticated: every method behind the authorizer. A request with new credentials costs one
  *   verification, so all of them together may bring at most what the authorizer verifies without
  *   being throttled: (sum of rates) x AUTHORIZER_SECONDS_PER_VERIFICATION and the sum of bursts
- *   both within its reserved concurrency (7 methods x 10 rps x 0.5 s = 35, 7 x 5 = 35, of 40).
+ *   both within its reserved concurrency (7 methods x 20 rps x 0.5 s = 70, 7 x 10 = 70, of 80).
  * - unauthenticated: each method that needs no credentials (MOCK integrations: the service index,
  *   documents, OPTIONS, 405 answers), sized to UNAUTHENTICATED_MONTHLY_BUDGET_USD at its ceiling.
  * - mock: each method of the mock deployment (no credentials checked), sized to the same budget.
  */
 export const METHOD_THROTTLING = {
-  authenticated: { production: { rateLimit: 10, burstLimit: 5 }, preview: { rateLimit: 5, burstLimit: 5 } },
+  authenticated: { production: { rateLimit: 20, burstLimit: 10 }, preview: { rateLimit: 5, burstLimit: 5 } },
   unauthenticated: { rateLimit: 0.5, burstLimit: 5 },
   mock: { rateLimit: 1.5, burstLimit: 10 },
 } as const;

@@ -146,7 +146,7 @@ describe('Lambda functions', () => {
       }
     }
     // The stage's 100 requests/s of ~350 ms verifications keep 35 busy (docs/DEPLOY.md, "Logins under a flood of wrong passwords").
-    expect(FUNCTION_SETTINGS.authorizer.reservedConcurrency).toBe(40);
+    expect(FUNCTION_SETTINGS.authorizer.reservedConcurrency).toBe(80);
   });
 });
 
