@@ -20,7 +20,7 @@ import { AuthorizerEmulator } from './authorizer-emulator.ts';
 import { localThrottleLimits, MethodThrottling, type MethodThrottleLimits } from './gateway-throttling.ts';
 import { listenOnLoopback, logPath, plainProblem, serve, type AccessLogEntry } from './http-server.ts';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from './lambda-context.ts';
-import { LambdaFunction, LambdaFunctionError, LambdaThrottledError } from './lambda-runtime.ts';
+import { LambdaFunction, LambdaFunctionError, LambdaThrottledError, type FunctionSettings } from './lambda-runtime.ts';
 import {
   API_ID,
   authorizerContext,
@@ -57,6 +57,8 @@ export interface LocalApiGatewayOptions {
   accessLog?: (entry: AccessLogEntry) => void;
   /** Method throttling (default: the deployed production limits, or MUSEUM_THROTTLE_RATE_LIMIT/BURST_LIMIT). */
   throttleLimits?: MethodThrottleLimits;
+  /** Fault tests only: other Lambda settings than the stack's (e.g. a reserved concurrency of a few). */
+  functionSettings?: Partial<Record<keyof typeof FUNCTION_SETTINGS, FunctionSettings>>;
 }
 
 export interface LocalApiGateway {
@@ -97,7 +99,7 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
   const lambdaFunction = (name: string, kind: keyof typeof FUNCTION_SETTINGS) => {
     let fn = functions.get(name);
     if (!fn) {
-      fn = new LambdaFunction({ functionName: name, bundleUrl: pathToFileURL(resolve(functionsDirectory, name, 'index.mjs')).href, settings: FUNCTION_SETTINGS[kind] });
+      fn = new LambdaFunction({ functionName: name, bundleUrl: pathToFileURL(resolve(functionsDirectory, name, 'index.mjs')).href, settings: options.functionSettings?.[kind] ?? FUNCTION_SETTINGS[kind] });
       functions.set(name, fn);
     }
     return fn;

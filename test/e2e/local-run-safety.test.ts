@@ -49,8 +49,14 @@ async function createEvent(url: string): Promise<string> {
   return ((await response.json()) as { eventId: string }).eventId;
 }
 
+/** A GET as a client makes it: a 429 or 503 is retried after its Retry-After (docs/API.md). */
 async function eventStatus(url: string, eventId: string): Promise<number> {
-  return (await fetch(`${url}/special-events/${eventId}`, { headers: { Authorization: admin } })).status;
+  for (let attempt = 1; ; attempt++) {
+    const response = await fetch(`${url}/special-events/${eventId}`, { headers: { Authorization: admin } });
+    await response.body?.cancel();
+    if (![429, 503].includes(response.status) || attempt === 10) return response.status;
+    await new Promise((resolve) => setTimeout(resolve, Number(response.headers.get('retry-after') ?? 1) * 1000));
+  }
 }
 
 afterEach(() => killAllRuns());
