@@ -241,10 +241,12 @@ describe('a flood of wrong passwords', () => {
     }
     // No wrong password ever got in (the statuses above), and the right one was never refused.
     expect([200, 429, 503]).toContain(legitimate.status);
-    // As a client does: 429 and 503 are answers to retry after their Retry-After.
+    // As a client does: 429 and 503 are answers to retry after their Retry-After. On a loaded
+    // machine a verification in a new environment can outlive the authorizer's timeout (503), so
+    // the retries, not the clock, decide; the test's time limit only bounds a hang.
     const sendRetrying = async (authorization: string) => {
       let response = await send(authorization);
-      for (let attempt = 0; attempt < 10 && [429, 503].includes(response.status); attempt++) {
+      for (let attempt = 0; attempt < 20 && [429, 503].includes(response.status); attempt++) {
         await new Promise((resolve) => setTimeout(resolve, Number(response.headers.get('retry-after')) * 1000));
         response = await send(authorization);
       }
@@ -253,7 +255,7 @@ describe('a flood of wrong passwords', () => {
     // Once the flood has been answered, the right password gets in and the wrong one is refused.
     expect((await sendRetrying(right)).status).toBe(200);
     expect((await sendRetrying(repeated)).status).toBe(401);
-  }, 120_000);
+  }, 400_000);
 });
 
 describe('an authorizer that outlives its timeout', () => {
