@@ -5,15 +5,18 @@
 // between logins is the authorizer's own (functions/auth/basic-auth.ts), and the cap is sized so
 // that the flood the stage and WAF let through cannot fill it (docs/DEPLOY.md, "Logins under a flood").
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
-import { FUNCTION_SETTINGS } from '../../functions/routes.ts';
+import { AUTHORIZER_IDENTITY, FUNCTION_SETTINGS } from '../../functions/routes.ts';
 
 export class AuthorizerEmulator {
   private readonly cache = new Map<string, { result: APIGatewayAuthorizerResult; expiresAt: number }>();
   private inFlight = 0;
+  /** The result cache TTL in force: the deployed default unless the run sets another. */
+  readonly cacheTtlSeconds: number;
   private readonly cacheTtlMs: number;
   private readonly concurrency: number;
 
-  constructor(cacheTtlSeconds: number, concurrency: number = FUNCTION_SETTINGS.authorizer.reservedConcurrency) {
+  constructor(cacheTtlSeconds: number = AUTHORIZER_IDENTITY.defaultCacheTtlSeconds, concurrency: number = FUNCTION_SETTINGS.authorizer.reservedConcurrency) {
+    this.cacheTtlSeconds = cacheTtlSeconds;
     this.cacheTtlMs = cacheTtlSeconds * 1000;
     this.concurrency = concurrency;
   }

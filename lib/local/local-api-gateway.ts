@@ -50,7 +50,7 @@ export interface LocalApiGatewayOptions {
   server?: Server;
   /** Where `npm run build` put the bundles. */
   functionsDirectory?: string;
-  /** API Gateway's authorizer result cache TTL (the deployed default is 300 s; 0 disables it). */
+  /** API Gateway's authorizer result cache TTL; by default the deployed one (AUTHORIZER_IDENTITY), 0 disables it. */
   authorizerCacheTtlSeconds?: number;
   /** Browser origins allowed by CORS (the deployed stack takes them from context). */
   corsAllowedOrigins?: string[];
@@ -95,7 +95,7 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
       .handler;
   const authorizer = await load<APIGatewayRequestAuthorizerEvent, APIGatewayAuthorizerResult>(AUTHORIZER_HANDLER);
   const handlers = new Map<string, LambdaHandler<APIGatewayProxyEvent, APIGatewayProxyResult>>();
-  const authorizerGate = new AuthorizerEmulator(options.authorizerCacheTtlSeconds ?? 300);
+  const authorizerGate = new AuthorizerEmulator(options.authorizerCacheTtlSeconds);
   const accessLog = options.accessLog ?? ((entry: AccessLogEntry) => console.log(JSON.stringify(entry)));
   const corsOrigins = options.corsAllowedOrigins ?? [];
   const localDocument = localDocuments();
