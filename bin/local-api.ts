@@ -239,7 +239,7 @@ try {
     startLocalApiGateway({
       server,
       functionsDirectory: BUNDLES_DIRECTORY,
-      authorizerCacheTtlSeconds: Number(process.env.AUTHORIZER_CACHE_TTL_SECONDS || 300),
+      ...(process.env.AUTHORIZER_CACHE_TTL_SECONDS ? { authorizerCacheTtlSeconds: Number(process.env.AUTHORIZER_CACHE_TTL_SECONDS) } : {}),
       corsAllowedOrigins: (process.env.CORS_ALLOWED_ORIGINS ?? '')
         .split(',')
         .map((origin) => origin.trim())

@@ -130,6 +130,16 @@ export const CORS_EXPOSED_HEADERS = 'ETag,Location,Retry-After,Link,Allow';
 
 /** The authorizer is bundled and deployed like the handlers but is not a route. */
 export const AUTHORIZER_HANDLER = 'authorizer';
+/**
+ * The authorizer's identity source and API Gateway's result cache TTL, as the stack deploys them
+ * (lib/cdk/special-events-api.ts) and the local gateway applies them (lib/local/proxy-event.ts,
+ * authorizer-emulator.ts). The cache is keyed by the identity source; no header: 401 without
+ * calling the authorizer
+ * (https://docs.aws.amazon.com/apigateway/latest/developerguide/apigateway-use-lambda-authorizer.html).
+ * The TTL is a default: the stage's context `authorizerCacheTtlSeconds` (deployed) and
+ * AUTHORIZER_CACHE_TTL_SECONDS (local) set another, 0 to 3600.
+ */
+export const AUTHORIZER_IDENTITY = { header: 'Authorization', defaultCacheTtlSeconds: 300 } as const;
 /** The authorizer's DynamoDB access: GetItem of USERS / USER#<name>, nothing else. */
 export const AUTHORIZER_GRANTS: DataAccess = { events: { actions: ['dynamodb:GetItem'], partitions: 'users' } };
 

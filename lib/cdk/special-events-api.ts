@@ -14,7 +14,7 @@ import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { API_VERSION, BASE_PATH, resourceMethods, routeMethods, routes } from '../../functions/routes.ts';
+import { API_VERSION, AUTHORIZER_IDENTITY, BASE_PATH, resourceMethods, routeMethods, routes } from '../../functions/routes.ts';
 import { MINIMUM_COMPRESSION_BYTES } from '../../functions/events/limits.ts';
 import { jsonAccessLogFormat } from './access-log-format.ts';
 import { addMethodNotAllowed, addOptionsAllow, addServiceIndex, addStaticDocuments, addUnknownPathAnswers, type StaticDocument } from './api-documents.ts';
@@ -96,7 +96,7 @@ export class SpecialEventsApi extends Construct {
     this.authorizer = new apigw.RequestAuthorizer(this, 'BasicAuthorizer', {
       authorizerName: AUTHORIZER_NAME,
       handler: functions.liveAuthorizer,
-      identitySources: [apigw.IdentitySource.header('Authorization')],
+      identitySources: [apigw.IdentitySource.header(AUTHORIZER_IDENTITY.header)],
       // The cached policy covers every route the user's role allows (functions/authorizer.ts).
       resultsCacheTtl: Duration.seconds(config.authorizerCacheTtlSeconds),
     });

@@ -2,7 +2,7 @@
 // (`-c key=value` or cdk.json). `stage` names the stacks; any stage but `prod` is a short-lived
 // preview: it is destroyed with its data, throttled lower and keeps its logs for less time.
 import type { Node } from 'constructs';
-import { AUTHORIZER_SECONDS_PER_VERIFICATION, authenticatedMethods, FUNCTION_SETTINGS, METHOD_THROTTLING } from '../../functions/routes.ts';
+import { AUTHORIZER_IDENTITY, AUTHORIZER_SECONDS_PER_VERIFICATION, authenticatedMethods, FUNCTION_SETTINGS, METHOD_THROTTLING } from '../../functions/routes.ts';
 
 export const PRODUCTION_STAGE = 'prod';
 
@@ -69,7 +69,7 @@ export function readStageConfig(node: Context): StageConfig {
   if (Boolean(domainName) !== Boolean(certificateArn)) {
     throw new Error('Context "domainName" and "certificateArn" must be given together');
   }
-  const authorizerCacheTtlSeconds = integer(node, 'authorizerCacheTtlSeconds', 300);
+  const authorizerCacheTtlSeconds = integer(node, 'authorizerCacheTtlSeconds', AUTHORIZER_IDENTITY.defaultCacheTtlSeconds);
   if (authorizerCacheTtlSeconds > 3600) throw new Error('Context "authorizerCacheTtlSeconds" must be at most 3600');
   return {
     stage,

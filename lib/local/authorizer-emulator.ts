@@ -6,12 +6,16 @@
 // https://docs.aws.amazon.com/apigateway/latest/developerguide/apigateway-lambda-authorizer-output.html
 // https://docs.aws.amazon.com/apigateway/latest/developerguide/configure-api-gateway-lambda-authorization.html
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
+import { AUTHORIZER_IDENTITY } from '../../functions/routes.ts';
 
 export class AuthorizerEmulator {
   private readonly cache = new Map<string, { result: APIGatewayAuthorizerResult; expiresAt: number }>();
+  /** The result cache TTL in force: the deployed default unless the run sets another. */
+  readonly cacheTtlSeconds: number;
   private readonly cacheTtlMs: number;
 
-  constructor(cacheTtlSeconds: number) {
+  constructor(cacheTtlSeconds: number = AUTHORIZER_IDENTITY.defaultCacheTtlSeconds) {
+    this.cacheTtlSeconds = cacheTtlSeconds;
     this.cacheTtlMs = cacheTtlSeconds * 1000;
   }
 

@@ -49,7 +49,7 @@ export interface LocalApiGatewayOptions {
   server?: Server;
   /** Where `npm run build` put the bundles. */
   functionsDirectory?: string;
-  /** API Gateway's authorizer result cache TTL (the deployed default is 300 s; 0 disables it). */
+  /** API Gateway's authorizer result cache TTL; by default the deployed one (AUTHORIZER_IDENTITY), 0 disables it. */
   authorizerCacheTtlSeconds?: number;
   /** Browser origins allowed by CORS (the deployed stack takes them from context). */
   corsAllowedOrigins?: string[];
@@ -104,7 +104,7 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
     }
     return fn;
   };
-  const authorizerGate = new AuthorizerEmulator(options.authorizerCacheTtlSeconds ?? 300);
+  const authorizerGate = new AuthorizerEmulator(options.authorizerCacheTtlSeconds);
   const throttling = new MethodThrottling(options.throttleLimits ?? localThrottleLimits());
   const accessLog = options.accessLog ?? ((entry: AccessLogEntry) => console.log(JSON.stringify(entry)));
   const corsOrigins = options.corsAllowedOrigins ?? [];

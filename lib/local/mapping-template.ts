@@ -33,12 +33,31 @@ const JAVA_STRING_METHODS = [
   },
 ];
 
+/** A template overrode one response parameter twice, which API Gateway answers with a 5XX. */
+export class OverriddenTwiceError extends Error {
+  override name = 'OverriddenTwiceError';
+  constructor(parameter: string) {
+    super(`The mapping template overrides ${parameter} twice: API Gateway answers 5XX`);
+  }
+}
+
 /** Renders `template` for `request`: its output is the body; `$context.responseOverride` sets status and headers. */
 export function runMappingTemplate(template: string, request: TemplateRequest): TemplateAnswer {
   let ast = parsed.get(template);
   if (!ast) parsed.set(template, (ast = velocity.parse(template)));
   const header = new Map(request.headers.map(([name, value]) => [name, value]));
-  const responseOverride: { status?: number; header: Record<string, string> } = { header: {} };
+  // Overrides are final: a second override of one parameter is a 5XX from API Gateway
+  // (https://docs.aws.amazon.com/apigateway/latest/developerguide/apigateway-override-request-response-parameters.html).
+  const once = <T extends object>(target: T, what: string): T =>
+    new Proxy(target, {
+      set: (object, name, value) => {
+        if (Object.hasOwn(object, name)) throw new OverriddenTwiceError(`${what}${String(name)}`);
+        return Reflect.set(object, name, value);
+      },
+    });
+  const headerOverrides: Record<string, string> = {};
+  const overrides: { status?: number; header: Record<string, string> } = { header: once(headerOverrides, 'header ') };
+  const responseOverride = once(overrides, '');
   const context = {
     input: { params: () => ({ header, path: new Map(), querystring: new Map() }) },
     context: { httpMethod: request.method, responseOverride, error: { messageString: request.errorMessage ?? '""' } },

@@ -4,7 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { gunzipSync, inflateSync } from 'node:zlib';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyResult } from 'aws-lambda';
-import { BASE_PATH, type Route } from '../../functions/routes.ts';
+import { AUTHORIZER_IDENTITY, BASE_PATH, type Route } from '../../functions/routes.ts';
 import { MALFORMED_BODY } from './http-server.ts';
 import { LOCAL_ACCOUNT } from './lambda-context.ts';
 
@@ -49,17 +49,19 @@ export function singleValueHeaders(request: IncomingMessage): Record<string, str
   return Object.fromEntries(headers);
 }
 
-/** The last Authorization header, whatever its case. */
-export function identitySource(request: IncomingMessage): string | undefined {
+const IDENTITY_HEADER = AUTHORIZER_IDENTITY.header.toLowerCase();
+
+/** The authorizer's identity source as deployed: the last line of its header, whatever its case. */
+export function identitySource(request: Pick<IncomingMessage, 'rawHeaders'>): string | undefined {
   let value: string | undefined;
   for (let i = 0; i < request.rawHeaders.length; i += 2) {
-    if ((request.rawHeaders[i] as string).toLowerCase() === 'authorization') value = request.rawHeaders[i + 1];
+    if ((request.rawHeaders[i] as string).toLowerCase() === IDENTITY_HEADER) value = request.rawHeaders[i + 1];
   }
   return value;
 }
 
 export function withoutAuthorization<T>(headers: Record<string, T>): Record<string, T> {
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'authorization'));
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== IDENTITY_HEADER));
 }
 
 export function multiValueHeaders(request: IncomingMessage): Record<string, string[]> {

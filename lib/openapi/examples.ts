@@ -11,7 +11,7 @@ import { CollectionPreconditionFailedError, IfNoneMatchFailedError, ReadPrecondi
 import { conditionalHeaders, idempotencyKey, requireJsonContentType } from '../../functions/http/request-headers.ts';
 import { validate } from '../../functions/http/request-validation.ts';
 import { ConcurrentModificationError, EventNotFoundError, EventVersionMismatchError, IdempotencyKeyReusedError } from '../../functions/store/store-errors.ts';
-import { errorExample, gatewayExample, type ProblemExample } from './problem-responses.ts';
+import { errorExample, type ProblemExample } from './problem-responses.ts';
 
 export const exampleEvent = v.parse(SpecialEvent, {
   eventId: '6f1e8a57-5d1c-4b8e-9b35-2f7d8e4c1a90',
@@ -114,7 +114,6 @@ export const problemExamples = {
     summary: 'The body exceeds 64 KiB',
     value: problemBody('payload-too-large', `The request body is 70123 bytes; at most ${LIMITS.maxBodyBytes} are accepted`),
   },
-  requestTooLarge: gatewayExample('REQUEST_TOO_LARGE', 'The request exceeds 10 MB'),
   unsupportedMediaType: {
     summary: 'The body is not sent as JSON',
     value: problemBody('unsupported-media-type', 'The request body must be sent as application/json (UTF-8), not "text/plain"'),

@@ -6,6 +6,8 @@
 // templates with a Velocity engine (lib/local/mapping-template.ts): one definition, two runners.
 import { contentTag } from '../../functions/http/read-responses.ts';
 import { gatewayResponse, methodNotAllowedResponse } from '../../functions/http/gateway-responses.ts';
+import { ReadPreconditionFailedError } from '../../functions/http/preconditions.ts';
+import { PROBLEM_CONTENT_TYPE } from '../../functions/events/problems.ts';
 import { allowHeader, CORS_ALLOWED_METHODS, CORS_EXPOSED_HEADERS, CORS_REQUEST_HEADERS } from '../../functions/routes.ts';
 
 /** A MOCK integration with one integration response: its status, static header mappings and response template. */
@@ -72,24 +74,44 @@ export function staticMappings(headers: Record<string, string>): Record<string, 
  * otherwise be read as template syntax. Headers are set with `$context.responseOverride`, because
  * static header mappings are single-quoted and the Content-Security-Policy is full of single
  * quotes; a value with double quotes (the Link header's `rel="..."`, the ETag) is a single-quoted
- * Velocity literal instead. If-None-Match containing the document's tag (weakly or not, alone or
- * in a list) or `*` is a 304 without content; HEAD has no content either.
+ * Velocity literal instead. The preconditions in the order of RFC 9110 §13.2.2: an If-Match that
+ * is neither `*` nor a list with the document's tag itself (strong comparison, §13.1.1: `W/` never
+ * matches) is a 412 problem, as a handler's GET answers it (functions/http/preconditions.ts); then
+ * If-None-Match containing the tag (weakly or not, alone or in a list) or `*` is a 304 without
+ * content. HEAD has no content either. Unlike a handler, the template does not check the
+ * headers' grammar: a malformed If-Match matches nothing (412), a malformed If-None-Match nothing (200).
  */
 export function documentAnswer(document: StaticDocument, corsOrigins: readonly string[] = []): MockAnswer {
   const etag = contentTag(document.body);
-  const overrides = Object.entries({ ...document.headers, ETag: etag }).map(([name, value]) => {
+  const override = (name: string, value: string) => {
     if (!/["$#\\]/.test(value)) return `#set($context.responseOverride.header.${name} = "${value}")`;
     if (!value.includes("'")) return `#set($context.responseOverride.header.${name} = '${value}')`;
     throw new Error(`The ${name} header of /${document.path} cannot be written in a mapping template`);
-  });
+  };
+  const { 'Content-Type': contentType, ...headers } = document.headers;
+  const problem = Buffer.from(JSON.stringify(new ReadPreconditionFailedError(etag).problem), 'utf8').toString('base64');
+  // The outcome is decided first: API Gateway answers 5XX when a template overrides one header twice
+  // (https://docs.aws.amazon.com/apigateway/latest/developerguide/apigateway-override-request-response-parameters.html),
+  // so Content-Type is set once, for the document or for the 412 problem.
   const template = [
-    ...overrides,
-    ...corsTemplateLines(corsOrigins),
+    `#set($ifMatch = $input.params().header.get('If-Match'))`,
+    `#if("$!ifMatch" == "")#set($ifMatch = $input.params().header.get('if-match'))#end`,
+    '#set($matched = true)',
+    `#if("$!ifMatch" != "" && $ifMatch.trim() != '*')#set($matched = false)#foreach($tag in $ifMatch.split(','))#if($tag.trim() == '${etag}')#set($matched = true)#end#end#end`,
     `#set($condition = $input.params().header.get('If-None-Match'))`,
-    `#if($condition && ($condition.contains('${etag}') || $condition.trim() == '*'))`,
+    '#set($notModified = false)',
+    `#if($condition && ($condition.contains('${etag}') || $condition.trim() == '*'))#set($notModified = true)#end`,
+    ...Object.entries({ ...headers, ETag: etag }).map(([name, value]) => override(name, value)),
+    `#if(!$matched)${override('Content-Type', PROBLEM_CONTENT_TYPE)}${contentType === undefined ? '' : `#else${override('Content-Type', contentType)}`}#end`,
+    ...corsTemplateLines(corsOrigins),
+    '#if($matched && !$notModified)',
+    `#if($context.httpMethod != 'HEAD')$util.base64Decode("${Buffer.from(document.body, 'utf8').toString('base64')}")`,
+    '#end',
+    '#elseif(!$matched)',
+    '#set($context.responseOverride.status = 412)',
+    `#if($context.httpMethod != 'HEAD')$util.base64Decode("${problem}")#end`,
+    '#else',
     '#set($context.responseOverride.status = 304)',
-    `#elseif($context.httpMethod != 'HEAD')`,
-    `$util.base64Decode("${Buffer.from(document.body, 'utf8').toString('base64')}")`,
     '#end',
   ].join('\n');
   return { statusCode: 200, headers: {}, template };

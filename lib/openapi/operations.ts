@@ -16,7 +16,7 @@ import { LIMITS } from '../../functions/events/limits.ts';
 import type { OperationId, Route } from '../../functions/routes.ts';
 import { json, parameterRef, schemaRef } from './document-schemas.ts';
 import { exampleCreateRequest, exampleEvent, exampleOtherEvent, exampleUpdateRequest, problemExamples as problems } from './examples.ts';
-import { HEADER_REFS, problemResponse } from './problem-responses.ts';
+import { HEADER_REFS, problemResponse, requestTooLongContent } from './problem-responses.ts';
 import { notModifiedResponse, readSuccessHeaders } from './read-semantics.ts';
 
 /** A named example value, as OpenAPI's `examples` holds it. */
@@ -80,11 +80,15 @@ const readPreconditionFailed = (validator: 'ETag' | 'ContentETag') =>
 const INVALID_PRECONDITION = '`If-Match` or `If-None-Match` is not `*` or a list of entity-tags';
 const preconditionErrors = { invalidIfMatch: problems.invalidIfMatch, invalidIfNoneMatch: problems.invalidIfNoneMatch };
 
-const gatewayTooLarge = problemResponse(413, "The request exceeds API Gateway's 10 MB payload limit", { requestTooLarge: problems.requestTooLarge });
-const bodyTooLarge = problemResponse(413, `The body exceeds ${LIMITS.maxBodyBytes} bytes (64 KiB)`, {
-  bodyTooLarge: problems.bodyTooLarge,
-  requestTooLarge: problems.requestTooLarge,
-});
+/** Over API Gateway's 10 MB limit: its own 413, `{"message":"Request Too Long"}`, which cannot be customised. */
+const gatewayTooLarge = { description: "The request exceeds API Gateway's 10 MB payload limit: API Gateway's own answer, not a problem", content: requestTooLongContent() };
+/** The handler's 413 problem for a body over the API's limit, or API Gateway's own 413 over its 10 MB. */
+const bodyTooLarge = (() => {
+  const handler = problemResponse(413, `The body exceeds ${LIMITS.maxBodyBytes} bytes (64 KiB): a problem; over API Gateway's 10 MB payload limit, API Gateway's own \`{"message":"Request Too Long"}\` (\`application/json\`)`, {
+    bodyTooLarge: problems.bodyTooLarge,
+  });
+  return { ...handler, content: { ...(handler.content as Record<string, unknown>), ...requestTooLongContent() } };
+})();
 const unsupportedMediaType = problemResponse(
   415,
   'The body is not sent as `application/json` (or `application/merge-patch+json` for PATCH) in UTF-8, or it has a `Content-Encoding` other than `identity` (then `Accept-Encoding: identity` says so). ' +

@@ -3,7 +3,7 @@
 // are produced by the same code that answers at run time wherever it can be called offline.
 import { STATUS_CODES } from 'node:http';
 import * as v from 'valibot';
-import { gatewayResponse, WWW_AUTHENTICATE, type GatewayResponseType } from '../../functions/http/gateway-responses.ts';
+import { gatewayResponse, REQUEST_TOO_LARGE_DEFAULT, WWW_AUTHENTICATE, type GatewayResponseType } from '../../functions/http/gateway-responses.ts';
 import { PROBLEM_CONTENT_TYPE, PROBLEM_KINDS, PROBLEM_TYPE_BASE, RETRY_AFTER_SECONDS, toProblem, type Problem, type ProblemKind } from '../../functions/events/problems.ts';
 import { componentSchemas, SCHEMA_REF_PREFIX, schemaWithReferences, type JsonSchema } from './json-schemas.ts';
 
@@ -95,6 +95,29 @@ export function problemResponse(
         schema: { $ref: `${SCHEMA_REF_PREFIX}${problemSchemaName(status)}` },
         examples,
       },
+    },
+  };
+}
+
+/**
+ * API Gateway's own 413 for a request over its 10 MB payload limit (or whose event passes
+ * Lambda's 6 MB): REQUEST_TOO_LARGE cannot be customised
+ * (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-known-issues.html), so
+ * it is API Gateway's default `{"message":"Request Too Long"}` as `application/json`, not a
+ * problem (observed: koki-develop/lgtm-generator#10; a custom 413 template ignored:
+ * reapit/foundations#4338). The local run answers the same (REQUEST_TOO_LARGE_DEFAULT).
+ */
+export function requestTooLongContent(): Record<string, unknown> {
+  const { body, headers } = REQUEST_TOO_LARGE_DEFAULT;
+  return {
+    [headers['Content-Type']]: {
+      schema: {
+        type: 'object',
+        description: "API Gateway's default body, not a problem",
+        required: ['message'],
+        properties: { message: { type: 'string', const: body.message } },
+      },
+      examples: { requestTooLarge: { summary: 'The request exceeds 10 MB (API Gateway)', value: body } },
     },
   };
 }

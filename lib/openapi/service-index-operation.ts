@@ -3,6 +3,8 @@
 import * as v from 'valibot';
 import { API_VERSION, BASE_PATH } from '../../functions/routes.ts';
 import { json, schemaRef } from './document-schemas.ts';
+import { problemExamples } from './examples.ts';
+import { problemResponse } from './problem-responses.ts';
 import { serviceIndex, serviceIndexHeaders } from './service-index.ts';
 
 /** The tag of the service index operation. */
@@ -49,6 +51,13 @@ export function serviceIndexOperation(): Record<string, unknown> {
         description: 'Not modified: `If-None-Match` names the current entity tag (or is `*`). No content.',
         headers: { ETag: { $ref: '#/components/headers/ContentETag' } },
       },
+      412: problemResponse(
+        412,
+        '`If-Match` is neither `*` nor a list holding the current strong entity tag (weak tags never match); evaluated before `If-None-Match`. ' +
+          'The gateway does not parse the field: a malformed one matches nothing. The same holds for `openapi.json` and `docs`.',
+        { readIfMatchFailed: problemExamples.readIfMatchFailed },
+        { ETag: { $ref: '#/components/headers/ContentETag' } },
+      ),
       429: { $ref: '#/components/responses/TooManyRequests' },
     },
   };

@@ -1,6 +1,7 @@
 // The OpenAPI document: generated from the code, committed as generated, and saying what the code does.
 import { readFileSync } from 'node:fs';
 import { PROBLEM_KINDS } from '../../functions/events/problems.ts';
+import { REQUEST_TOO_LARGE_DEFAULT } from '../../functions/http/gateway-responses.ts';
 import { LIMITS } from '../../functions/events/limits.ts';
 import { allowHeader, API_VERSION, BASE_PATH, routes } from '../../functions/routes.ts';
 import { buildOpenApiDocument, serializeOpenApiDocument } from '../../lib/openapi/openapi-document.ts';
@@ -57,14 +58,18 @@ describe('the OpenAPI document', () => {
     for (const { operation } of operations) expect(operation.security).toEqual([{ MuseumPlaceholderAuth: [] }]);
   });
 
-  test('documents the problems every operation can meet, as problem+json', () => {
+  test("documents the problems every operation can meet, as problem+json, and API Gateway's uncustomisable 413 as its own JSON", () => {
     for (const { operation } of operations) {
       const statuses = Object.keys(operation.responses).map(Number);
       expect(statuses).toEqual(expect.arrayContaining([400, 401, 413, 429, 500, 502, 503, 504]));
       expect(statuses.includes(403)).toBe(operation['x-required-role'] === 'editor');
-      for (const status of statuses.filter((s) => s >= 400)) {
+      for (const status of statuses.filter((s) => s >= 400 && s !== 413)) {
         expect(Object.keys(resolve(operation.responses[status] as Json).content)).toEqual(['application/problem+json']);
       }
+      // REQUEST_TOO_LARGE cannot be customised: API Gateway's own body, beside the handler's problem where the handler limits the body.
+      const tooLarge = resolve(operation.responses[413] as Json).content as Json;
+      expect(tooLarge['application/json'].examples.requestTooLarge.value).toEqual(REQUEST_TOO_LARGE_DEFAULT.body);
+      expect(Object.keys(tooLarge).filter((type) => type !== 'application/json')).toEqual(operation.requestBody ? ['application/problem+json'] : []);
     }
     const documented = new Set(operations.flatMap(({ operation }) => Object.keys(operation.responses).map(Number)));
     if (Object.values(json.paths as Json).some((item) => item['x-method-not-allowed'])) documented.add(405);

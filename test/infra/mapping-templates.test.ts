@@ -10,7 +10,7 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { BASE_PATH } from '../../functions/routes.ts';
 import { mockAnswer, templateRequest } from '../../lib/local/gateway-http-semantics.ts';
 import { startLocalApiGateway, type LocalApiGateway } from '../../lib/local/local-api-gateway.ts';
-import { mappedHeaderValue, runMappingTemplate, type TemplateRequest } from '../../lib/local/mapping-template.ts';
+import { mappedHeaderValue, OverriddenTwiceError, runMappingTemplate, type TemplateRequest } from '../../lib/local/mapping-template.ts';
 import type { MockAnswer } from '../../lib/openapi/mock-answers.ts';
 import { resourcePath, resourcesOfType, synthesize } from './synthesize.ts';
 
@@ -119,6 +119,51 @@ describe('conditional GET of a public document, by the synthesized template and 
     expect(observed).toEqual({ status: deployed.statusCode, headers: pick(deployed.headers), body: String(deployed.body ?? '') });
     expect(observed.status).toBe(condition('') === '"other"' ? 200 : 304);
   });
+});
+
+test('a template that overrides one header or the status twice is refused, as API Gateway answers it with a 5XX', () => {
+  const twice = (line: string) => () => runMappingTemplate(`${line}\n${line}`, request('GET', {}));
+  expect(twice("#set($context.responseOverride.header.Content-Type = 'text/plain')")).toThrow(OverriddenTwiceError);
+  expect(twice('#set($context.responseOverride.status = 412)')).toThrow(OverriddenTwiceError);
+});
+
+/** Preconditions of RFC 9110 §13.1.1 and §13.2.2: [case, If-Match, If-None-Match, expected status]; If-Match compares strongly. */
+const IF_MATCH_CASES: [string, (etag: string) => string, ((etag: string) => string) | undefined, number][] = [
+  ['its own ETag holds', (etag) => etag, undefined, 200],
+  ['a list holding its ETag holds', (etag) => `"other", ${etag}`, undefined, 200],
+  ['* holds', () => '*', undefined, 200],
+  ['another tag fails', () => '"other"', undefined, 412],
+  ['its weak ETag fails (strong comparison)', (etag) => `W/${etag}`, undefined, 412],
+  ['a value outside the grammar fails', () => 'garbage', undefined, 412],
+  ['failing, it wins over a matching If-None-Match', () => '"other"', (etag) => etag, 412],
+  ['holding, If-None-Match with its ETag still makes a 304', (etag) => etag, (etag) => etag, 304],
+];
+
+describe.each(['/v1.1', '/v1.1/openapi.json', '/v1.1/docs'])('If-Match on %s, by the synthesized template and by the local gateway alike', (path) => {
+  test.each(IF_MATCH_CASES.flatMap(([name, ifMatch, ifNoneMatch, status]) => ['GET', 'HEAD'].map((method) => [method, name, ifMatch, ifNoneMatch, status] as const)))(
+    '%s, If-Match: %s',
+    async (method, _, ifMatch, ifNoneMatch, status) => {
+      // Each side's own tag: the docs page differs (deployed, Redoc from the CDN; locally from the local API), so do their tags.
+      const conditions = (etag: string) => ({ 'If-Match': ifMatch(etag), ...(ifNoneMatch ? { 'If-None-Match': ifNoneMatch(etag) } : {}) });
+      const deployedTag = mockAnswer(deployedMock(path, 'GET'), request('GET', {})).headers.ETag ?? '';
+      const deployed = mockAnswer(deployedMock(path, method), request(method, conditions(deployedTag)));
+      const localTag = (await local('GET', path, {})).headers.etag ?? '';
+      const observed = await local(method, path, conditions(localTag));
+      const expected = { status: deployed.statusCode, headers: pick(deployed.headers), body: method === 'HEAD' ? '' : String(deployed.body ?? '') };
+      if (localTag === deployedTag) expect(observed).toEqual(expected);
+      else {
+        // The same answer but for the tag, and for a 200 the page itself.
+        const asDeployed = (answer: Observed, tag: string) => ({ ...answer, headers: { ...answer.headers, etag: '<tag>' }, body: answer.status === 200 ? '<page>' : answer.body.replaceAll(tag.slice(1, -1), '<tag>') });
+        expect(asDeployed(observed, localTag)).toEqual(asDeployed(expected, deployedTag));
+      }
+      expect(observed.status).toBe(status);
+      if (status === 412) {
+        expect(observed.headers['content-type']).toBe('application/problem+json');
+        expect(observed.headers.etag).toBe(localTag); // which tag is current
+        if (method === 'GET') expect(JSON.parse(observed.body)).toMatchObject({ status: 412, type: 'https://museum.example/problems/precondition-failed' });
+      }
+    },
+  );
 });
 
 describe('the synthesized gateway responses, evaluated per request, answer as the local gateway does', () => {
