@@ -47,6 +47,8 @@ export const SETTINGS = {
     accepted: 'the URL of a DynamoDB endpoint, like http://127.0.0.1:8000',
   },
   MUSEUM_DYNAMODB_KEY_ID: { schema: v.pipe(v.string(), v.regex(/^[A-Za-z0-9]+$/)), accepted: 'letters and digits only (DynamoDB Local names its file after it)' },
+  MUSEUM_THROTTLE_RATE_LIMIT: { schema: v.pipe(v.string(), v.regex(/^[0-9]+(\.[0-9]+)?$/), v.check((text) => Number(text) > 0)), accepted: 'requests per second above 0, with MUSEUM_THROTTLE_BURST_LIMIT' },
+  MUSEUM_THROTTLE_BURST_LIMIT: { schema: integerFrom(1, 1_000_000_000), accepted: 'a whole number from 1, with MUSEUM_THROTTLE_RATE_LIMIT' },
   // API Gateway's authorizer result TTL is 0 to 3600 seconds:
   // https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-resource-apigateway-authorizer.html (AuthorizerResultTtlInSeconds)
   AUTHORIZER_CACHE_TTL_SECONDS: { schema: integerFrom(0, 3_600), accepted: 'a whole number of seconds from 0 to 3600, as on API Gateway' },
