@@ -109,7 +109,7 @@ describe('GET /special-events', () => {
           const events = await Promise.all(templates.map((template) => create(inYear(template, year))));
           context.log(`year ${year}: ${events.map((e) => `${JSON.stringify(e.name)} ${e.dates.join(',')}`).join(' | ')}`);
           try {
-            // Whatever the index lag, a read lists each event at most once and only as committed
+            // Whatever the index lag, a page lists each event at most once and only as committed
             // (no duplicate, no ghost); once the indexes have caught up it is the model.
             const committedOnly = (listed: SpecialEventBody[]) => {
               expect(new Set(listed.map((e) => e.eventId)).size).toBe(listed.length);
@@ -136,12 +136,15 @@ describe('GET /special-events', () => {
                   `/special-events?startDate=${year}-01-01&endDate=${year}-12-31&page=${page}&limit=${walkLimit}`,
                 );
                 expect(response.status).toBe(200);
+                committedOnly(response.body);
                 walked.push(...response.body);
                 if (response.body.length < walkLimit) return walked;
               }
             };
             const model = modelList(events, `${year}-01-01`, `${year}-12-31`);
-            const walked = await readUntilSettled(walk, (read) => isDeepStrictEqual(read, model), committedOnly);
+            // Pages read while the indexes catch up may overlap or leave gaps between them (an entry
+            // not yet indexed shifts the ones after it); each page itself is checked as it is read.
+            const walked = await readUntilSettled(walk, (read) => isDeepStrictEqual(read, model));
             expect(walked).toEqual(model);
             expect(new Set(walked.map((e) => e.eventId)).size).toBe(walked.length);
           } finally {
