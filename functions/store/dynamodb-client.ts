@@ -79,11 +79,6 @@ function recordAttempts(client: DynamoDBClient): void {
   );
 }
 
-/** Tests and the benchmark swap in a client with fault injection or capacity accounting. */
-export function setDocumentClient(client: DynamoDBDocumentClient | undefined): void {
-  documentClient = client;
-}
-
 export function requiredEnv(name: string): string {
   const value = process.env[name];
   if (!value) throw new Error(`Environment variable ${name} is not set`);

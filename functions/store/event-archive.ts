@@ -1,22 +1,13 @@
 // Export and import of whole events for the operators' `npm run events` (bin/events.ts): every
 // committed event read back, and an exported event written under its own id and version through
 // the store's one write path. The Scan lives here so that no Lambda bundle carries it.
-import { ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { toStoredEvent, type StoredEvent } from './event-items.ts';
 import { EventsStore } from './events-store.ts';
 import { keys } from './table-definition.ts';
 
-export class EventArchive {
-  private readonly client: DynamoDBDocumentClient;
-  private readonly tableName: string;
-  private readonly store: EventsStore;
-
-  constructor(client: DynamoDBDocumentClient, tableName: string) {
-    this.client = client;
-    this.tableName = tableName;
-    this.store = new EventsStore(client, tableName);
-  }
-
+/** The store with a Scan of every event; its `importEvent` writes one back. */
+export class EventArchive extends EventsStore {
   /**
    * Every committed event with its version, one Scan page (at most 1 MB) at a time: for the
    * operators' export, never for a handler (no function may Scan). Only base items with a
@@ -37,10 +28,5 @@ export class EventArchive {
       for (const item of page.Items ?? []) yield toStoredEvent(item);
       startKey = page.LastEvaluatedKey;
     } while (startKey);
-  }
-
-  /** See EventsStore.importEvent: created as exported, left alone if unchanged, else replaced (the version grows). */
-  importEvent(stored: StoredEvent): Promise<'created' | 'unchanged' | 'replaced'> {
-    return this.store.importEvent(stored);
   }
 }

@@ -14,7 +14,7 @@ export type Item = Record<string, unknown>;
 export interface StoredEvent { event: SpecialEvent; version: number }
 
 /** A base item as a write needs it. */
-export interface BaseItem extends StoredEvent { createdAt?: string; lastWriteId?: string }
+export interface BaseItem extends StoredEvent { createdAt?: string | undefined }
 
 /** The attributes a list reads of a base item. */
 export const BASE_ATTRIBUTES = ['eventId', ...EVENT_FIELDS, 'version'];
@@ -24,10 +24,8 @@ export const MAX_VERSION = Number.MAX_SAFE_INTEGER;
 
 /** Why `value` cannot be a stored version (a safe integer from 1 to MAX_VERSION), or undefined if it can. */
 export function storedVersionProblem(value: unknown): string | undefined {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-    return `the version must be a whole number from 1 to ${MAX_VERSION}, not ${JSON.stringify(value)}`;
-  }
-  return undefined;
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 1) return undefined;
+  return `the version must be a whole number from 1 to ${MAX_VERSION}, not ${JSON.stringify(value)}`;
 }
 
 export function toStoredEvent(item: Item): StoredEvent {
@@ -40,11 +38,7 @@ export function toStoredEvent(item: Item): StoredEvent {
 /** A base item, or undefined for none (or for the marker a create's fence leaves: it has no version). */
 export function toBaseItem(item: Item | undefined): BaseItem | undefined {
   if (item?.version === undefined) return undefined;
-  return {
-    ...toStoredEvent(item),
-    ...(typeof item.createdAt === 'string' ? { createdAt: item.createdAt } : {}),
-    ...(typeof item.lastWriteId === 'string' ? { lastWriteId: item.lastWriteId } : {}),
-  };
+  return { ...toStoredEvent(item), createdAt: typeof item.createdAt === 'string' ? item.createdAt : undefined };
 }
 
 /** The dates of `dates` grouped by month, each month's sorted. */

@@ -6,16 +6,15 @@
 // retry a lost race. Protocol, data model and failure cases: functions/store/README.md.
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { EVENT_FIELDS } from '../events/event-fields.ts';
 import type { NewSpecialEvent, SpecialEvent, SpecialEventChanges } from '../events/event-schema.ts';
 import { classifyCommitError, MAX_VERSION, monthLimitProblem, planMonths, storedVersionProblem, toBaseItem, toStoredEvent, unmarshallItem, versionCondition, type BaseItem, type Item, type StoredEvent } from './event-items.ts';
-import { idempotencyRequest, liveRecord, recordPut, type IdempotencyRequest, type IdempotencyScope, type IdempotentOperation } from './idempotency-records.ts';
+import { idempotencyRequest, liveRecord, recordPut, type IdempotencyRequest, type IdempotencyScope } from './idempotency-records.ts';
 import { ConcurrentModificationError, EventNotFoundError, EventVersionMismatchError, neverReachedDynamoDb, StoreBusyError, TooManyMonthsError, VersionLimitError, WriteOutcomeUnknownError } from './store-errors.ts';
 import { keys } from './table-definition.ts';
 
 export type { StoredEvent } from './event-items.ts';
-export { MAX_VERSION, storedVersionProblem } from './event-items.ts';
-export type { IdempotencyScope } from './idempotency-records.ts';
 export { EventsReader, type ListEventsQuery, type ListEventsResult } from './month-index-reader.ts';
 export { ConcurrentModificationError, EventNotFoundError, EventVersionMismatchError, IdempotencyKeyReusedError, StoreBusyError, WriteOutcomeUnknownError } from './store-errors.ts';
 
@@ -29,33 +28,16 @@ export const MAX_WRITE_ATTEMPTS = 8, LOST_RACE_BUDGET_MS = 1_000;
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** Lost the version race (or a transaction conflict): re-read and retry. */
-export class LostRaceError extends Error { override name = 'LostRaceError'; }
+class LostRaceError extends Error { override name = 'LostRaceError'; }
 /** The idempotency record's condition failed: a request with the same key has committed. */
 class KeyTakenError extends Error { override name = 'KeyTakenError'; }
-
-/**
- * The one bounded retry of every writer: `attempt` again after a lost race, with jitter, at most
- * MAX_WRITE_ATTEMPTS times within LOST_RACE_BUDGET_MS; then `exhausted()` is thrown.
- */
-export async function retryLostRaces<T>(attempt: () => Promise<T>, exhausted: () => Error, signal?: AbortSignal): Promise<T> {
-  const started = Date.now();
-  for (let round = 1; ; round++) {
-    try {
-      return await attempt();
-    } catch (error) {
-      if (!(error instanceof LostRaceError)) throw error;
-      if (round >= MAX_WRITE_ATTEMPTS || Date.now() - started > LOST_RACE_BUDGET_MS) throw exhausted();
-      await sleep(Math.random() * 10 * round, undefined, { signal });
-    }
-  }
-}
 
 /** One write: the base item it read (none: a create), what replaces it (none: a delete), and the answer its record keeps. */
 interface Write { eventId: string; current: BaseItem | undefined; next: SpecialEvent | undefined; version?: number; request?: IdempotencyRequest | undefined; answer?: Item }
 
 export class EventsStore {
-  private readonly client: DynamoDBDocumentClient;
-  private readonly tableName: string;
+  protected readonly client: DynamoDBDocumentClient;
+  protected readonly tableName: string;
   private readonly idempotencyTableName: string | undefined;
   private readonly signal: AbortSignal | undefined;
   private readonly deadline: number;
@@ -78,7 +60,7 @@ export class EventsStore {
    * later request with the key gets the event it created (IdempotencyKeyReusedError if it differs).
    */
   async createEvent(input: NewSpecialEvent, idempotency?: IdempotencyScope): Promise<StoredEvent> {
-    const request = idempotency && this.request('create', idempotency, input);
+    const request = idempotency && idempotencyRequest(this.idempotencyTableName, 'create', idempotency, input);
     return this.idempotent(request, (record) => toStoredEvent({ ...(record.event as object), version: 1 }), () =>
       this.retrying('', async () => {
         const event: SpecialEvent = { eventId: randomUUID(), ...input };
@@ -98,7 +80,7 @@ export class EventsStore {
    * EventVersionMismatchError (If-Match). With an idempotency scope, a repeat gets the first answer.
    */
   async updateEvent(eventId: string, changes: SpecialEventChanges, expectedVersion?: number, idempotency?: IdempotencyScope): Promise<StoredEvent> {
-    const request = idempotency && this.request('update', idempotency, { eventId, changes, expectedVersion });
+    const request = idempotency && idempotencyRequest(this.idempotencyTableName, 'update', idempotency, { eventId, changes, expectedVersion });
     return this.idempotent(request, (record) => toStoredEvent({ ...(record.event as object), version: record.version }), () =>
       this.retrying(eventId, async () => {
         const current = await this.readForWrite(eventId, expectedVersion);
@@ -112,7 +94,7 @@ export class EventsStore {
 
   /** Deletes the event and its month items; with `expectedVersion`, only that version. */
   async deleteEvent(eventId: string, expectedVersion?: number, idempotency?: IdempotencyScope): Promise<void> {
-    const request = idempotency && this.request('delete', idempotency, { eventId, expectedVersion });
+    const request = idempotency && idempotencyRequest(this.idempotencyTableName, 'delete', idempotency, { eventId, expectedVersion });
     await this.idempotent(request, () => undefined, () =>
       this.retrying(eventId, async () => {
         const current = await this.readForWrite(eventId, expectedVersion);
@@ -133,8 +115,7 @@ export class EventsStore {
     return this.retrying(eventId, async () => {
       const current = await this.getEvent(eventId);
       if (current) {
-        const { eventId: _, ...currentFields } = current.event;
-        if (JSON.stringify(sortedEntries(currentFields)) === JSON.stringify(sortedEntries(fields))) return 'unchanged';
+        if (EVENT_FIELDS.every((field) => JSON.stringify(current.event[field]) === JSON.stringify(stored.event[field]))) return 'unchanged';
         await this.updateEvent(eventId, fields);
         return 'replaced';
       }
@@ -143,12 +124,21 @@ export class EventsStore {
     });
   }
 
-  private request(operation: IdempotentOperation, scope: IdempotencyScope, input: unknown): IdempotencyRequest {
-    return idempotencyRequest(this.idempotencyTableName, operation, scope, input);
-  }
-
-  private retrying<T>(eventId: string, attempt: () => Promise<T>): Promise<T> {
-    return retryLostRaces(attempt, () => new ConcurrentModificationError(eventId, 'was changed by other requests at the same time; retry the request'), this.signal);
+  /**
+   * The one bounded retry of every writer: `attempt` again after a lost race, with jitter, at most
+   * MAX_WRITE_ATTEMPTS times within LOST_RACE_BUDGET_MS; then a 409 with Retry-After.
+   */
+  private async retrying<T>(eventId: string, attempt: () => Promise<T>): Promise<T> {
+    const started = Date.now();
+    for (let round = 1; ; round++) {
+      try {
+        return await attempt();
+      } catch (error) {
+        if (!(error instanceof LostRaceError)) throw error;
+        if (round >= MAX_WRITE_ATTEMPTS || Date.now() - started > LOST_RACE_BUDGET_MS) throw new ConcurrentModificationError(eventId, 'was changed by other requests at the same time; retry the request');
+        await sleep(Math.random() * 10 * round, undefined, { signal: this.signal });
+      }
+    }
   }
 
   /**
@@ -197,7 +187,9 @@ export class EventsStore {
     }
     const version = write.version ?? (current?.version ?? 0) + 1;
     if (next && version > MAX_VERSION) throw new VersionLimitError(eventId, current?.version ?? version);
-    this.checkTime(COMMIT_RESERVE_MS);
+    // No write starts once the answer is decided, or so late that its outcome could not be learned before then.
+    this.signal?.throwIfAborted();
+    if (Date.now() > this.deadline - COMMIT_RESERVE_MS) throw new StoreBusyError('Not enough time left to write');
     const writeId = randomUUID();
     const now = new Date();
     const condition = { ...versionCondition(current?.version, writeId), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
@@ -211,7 +203,9 @@ export class EventsStore {
       ...plan.deletes.map((Key) => ({ Delete: { TableName: this.tableName, Key } })),
     ];
     try {
-      await this.client.send(new TransactWriteCommand({ TransactItems: items, ClientRequestToken: writeId }), { abortSignal: this.commitSignal() });
+      // At most MAX_COMMIT_MS, ending FENCE_RESERVE_MS before the deadline, left for the fence.
+      const abortSignal = AbortSignal.timeout(Math.min(MAX_COMMIT_MS, this.deadline - Date.now() - FENCE_RESERVE_MS));
+      await this.client.send(new TransactWriteCommand({ TransactItems: items, ClientRequestToken: writeId }), { abortSignal });
     } catch (error) {
       if (!(error instanceof Error)) throw error;
       const outcome = classifyCommitError(error, neverReachedDynamoDb(error), request !== undefined);
@@ -236,31 +230,28 @@ export class EventsStore {
    * The commit may or may not have applied (timeout, lost response, 5xx): make sure it cannot
    * apply later, then look. On an existing event, a conditional UpdateItem sets `fencedWrite` to
    * this write's id while the version is still the one read: the commit's condition excludes its
-   * own fenced id, so a late attempt fails. For a create, a marker item without a version at the
-   * new id (readers treat it as absent). Returns if the write applied; throws otherwise.
+   * own fenced id, so a late attempt fails. For a create, the same UpdateItem where no item is
+   * leaves a marker without a version at the new id (readers treat it as absent). Returns if the
+   * write applied; throws otherwise.
    */
   private async fence(write: Write, writeId: string, error: Error): Promise<void> {
-    const signal = this.fenceSignal();
-    if (!signal) throw new WriteOutcomeUnknownError(write.eventId, `${error.name}; no time left to fence`);
+    // At most FENCE_TIMEOUT_MS, ending 200 ms before the deadline; no fence with under 200 ms left.
+    const budget = this.deadline - Date.now() - 200;
+    if (budget < 200) throw new WriteOutcomeUnknownError(write.eventId, `${error.name}; no time left to fence`);
+    const signal = AbortSignal.timeout(Math.min(budget, FENCE_TIMEOUT_MS));
     try {
-      const key = keys.event(write.eventId);
-      if (write.current) {
-        const { ConditionExpression, ExpressionAttributeValues } = versionCondition(write.current.version);
-        await this.client.send(
-          new UpdateCommand({
-            TableName: this.tableName,
-            Key: key,
-            UpdateExpression: 'SET fencedWrite = :writeId',
-            ConditionExpression,
-            ExpressionAttributeValues: { ...ExpressionAttributeValues, ':writeId': writeId },
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          }),
-          { abortSignal: signal },
-        );
-      } else {
-        const marker = { TableName: this.tableName, Item: { ...key, fencedWrite: writeId }, ...versionCondition(undefined), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
-        await this.client.send(new PutCommand(marker), { abortSignal: signal });
-      }
+      const { ConditionExpression, ExpressionAttributeValues } = versionCondition(write.current?.version);
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.event(write.eventId),
+          UpdateExpression: 'SET fencedWrite = :writeId',
+          ConditionExpression,
+          ExpressionAttributeValues: { ...ExpressionAttributeValues, ':writeId': writeId },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+        { abortSignal: signal },
+      );
     } catch (fenceError) {
       if (!(fenceError instanceof Error) || fenceError.name !== 'ConditionalCheckFailedException') throw new WriteOutcomeUnknownError(write.eventId, `${error.name}, then the fence: ${String(fenceError)}`);
       const found = unmarshallItem((fenceError as { Item?: unknown }).Item);
@@ -280,26 +271,4 @@ export class EventsStore {
     // Fenced: the commit did not apply and never will.
     throw new StoreBusyError(`The commit did not complete (${error.name}); nothing was written`);
   }
-
-  /** No write starts once the answer is decided, or so late that its outcome could not be learned before then. */
-  private checkTime(reserveMs: number): void {
-    this.signal?.throwIfAborted();
-    if (Date.now() > this.deadline - reserveMs) throw new StoreBusyError('Not enough time left to write');
-  }
-
-  /** The commit's own time limit: at most MAX_COMMIT_MS, ending FENCE_RESERVE_MS before the deadline, left for the fence. */
-  private commitSignal(): AbortSignal {
-    return AbortSignal.timeout(Math.min(MAX_COMMIT_MS, this.deadline - Date.now() - FENCE_RESERVE_MS));
-  }
-
-  /** The fence's time limit: at most FENCE_TIMEOUT_MS, ending 200 ms before the deadline; none when under 200 ms is left. */
-  private fenceSignal(): AbortSignal | undefined {
-    const budget = this.deadline - Date.now() - 200;
-    return budget < 200 ? undefined : AbortSignal.timeout(Math.min(budget, FENCE_TIMEOUT_MS));
-  }
-}
-
-/** Reads of the same event compare equal whatever order their fields came in. */
-function sortedEntries(value: Record<string, unknown>): [string, unknown][] {
-  return Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }

@@ -19,13 +19,11 @@ import { idempotencyTable } from './table-definition.ts';
 // the event id, body and If-Match as sent of a PATCH or DELETE); undefined: the store's input.
 export interface IdempotencyScope { principal: string; key: string; request?: unknown }
 
-export type IdempotentOperation = 'create' | 'update' | 'delete';
-
 export interface IdempotencyRequest { tableName: string; id: string; requestHash: string }
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('base64url');
 
-export function idempotencyRequest(tableName: string | undefined, operation: IdempotentOperation, scope: IdempotencyScope, input: unknown): IdempotencyRequest {
+export function idempotencyRequest(tableName: string | undefined, operation: 'create' | 'update' | 'delete', scope: IdempotencyScope, input: unknown): IdempotencyRequest {
   if (!tableName) throw new Error('The events store has no idempotency table');
   return {
     tableName,

@@ -1,4 +1,4 @@
-// Listing: one page of the events with a date in a range, read from the `byMonth` index and
+// EventsReader: one page of the events with a date in a range, read from the `byMonth` index and
 // confirmed by the base items. Protocol: functions/store/README.md.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BatchGetCommand, QueryCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -13,60 +13,58 @@ export interface ListEventsQuery { startDate: string; endDate: string; page: num
 /** `hasMore`: an event follows this page (read one past it); `consumedReadCapacity`: RCUs of the page's queries and item reads. */
 export interface ListEventsResult { events: SpecialEvent[]; hasMore: boolean; consumedReadCapacity: number }
 
-interface Listing { client: DynamoDBDocumentClient; tableName: string; signal: AbortSignal | undefined }
-
 /** The list's side of the store, apart from EventsStore: the list's bundle leaves the writes out. */
 export class EventsReader {
-  private readonly listing: Listing;
+  readonly client: DynamoDBDocumentClient;
+  readonly tableName: string;
+  readonly signal: AbortSignal | undefined;
   /** `signal` aborts every DynamoDB call and retry wait (the invocation's deadline). */
   constructor(client: DynamoDBDocumentClient, tableName: string, signal?: AbortSignal) {
-    this.listing = { client, tableName, signal };
+    this.client = client;
+    this.tableName = tableName;
+    this.signal = signal;
   }
 
-  listEvents(query: ListEventsQuery): Promise<ListEventsResult> {
-    return listEvents(this.listing, query);
+  /**
+   * One page of the events with at least one date in [startDate, endDate], ordered by their first
+   * date in the range, then name, then id. The indexes are eventually consistent: an entry counts
+   * only if its event's base item, read strongly consistently, has the same name and the same dates
+   * in that month (isCurrentEntry), so a deleted event never shows and a changed one shows once, at
+   * its current place, once the index has caught up. Skipped pages are validated the same way.
+   */
+  async listEvents(query: ListEventsQuery): Promise<ListEventsResult> {
+    const entries = new MonthIndexReader(this, query.startDate, query.endDate);
+    const baseItems = new Map<string, BaseItem | undefined>();
+    const listed = new Set<string>();
+    const events: SpecialEvent[] = [];
+    let toSkip = (query.page - 1) * query.limit;
+    let itemReadCapacity = 0;
+    // One event past the page tells whether a next page exists (the `next` link): one more index
+    // entry and, in the same BatchGetItem, one more base item.
+    const wantedEvents = query.limit + 1;
+    while (events.length < wantedEvents) {
+      const entry = await entries.next();
+      if (!entry) break;
+      if (!baseItems.has(entry.eventId)) {
+        // Read this event and the next ones the page may need in one batch.
+        const wanted = Math.min(100, toSkip + wantedEvents - events.length);
+        const upcoming = await entries.upcomingEventIds(wanted - 1, (id) => id !== entry.eventId && !baseItems.has(id) && !listed.has(id));
+        const { items, consumedReadCapacity } = await batchGetEvents(this, [entry.eventId, ...upcoming]);
+        itemReadCapacity += consumedReadCapacity;
+        for (const eventId of [entry.eventId, ...upcoming]) baseItems.set(eventId, toBaseItem(items.get(eventId)));
+      }
+      const committed = baseItems.get(entry.eventId)?.event;
+      if (committed && isCurrentEntry(entry, committed) && !listed.has(entry.eventId)) {
+        listed.add(entry.eventId);
+        if (toSkip > 0) toSkip -= 1;
+        else events.push(committed);
+      }
+    }
+    return { events: events.slice(0, query.limit), hasMore: events.length > query.limit, consumedReadCapacity: entries.consumedReadCapacity + itemReadCapacity };
   }
 }
 
-/**
- * One page of the events with at least one date in [startDate, endDate], ordered by their first
- * date in the range, then name, then id. The indexes are eventually consistent: an entry counts
- * only if its event's base item, read strongly consistently, has the same name and the same dates
- * in that month (isCurrentEntry), so a deleted event never shows and a changed one shows once, at
- * its current place, once the index has caught up. Skipped pages are validated the same way.
- */
-export async function listEvents(listing: Listing, query: ListEventsQuery): Promise<ListEventsResult> {
-  const entries = new MonthIndexReader(listing, query.startDate, query.endDate);
-  const baseItems = new Map<string, BaseItem | undefined>();
-  const listed = new Set<string>();
-  const events: SpecialEvent[] = [];
-  let toSkip = (query.page - 1) * query.limit;
-  let itemReadCapacity = 0;
-  // One event past the page tells whether a next page exists (the `next` link): one more index
-  // entry and, in the same BatchGetItem, one more base item.
-  const wantedEvents = query.limit + 1;
-  while (events.length < wantedEvents) {
-    const entry = await entries.next();
-    if (!entry) break;
-    if (!baseItems.has(entry.eventId)) {
-      // Read this event and the next ones the page may need in one batch.
-      const wanted = Math.min(100, toSkip + wantedEvents - events.length);
-      const upcoming = await entries.upcomingEventIds(wanted - 1, (id) => id !== entry.eventId && !baseItems.has(id) && !listed.has(id));
-      const { items, consumedReadCapacity } = await batchGetEvents(listing, [entry.eventId, ...upcoming]);
-      itemReadCapacity += consumedReadCapacity;
-      for (const eventId of [entry.eventId, ...upcoming]) baseItems.set(eventId, toBaseItem(items.get(eventId)));
-    }
-    const committed = baseItems.get(entry.eventId)?.event;
-    if (committed && isCurrentEntry(entry, committed) && !listed.has(entry.eventId)) {
-      listed.add(entry.eventId);
-      if (toSkip > 0) toSkip -= 1;
-      else events.push(committed);
-    }
-  }
-  return { events: events.slice(0, query.limit), hasMore: events.length > query.limit, consumedReadCapacity: entries.consumedReadCapacity + itemReadCapacity };
-}
-
-async function batchGetEvents(listing: Listing, eventIds: string[]): Promise<{ items: Map<string, Item>; consumedReadCapacity: number }> {
+async function batchGetEvents(listing: EventsReader, eventIds: string[]): Promise<{ items: Map<string, Item>; consumedReadCapacity: number }> {
   const items = new Map<string, Item>();
   let consumedReadCapacity = 0;
   let keysToRead: Item[] | undefined = eventIds.map((eventId) => keys.event(eventId));
@@ -104,7 +102,7 @@ async function batchGetEvents(listing: Listing, eventIds: string[]): Promise<{ i
  */
 class MonthIndexReader {
   consumedReadCapacity = 0;
-  private readonly listing: Listing;
+  private readonly listing: EventsReader;
   private readonly startDate: string;
   private readonly endDate: string;
   private readonly months: string[];
@@ -114,7 +112,7 @@ class MonthIndexReader {
   /** The first month's entries that started before startDate, in list order, not yet merged; undefined until read. */
   private running: { entry: MonthIndexEntry; order: Buffer }[] | undefined;
 
-  constructor(listing: Listing, startDate: string, endDate: string) {
+  constructor(listing: EventsReader, startDate: string, endDate: string) {
     this.listing = listing;
     this.startDate = startDate;
     this.endDate = endDate;
@@ -202,7 +200,7 @@ class MonthIndexReader {
   }
 }
 
-export function sumCapacity(consumed: { CapacityUnits?: number }[] | { CapacityUnits?: number } | undefined): number {
+function sumCapacity(consumed: { CapacityUnits?: number }[] | { CapacityUnits?: number } | undefined): number {
   const list = Array.isArray(consumed) ? consumed : consumed ? [consumed] : [];
   return list.reduce((sum, entry) => sum + (entry.CapacityUnits ?? 0), 0);
 }

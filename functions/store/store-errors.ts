@@ -4,34 +4,23 @@ import { HttpProblem, retryAfter, STORE_UNAVAILABLE_DETAIL } from '../events/pro
 
 export class EventNotFoundError extends HttpProblem {
   override name = 'EventNotFoundError';
-  readonly eventId: string;
   constructor(eventId: string) {
     super('not-found', `No special event has the id ${eventId}`);
-    this.eventId = eventId;
   }
 }
 
 export class EventVersionMismatchError extends HttpProblem {
   override name = 'EventVersionMismatchError';
-  readonly eventId: string;
-  readonly currentVersion: number;
   constructor(eventId: string, currentVersion: number) {
     super('precondition-failed', `The special event ${eventId} has changed: its current version is ${currentVersion}`);
-    this.eventId = eventId;
-    this.currentVersion = currentVersion;
   }
 }
 
 /** Other writes of the same event kept winning: this write did not commit and will not (409 with Retry-After; a retry is safe). */
 export class ConcurrentModificationError extends HttpProblem {
   override name = 'ConcurrentModificationError';
-  readonly eventId: string;
-  readonly retryAfterSeconds: number;
   constructor(eventId: string, reason = 'is being changed by other requests; retry the request', retryAfterSeconds = 1) {
-    const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
-    super('conflict', `The special event ${eventId} ${reason}`, { headers: retryAfter(seconds) });
-    this.eventId = eventId;
-    this.retryAfterSeconds = seconds;
+    super('conflict', `The special event ${eventId} ${reason}`, { headers: retryAfter(Math.max(1, Math.ceil(retryAfterSeconds))) });
   }
 }
 

@@ -4,7 +4,7 @@
 export interface KeyAttribute { name: string; type: 'S' }
 
 /** What a global secondary index copies from the table: the keys only, or the keys and some attributes. */
-export type IndexProjection = { type: 'KEYS_ONLY' } | { type: 'INCLUDE'; attributes: readonly string[] };
+type IndexProjection = { type: 'KEYS_ONLY' } | { type: 'INCLUDE'; attributes: readonly string[] };
 
 export interface TableDefinition {
   partitionKey: KeyAttribute;
@@ -78,6 +78,5 @@ export const keys = {
   // Few users, read through the authorizer's caches: one partition lets the CLI list them with a Query.
   user: (username: string) => ({ pk: 'USERS', sk: `USER#${username}` }),
   usersPartition: 'USERS',
-  usernameFromSk: (sk: string) => sk.slice('USER#'.length),
   eventIdFromPk: (pk: string) => pk.slice('EVENT#'.length),
 };

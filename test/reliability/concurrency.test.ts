@@ -3,7 +3,7 @@
 // If-Match makes a lost update impossible.
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { MONTH_INDEX, keys } from '../../functions/store/table-definition.ts';
-import { api, type ApiResponse, type SpecialEventBody } from '../support/api-client.ts';
+import { api, apiRetrying, useInjectedApi, type ApiResponse, type SpecialEventBody } from '../support/api-client.ts';
 import { testEnvironment } from '../support/test-environment.ts';
 import { recordFigures } from './figures.ts';
 import { dayOfYear, RESERVED_YEARS } from './reserved-years.ts';
@@ -13,10 +13,11 @@ const YEAR = RESERVED_YEARS.concurrency;
 const PATCHES = 50;
 const ROUNDS = 3;
 
+useInjectedApi();
 afterAll(() => closeTableClient());
 
 async function createEvent(): Promise<SpecialEventBody> {
-  const response = await api<SpecialEventBody>('POST', '/special-events', {
+  const response = await apiRetrying<SpecialEventBody>('POST', '/special-events', {
     json: { name: 'Race', location: 'Hall', eventDescription: 'Raced', dates: [dayOfYear(YEAR, 0)], price: 0 },
   });
   expect(response.status).toBe(201);
@@ -168,14 +169,7 @@ describe('If-Match', () => {
     const path = `/special-events/${event.eventId}`;
     // Every write reads the version, then commits on it: under this contention most lose the race
     // within their retry budget and answer 409 with Retry-After; the client retries as told.
-    const change = async (price: number): Promise<ApiResponse<SpecialEventBody>> => {
-      for (let attempt = 1; ; attempt++) {
-        const response = await api<SpecialEventBody>('PATCH', path, { json: { price } });
-        if (![409, 503].includes(response.status) || attempt >= 20) return response;
-        expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 1000 * Number(response.headers.get('retry-after'))));
-      }
-    };
+    const change = (price: number) => apiRetrying<SpecialEventBody>('PATCH', path, { json: { price } }, { attempts: 20 });
     const responses = await Promise.all(Array.from({ length: PATCHES }, (_, i) => change(200 + i)));
     expect(responses.map((response) => response.status)).toEqual(responses.map(() => 200));
     const versions = responses.map((response) => Number(response.headers.get('etag')?.replace(/"/g, '')));

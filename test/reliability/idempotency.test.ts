@@ -5,12 +5,13 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { hashPassword } from '../../functions/auth/passwords.ts';
 import { UsersStore } from '../../functions/auth/users-store.ts';
 import { LOCAL_TABLE_NAMES } from '../../lib/local/dynamodb-local.ts';
-import { api, type SpecialEventBody } from '../support/api-client.ts';
+import { api, apiRetrying, useInjectedApi, type SpecialEventBody } from '../support/api-client.ts';
 import { testEnvironment } from '../support/test-environment.ts';
 import { documentedProblemKind } from './problem-check.ts';
 import { dayOfYear, RESERVED_YEARS } from './reserved-years.ts';
 import { baseItemsNamed, closeTableClient, tableClient } from './stored-items.ts';
 
+useInjectedApi();
 afterAll(() => closeTableClient());
 
 function body(name: string) {
@@ -18,16 +19,12 @@ function body(name: string) {
 }
 
 /**
- * A POST as a client sends it: a 503 (nothing was written; DynamoDB throttled or cancelled the
- * write, as it may at any time) is retried after its Retry-After, with the same Idempotency-Key,
- * at most 10 times. The assertions are about what the API answers once it has answered.
+ * A POST as a client sends it: a 409 or 503 with Retry-After (nothing was written; DynamoDB
+ * cancelled or throttled the write, as it may at any time) is sent again after it, with the same
+ * Idempotency-Key (apiRetrying). The assertions are about what the API answers once it has answered.
  */
-async function post(json: unknown, key?: string, as?: { username: string; password: string }) {
-  for (let attempt = 1; ; attempt++) {
-    const response = await api<SpecialEventBody>('POST', '/special-events', { json, ...(key ? { headers: { 'Idempotency-Key': key } } : {}), ...(as ? { as } : {}) });
-    if (response.status !== 503 || attempt >= 10) return response;
-    await new Promise((resolve) => setTimeout(resolve, Math.random() * 1000 * Number(response.headers.get('retry-after') ?? 1)));
-  }
+function post(json: unknown, key?: string, as?: { username: string; password: string }) {
+  return apiRetrying<SpecialEventBody>('POST', '/special-events', { json, ...(key ? { headers: { 'Idempotency-Key': key } } : {}), ...(as ? { as } : {}) });
 }
 
 describe('POST /special-events with an Idempotency-Key', () => {

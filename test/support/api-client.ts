@@ -1,7 +1,7 @@
 // A small HTTP client for the end-to-end tests: real requests to the local API, and every
 // response checked against the OpenAPI contract (test/support/contract.ts).
 import { assertMatchesContract } from './contract.ts';
-import { TEST_USERS, testEnvironment } from './test-environment.ts';
+import { injectedApiUrl, TEST_USERS, testEnvironment } from './test-environment.ts';
 
 export type Credentials = { username: string; password: string } | 'none' | { header: string };
 
@@ -26,8 +26,20 @@ export function basicAuthorization(username: string, password: string): string {
   return `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
 }
 
+let injected = false;
+
+/**
+ * Sends this test file's requests to the local API whose DynamoDB lags its indexes and cancels a
+ * share of writes (test/support/global-setup.ts): for the suites of the store's guarantees, which
+ * follow the client's retry (apiRetrying) and poll the list (readUntilSettled). Jest gives each
+ * test file its own copy of this module.
+ */
+export function useInjectedApi(): void {
+  injected = true;
+}
+
 export async function api<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
-  const { url } = testEnvironment();
+  const url = injected ? injectedApiUrl() : testEnvironment().url;
   const who = options.as ?? 'editor';
   const credentials = typeof who === 'string' && who !== 'none' ? TEST_USERS[who] : who;
   const headers: Record<string, string> = { ...options.headers };
@@ -48,9 +60,9 @@ export async function api<T = unknown>(method: string, path: string, options: Re
   return result;
 }
 
-/** Creates an event as the editor and returns it (asserting 201). */
+/** Creates an event as the editor, retrying as a client does (apiRetrying), and returns it (asserting 201). */
 export async function createEvent(fields: Partial<Record<string, unknown>> = {}): Promise<SpecialEventBody> {
-  const response = await api<SpecialEventBody>('POST', '/special-events', { json: { ...sampleEvent(), ...fields } });
+  const response = await apiRetrying<SpecialEventBody>('POST', '/special-events', { json: { ...sampleEvent(), ...fields } });
   if (response.status !== 201) throw new Error(`create failed: ${response.status} ${response.text}`);
   return response.body;
 }
@@ -86,4 +98,49 @@ const workerShare = (Number(process.env.JEST_WORKER_ID ?? '1') - 1) % WORKER_SHA
  */
 export function privateYear(): number {
   return 2100 + workerShare * YEARS_PER_SHARE + Math.floor(Math.random() * YEARS_PER_SHARE);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Answers after which nothing was written and nothing will be, when they carry Retry-After (docs/API.md, errors). */
+const RETRIED_STATUSES = new Set([409, 429, 503]);
+const RETRY_ATTEMPTS = 10;
+
+/**
+ * A request as a client sends it (docs/API.md): a 409, 429 or 503 with Retry-After is sent again
+ * unchanged (the same Idempotency-Key, the same If-Match) after a random wait of up to Retry-After
+ * seconds, at most RETRY_ATTEMPTS times in all; `retry` narrows the statuses or changes the
+ * attempts. Returns the first other answer, or the last one: the caller asserts on it.
+ */
+export async function apiRetrying<T = unknown>(method: string, path: string, options: RequestOptions = {}, retry: { attempts?: number; statuses?: number[] } = {}): Promise<ApiResponse<T>> {
+  const statuses = new Set(retry.statuses ?? RETRIED_STATUSES);
+  for (let attempt = 1; ; attempt++) {
+    const response = await api<T>(method, path, options);
+    const retryAfter = response.headers.get('retry-after');
+    if (!statuses.has(response.status) || retryAfter === null || attempt >= (retry.attempts ?? RETRY_ATTEMPTS)) return response;
+    await sleep(Math.random() * 1000 * Number(retryAfter));
+  }
+}
+
+/**
+ * How long a reader waits for the list to show a committed write. The list is read from global
+ * secondary indexes, which are eventually consistent
+ * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/GSI.html#GSI.Writes): a bound
+ * for polling, not an assertion.
+ */
+export const INDEX_SETTLE_BOUND_MS = 15_000;
+
+/**
+ * Reads until `settled` holds or INDEX_SETTLE_BOUND_MS has passed, and returns the last read: the
+ * caller asserts on it. `everyRead` checks each read on the way, for what holds whatever the lag
+ * (no duplicate, no ghost).
+ */
+export async function readUntilSettled<T>(read: () => Promise<T>, settled: (value: T) => boolean, everyRead: (value: T) => void = () => undefined): Promise<T> {
+  const until = Date.now() + INDEX_SETTLE_BOUND_MS;
+  for (;;) {
+    const value = await read();
+    everyRead(value);
+    if (settled(value) || Date.now() > until) return value;
+    await sleep(100);
+  }
 }

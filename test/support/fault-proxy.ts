@@ -72,10 +72,10 @@ export interface DynamoDbBehaviour {
   cancelShare?: number;
 }
 
-/** The behaviour asked for by MUSEUM_TEST_INDEX_LAG_MS and MUSEUM_TEST_CANCEL_SHARE, if any. */
-export function behaviourFromEnvironment(): DynamoDbBehaviour | undefined {
-  const indexLagMs = Number(process.env.MUSEUM_TEST_INDEX_LAG_MS ?? 0);
-  const cancelShare = Number(process.env.MUSEUM_TEST_CANCEL_SHARE ?? 0);
+/** The behaviour asked for by MUSEUM_TEST_INDEX_LAG_MS and MUSEUM_TEST_CANCEL_SHARE (unset: `defaults`), if any. */
+export function behaviourFromEnvironment(defaults: DynamoDbBehaviour = {}): DynamoDbBehaviour | undefined {
+  const indexLagMs = Number(process.env.MUSEUM_TEST_INDEX_LAG_MS ?? defaults.indexLagMs ?? 0);
+  const cancelShare = Number(process.env.MUSEUM_TEST_CANCEL_SHARE ?? defaults.cancelShare ?? 0);
   return indexLagMs > 0 || cancelShare > 0 ? { indexLagMs, cancelShare } : undefined;
 }
 

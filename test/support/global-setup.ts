@@ -11,40 +11,52 @@ import { behaviourFromEnvironment, startFaultProxy } from './fault-proxy.ts';
 import { startLocalApiProcess } from './local-api-process.ts';
 import { TEST_USERS } from './test-environment.ts';
 
+/**
+ * What the store's suites meet unless the environment says otherwise: a modest index lag and one
+ * write in twenty cancelled, enough to exercise every retry and poll on each run.
+ */
+const DEFAULT_INJECTED_BEHAVIOUR = { indexLagMs: 200, cancelShare: 0.05 };
+
 export default async function globalSetup(): Promise<void> {
   const dynamodb = await startDynamoDbLocal();
   await ensureLocalTables(dynamodb.endpoint);
   const client = localClient(dynamodb.endpoint);
-  await new UsersStore(createDocumentClient(client), LOCAL_TABLE_NAMES.events).putUser(
-    { ...TEST_USERS.viewer, role: 'viewer', passwordHash: await hashPassword(TEST_USERS.viewer.password) },
-    'create',
-  );
+  // The editor too, before either API starts: both would otherwise race to create it.
+  const users = new UsersStore(createDocumentClient(client), LOCAL_TABLE_NAMES.events);
+  await users.putUser({ ...TEST_USERS.viewer, role: 'viewer', passwordHash: await hashPassword(TEST_USERS.viewer.password) }, 'create');
+  await users.putUser({ ...TEST_USERS.editor, role: 'editor', passwordHash: await hashPassword(TEST_USERS.editor.password) }, 'create');
   client.destroy();
 
   // `npm test` collects the V8 coverage of this process too (test/support/coverage-report.ts).
   const childCoverage = process.env.MUSEUM_CHILD_COVERAGE === '1' ? resolve('coverage/local-api-v8') : undefined;
   if (childCoverage) await rm(childCoverage, { recursive: true, force: true });
   const workDirectory = await mkdtemp(join(tmpdir(), 'museum-api-test-'));
-  const logFile = join(workDirectory, 'local-api.log');
-  // MUSEUM_TEST_INDEX_LAG_MS / MUSEUM_TEST_CANCEL_SHARE: the local API reaches DynamoDB Local
-  // through the fault proxy, which lags the indexes and cancels writes as DynamoDB may.
-  const behaviour = behaviourFromEnvironment();
+  const start = (name: string, endpoint: string) =>
+    startLocalApiProcess(
+      {
+        DYNAMODB_ENDPOINT: endpoint,
+        MUSEUM_ADMIN_PASSWORD: TEST_USERS.editor.password,
+        // Keep the test server's runtime file away from a developer's own `npm start` in .data/.
+        MUSEUM_DATA_DIR: join(workDirectory, `${name}-data`),
+        ...(childCoverage ? { NODE_V8_COVERAGE: childCoverage } : {}),
+      },
+      join(workDirectory, `${name}.log`),
+    );
+  // The store's suites (useInjectedApi in api-client.ts) reach a second local API whose DynamoDB
+  // calls pass the fault proxy: the indexes lag and a share of writes is cancelled, as DynamoDB may
+  // at any time, so every run proves their guarantees under both. MUSEUM_TEST_INDEX_LAG_MS and
+  // MUSEUM_TEST_CANCEL_SHARE change it (both 0: none, and those suites use the first API). Every
+  // other suite keeps the first API on DynamoDB Local as it is: exact single-request answers.
+  const behaviour = behaviourFromEnvironment(DEFAULT_INJECTED_BEHAVIOUR);
   const proxy = behaviour && (await startFaultProxy(dynamodb.endpoint, behaviour));
-  const api = await startLocalApiProcess(
-    {
-      DYNAMODB_ENDPOINT: proxy?.endpoint ?? dynamodb.endpoint,
-      MUSEUM_ADMIN_PASSWORD: TEST_USERS.editor.password,
-      // Keep the test server's runtime file away from a developer's own `npm start` in .data/.
-      MUSEUM_DATA_DIR: join(workDirectory, 'data'),
-      ...(childCoverage ? { NODE_V8_COVERAGE: childCoverage } : {}),
-    },
-    logFile,
-  );
+  const [api, injectedApi] = await Promise.all([start('local-api', dynamodb.endpoint), proxy ? start('injected-api', proxy.endpoint) : undefined]);
+  const logFile = join(workDirectory, 'local-api.log');
   Object.assign(process.env, {
     MUSEUM_API_URL: api.url,
+    MUSEUM_INJECTED_API_URL: injectedApi?.url ?? api.url,
     TEST_DYNAMODB_ENDPOINT: dynamodb.endpoint,
     TEST_TABLE_NAME: LOCAL_TABLE_NAMES.events,
     TEST_LOCAL_API_LOG: logFile,
   });
-  (globalThis as { museumTestServices?: unknown }).museumTestServices = { api, dynamodb };
+  (globalThis as { museumTestServices?: unknown }).museumTestServices = { apis: [api, injectedApi], proxy, dynamodb };
 }

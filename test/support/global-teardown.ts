@@ -1,8 +1,10 @@
 import type { DynamoDbLocal } from '../../lib/local/dynamodb-local.ts';
+import type { FaultProxy } from './fault-proxy.ts';
 import type { LocalApiProcess } from './local-api-process.ts';
 
 export default async function globalTeardown(): Promise<void> {
-  const services = (globalThis as { museumTestServices?: { api: LocalApiProcess; dynamodb: DynamoDbLocal } }).museumTestServices;
-  await services?.api.stop();
+  const services = (globalThis as { museumTestServices?: { apis: (LocalApiProcess | undefined)[]; proxy: FaultProxy | undefined; dynamodb: DynamoDbLocal } }).museumTestServices;
+  await Promise.all((services?.apis ?? []).map(async (api) => api?.stop()));
+  await services?.proxy?.close();
   await services?.dynamodb.stop();
 }

@@ -10,3 +10,8 @@ export function testEnvironment() {
   if (!url || !dynamodbEndpoint) throw new Error('Run the tests with `npm test` (the global setup starts the local API)');
   return { url, dynamodbEndpoint, tableName: process.env.TEST_TABLE_NAME ?? '', logFile: process.env.TEST_LOCAL_API_LOG ?? '' };
 }
+
+/** The local API behind the fault proxy (the first one when injection is off): see global-setup.ts. */
+export function injectedApiUrl(): string {
+  return process.env.MUSEUM_INJECTED_API_URL ?? testEnvironment().url;
+}
