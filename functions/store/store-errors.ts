@@ -19,8 +19,8 @@ export class EventVersionMismatchError extends HttpProblem {
 /** Other writes of the same event kept winning: this write did not commit and will not (409 with Retry-After; a retry is safe). */
 export class ConcurrentModificationError extends HttpProblem {
   override name = 'ConcurrentModificationError';
-  constructor(eventId: string, reason = 'is being changed by other requests; retry the request', retryAfterSeconds = 1) {
-    super('conflict', `The special event ${eventId} ${reason}`, { headers: retryAfter(Math.max(1, Math.ceil(retryAfterSeconds))) });
+  constructor(eventId: string, reason = 'is being changed by other requests; retry the request') {
+    super('conflict', `The special event ${eventId} ${reason}`, { headers: retryAfter(1) });
   }
 }
 

@@ -24,7 +24,6 @@ describe('toProblem', () => {
     ['EventNotFoundError', new EventNotFoundError(id), 404, 'not-found', `No special event has the id ${id}`, {}],
     ['EventVersionMismatchError', new EventVersionMismatchError(id, 4), 412, 'precondition-failed', `The special event ${id} has changed: its current version is 4`, {}],
     ['ConcurrentModificationError', new ConcurrentModificationError(id), 409, 'conflict', `The special event ${id} is being changed by other requests; retry the request`, { 'Retry-After': '1' }],
-    ['ConcurrentModificationError with a lease', new ConcurrentModificationError(id, 'is held', 2.2), 409, 'conflict', `The special event ${id} is held`, { 'Retry-After': '3' }],
     ['IdempotencyKeyReusedError', new IdempotencyKeyReusedError(), 422, 'idempotency-key-reused', 'This Idempotency-Key was already used with a different request', {}],
     ['StoreBusyError', new StoreBusyError('DynamoDB left part of a batch read unprocessed'), 503, 'service-unavailable', UNAVAILABLE, { 'Retry-After': '1' }],
     [
