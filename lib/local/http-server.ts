@@ -149,6 +149,14 @@ function answerClientError(error: ParserError, socket: Duplex, accessLog?: (entr
     const { request, response } = state.reading;
     state.reading = undefined;
     response.shouldKeepAlive = false;
+    // Nobody reads this body (the request is answered without it: starting up, throttled, a MOCK
+    // answer): emitting would be an unhandled 'error' that ends the process. Its answer is the
+    // request's own; then the connection, whose framing is lost, closes.
+    if (request.listenerCount('error') === 0) {
+      if (response.writableFinished) socket.destroy();
+      else response.once('finish', () => socket.destroy());
+      return;
+    }
     request.emit('error', Object.assign(new Error('The request body is not valid HTTP/1.1 message framing'), { code: MALFORMED_BODY }));
     return;
   }

@@ -101,4 +101,28 @@ describe('a malformed chunked body (RFC 9112 §7.1)', () => {
     expect(answer).toMatch(/application\/problem\+json/);
     expect(answer.match(/^HTTP\/1\.1 /gm)).toHaveLength(1);
   });
+
+  test.each([
+    ['a method the resource lacks (a MOCK 405)', 'POST /v1.1/ HTTP/1.1'],
+    ['a path below the base path that names nothing', 'POST /v1.1/nothing-here HTTP/1.1'],
+    ['a path outside the base path', 'POST /elsewhere HTTP/1.1'],
+  ])('on %s gets that answer (then at most the framing problem), the connection closes, and the server keeps answering', async (_case, requestLine) => {
+    const { port } = new URL(testEnvironment().url);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () =>
+        socket.write(`${requestLine}\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\nzz\r\n0\r\n\r\n`),
+      );
+      let data = '';
+      const timer = setTimeout(() => socket.destroy(new Error(`held open; got ${JSON.stringify(data)}`)), 10_000);
+      socket.on('data', (chunk: Buffer) => (data += chunk.toString('latin1')));
+      socket.on('error', reject);
+      socket.on('close', () => {
+        clearTimeout(timer);
+        resolve(data);
+      });
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 4\d\d /);
+    expect(answer.match(/^HTTP\/1\.1 /gm)?.length).toBeLessThanOrEqual(2);
+    expect((await fetch(testEnvironment().url)).status).toBe(200);
+  });
 });
