@@ -81,22 +81,25 @@ describe('payload limits (https://docs.aws.amazon.com/lambda/latest/dg/gettingst
   });
 });
 
+/** Sends raw bytes to the local API and returns all it answers until it closes the connection (10 s: held open). */
+function rawExchange(bytes: string): Promise<string> {
+  const { port } = new URL(testEnvironment().url);
+  return new Promise<string>((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1', () => socket.write(bytes));
+    let data = '';
+    const timer = setTimeout(() => socket.destroy(new Error(`held open; got ${JSON.stringify(data)}`)), 10_000);
+    socket.on('data', (chunk: Buffer) => (data += chunk.toString('latin1')));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(data);
+    });
+  });
+}
+
 describe('a malformed chunked body (RFC 9112 §7.1)', () => {
   test('is answered 400 and the connection is closed, never held open', async () => {
-    const { port } = new URL(testEnvironment().url);
-    const answer = await new Promise<string>((resolve, reject) => {
-      const socket = connect(Number(port), '127.0.0.1', () =>
-        socket.write('POST /v1.1/special-events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n'),
-      );
-      let data = '';
-      const timer = setTimeout(() => socket.destroy(new Error(`held open; got ${JSON.stringify(data)}`)), 10_000);
-      socket.on('data', (chunk: Buffer) => (data += chunk.toString('latin1')));
-      socket.on('error', reject);
-      socket.on('close', () => {
-        clearTimeout(timer);
-        resolve(data);
-      });
-    });
+    const answer = await rawExchange('POST /v1.1/special-events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n');
     expect(answer).toMatch(/^HTTP\/1\.1 400 /);
     expect(answer).toMatch(/application\/problem\+json/);
     expect(answer.match(/^HTTP\/1\.1 /gm)).toHaveLength(1);
@@ -107,20 +110,7 @@ describe('a malformed chunked body (RFC 9112 §7.1)', () => {
     ['a path below the base path that names nothing', 'POST /v1.1/nothing-here HTTP/1.1'],
     ['a path outside the base path', 'POST /elsewhere HTTP/1.1'],
   ])('on %s gets that answer (then at most the framing problem), the connection closes, and the server keeps answering', async (_case, requestLine) => {
-    const { port } = new URL(testEnvironment().url);
-    const answer = await new Promise<string>((resolve, reject) => {
-      const socket = connect(Number(port), '127.0.0.1', () =>
-        socket.write(`${requestLine}\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\nzz\r\n0\r\n\r\n`),
-      );
-      let data = '';
-      const timer = setTimeout(() => socket.destroy(new Error(`held open; got ${JSON.stringify(data)}`)), 10_000);
-      socket.on('data', (chunk: Buffer) => (data += chunk.toString('latin1')));
-      socket.on('error', reject);
-      socket.on('close', () => {
-        clearTimeout(timer);
-        resolve(data);
-      });
-    });
+    const answer = await rawExchange(`${requestLine}\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\nzz\r\n0\r\n\r\n`);
     expect(answer).toMatch(/^HTTP\/1\.1 4\d\d /);
     expect(answer.match(/^HTTP\/1\.1 /gm)?.length).toBeLessThanOrEqual(2);
     expect((await fetch(testEnvironment().url)).status).toBe(200);
