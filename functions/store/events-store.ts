@@ -256,13 +256,14 @@ export class EventsStore {
       if (!(fenceError instanceof Error) || fenceError.name !== 'ConditionalCheckFailedException') throw new WriteOutcomeUnknownError(write.eventId, `${error.name}, then the fence: ${String(fenceError)}`);
       const found = unmarshallItem((fenceError as { Item?: unknown }).Item);
       if (found?.lastWriteId === writeId) return;
+      // Gone: as a delete without a key asked; else 404, unless the key's record says the write was ours (idempotent()).
       if (!found) {
-        if (!write.next) return; // the event is gone, as the delete asked
+        if (!write.next && !write.request) return;
         throw new EventNotFoundError(write.eventId);
       }
-      // Another write committed since the read: ours can no longer apply, but it may have applied before.
+      // Another write committed since the read: ours can no longer apply, but may have applied before (an unreadable record: unknown).
       if (write.request) {
-        const record = await liveRecord(this.client, write.request, signal).catch(() => undefined);
+        const record = await liveRecord(this.client, write.request, signal).catch(() => null);
         if (record?.writeId === writeId) return;
         if (record === undefined) throw new LostRaceError('Another write committed first');
       }
