@@ -1,9 +1,11 @@
 // Concurrency against the local API and DynamoDB Local: racing PATCHes and a DELETE must end in
 // a state some serial order of the successful requests would produce, with no orphan index item;
-// If-Match makes a lost update impossible.
+// If-Match makes a lost update impossible. Every write carries an Idempotency-Key and is sent again
+// after a 504 (on a busy machine a commit can outlive its time limit and its outcome be unknown), as
+// docs/API.md tells a client to: the race then has only answers whose outcome is known.
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { MONTH_INDEX, keys } from '../../functions/store/table-definition.ts';
-import { api, apiRetrying, useInjectedApi, type ApiResponse, type SpecialEventBody } from '../support/api-client.ts';
+import { api, apiRetrying, useInjectedApi, withIdempotencyKey, type ApiResponse, type SpecialEventBody } from '../support/api-client.ts';
 import { testEnvironment } from '../support/test-environment.ts';
 import { recordFigures } from './figures.ts';
 import { dayOfYear, RESERVED_YEARS } from './reserved-years.ts';
@@ -19,6 +21,7 @@ afterAll(() => closeTableClient());
 async function createEvent(): Promise<SpecialEventBody> {
   const response = await apiRetrying<SpecialEventBody>('POST', '/special-events', {
     json: { name: 'Race', location: 'Hall', eventDescription: 'Raced', dates: [dayOfYear(YEAR, 0)], price: 0 },
+    headers: withIdempotencyKey(),
   });
   expect(response.status).toBe(201);
   return response.body;
@@ -46,6 +49,10 @@ async function indexEntries(eventId: string): Promise<string[]> {
   return entries.sort();
 }
 
+/** A write sent once, and again only after a 504 with its Idempotency-Key: its 409s and 503s stay in the race. */
+const writeOnce = <T,>(method: string, path: string, json?: unknown, headers: Record<string, string> = {}) =>
+  apiRetrying<T>(method, path, { json, headers: withIdempotencyKey(headers) }, { statuses: [] });
+
 const version = (response: ApiResponse) => Number(/^"(\d+)"$/.exec(response.headers.get('etag') ?? '')?.[1]);
 
 describe('50 concurrent PATCHes with different dates and a DELETE', () => {
@@ -63,12 +70,12 @@ describe('50 concurrent PATCHes with different dates and a DELETE', () => {
       const deleteAfter = [0, 5, 20][round] ?? 0;
       if (deleteAfter === 0) releaseDelete();
       const patches = Array.from({ length: PATCHES }, (_, i) =>
-        api<SpecialEventBody>('PATCH', path, { json: { dates: [dayOfYear(YEAR, i + 1)], price: i } }).then((response) => {
+        writeOnce<SpecialEventBody>('PATCH', path, { dates: [dayOfYear(YEAR, i + 1)], price: i }).then((response) => {
           if (++answered === deleteAfter) releaseDelete();
           return response;
         }),
       );
-      const deletion = deleteMayGo.then(() => api('DELETE', path));
+      const deletion = deleteMayGo.then(() => writeOnce('DELETE', path));
       const [patched, deleted] = await Promise.all([Promise.all(patches), deletion]);
 
       // 409 (lost the race) and 503 (DynamoDB Local too slow on a busy machine) both mean "not
@@ -121,7 +128,7 @@ describe('If-Match', () => {
     const path = `/special-events/${event.eventId}`;
     const responses = await Promise.all(
       Array.from({ length: PATCHES }, (_, i) =>
-        api<SpecialEventBody>('PATCH', path, { json: { dates: [dayOfYear(YEAR, 100 + i)], price: i }, headers: { 'If-Match': '"1"' } }),
+        writeOnce<SpecialEventBody>('PATCH', path, { dates: [dayOfYear(YEAR, 100 + i)], price: i }, { 'If-Match': '"1"' }),
       ),
     );
     const statuses = responses.map((response) => response.status);
@@ -153,7 +160,7 @@ describe('If-Match', () => {
     const responses = await Promise.all(
       // A 409 or 503 (a cancelled transaction, as DynamoDB may answer) is retried as a client does,
       // with the same If-Match: it then wins or gets the 412 the others got.
-      Array.from({ length: PATCHES }, (_, i) => apiRetrying<SpecialEventBody>('PATCH', path, { json: { price: 100 + i }, headers: { 'If-Match': '"1"' } })),
+      Array.from({ length: PATCHES }, (_, i) => apiRetrying<SpecialEventBody>('PATCH', path, { json: { price: 100 + i }, headers: withIdempotencyKey({ 'If-Match': '"1"' }) })),
     );
     const statuses = responses.map((response) => response.status);
     expect(statuses.filter((status) => status === 200).length).toBeLessThanOrEqual(1);
@@ -171,7 +178,7 @@ describe('If-Match', () => {
     const path = `/special-events/${event.eventId}`;
     // Every write reads the version, then commits on it: under this contention most lose the race
     // within their retry budget and answer 409 with Retry-After; the client retries as told.
-    const change = (price: number) => apiRetrying<SpecialEventBody>('PATCH', path, { json: { price } }, { attempts: 20 });
+    const change = (price: number) => apiRetrying<SpecialEventBody>('PATCH', path, { json: { price }, headers: withIdempotencyKey() }, { attempts: 20 });
     const responses = await Promise.all(Array.from({ length: PATCHES }, (_, i) => change(200 + i)));
     expect(responses.map((response) => response.status)).toEqual(responses.map(() => 200));
     const versions = responses.map((response) => Number(response.headers.get('etag')?.replace(/"/g, '')));
@@ -186,20 +193,20 @@ describe('If-Match', () => {
   test('a DELETE with a stale ETag is 412 and keeps the event; with the current ETag it deletes it', async () => {
     const event = await createEvent();
     const path = `/special-events/${event.eventId}`;
-    const patched = await api('PATCH', path, { json: { price: 7 } });
+    const patched = await apiRetrying('PATCH', path, { json: { price: 7 }, headers: withIdempotencyKey() });
     expect(patched.headers.get('etag')).toBe('"2"');
 
-    const stale = await api('DELETE', path, { headers: { 'If-Match': '"1"' } });
+    const stale = await apiRetrying('DELETE', path, { headers: withIdempotencyKey({ 'If-Match': '"1"' }) });
     expect(stale.status).toBe(412);
     expect((await api('GET', path)).status).toBe(200);
 
-    expect((await api('DELETE', path, { headers: { 'If-Match': '"2"' } })).status).toBe(204);
+    expect((await apiRetrying('DELETE', path, { headers: withIdempotencyKey({ 'If-Match': '"2"' }) })).status).toBe(204);
     expect(await storageProblems(event.eventId, undefined)).toEqual([]);
   });
 
-  test('of 10 concurrent DELETEs exactly one deletes; the others find nothing (404)', async () => {
+  test('of 10 concurrent DELETEs, each with its Idempotency-Key, exactly one deletes; the others find nothing (404)', async () => {
     const event = await createEvent();
-    const responses = await Promise.all(Array.from({ length: 10 }, () => api('DELETE', `/special-events/${event.eventId}`)));
+    const responses = await Promise.all(Array.from({ length: 10 }, () => writeOnce('DELETE', `/special-events/${event.eventId}`)));
     const statuses = responses.map((response) => response.status).sort();
     expect(statuses.filter((status) => status === 204)).toHaveLength(1);
     expect(statuses.every((status) => [204, 404, 409, 503].includes(status))).toBe(true);

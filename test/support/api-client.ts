@@ -1,5 +1,6 @@
 // A small HTTP client for the end-to-end tests: real requests to the local API, and every
 // response checked against the OpenAPI contract (test/support/contract.ts).
+import { randomUUID } from 'node:crypto';
 import { assertMatchesContract } from './contract.ts';
 import { injectedApiUrl, TEST_USERS, testEnvironment } from './test-environment.ts';
 
@@ -60,9 +61,9 @@ export async function api<T = unknown>(method: string, path: string, options: Re
   return result;
 }
 
-/** Creates an event as the editor, retrying as a client does (apiRetrying), and returns it (asserting 201). */
+/** Creates an event as the editor, with an Idempotency-Key and retrying as a client does (apiRetrying), and returns it (asserting 201). */
 export async function createEvent(fields: Partial<Record<string, unknown>> = {}): Promise<SpecialEventBody> {
-  const response = await apiRetrying<SpecialEventBody>('POST', '/special-events', { json: { ...sampleEvent(), ...fields } });
+  const response = await apiRetrying<SpecialEventBody>('POST', '/special-events', { json: { ...sampleEvent(), ...fields }, headers: withIdempotencyKey() });
   if (response.status !== 201) throw new Error(`create failed: ${response.status} ${response.text}`);
   return response.body;
 }
@@ -109,17 +110,27 @@ const RETRY_ATTEMPTS = 10;
 /**
  * A request as a client sends it (docs/API.md): a 409, 429 or 503 with Retry-After is sent again
  * unchanged (the same Idempotency-Key, the same If-Match) after a random wait of up to Retry-After
- * seconds, at most RETRY_ATTEMPTS times in all; `retry` narrows the statuses or changes the
- * attempts. Returns the first other answer, or the last one: the caller asserts on it.
+ * seconds; a write that carries an Idempotency-Key is also sent again after a 504 (its outcome
+ * unknown: the key makes the retry apply it at most once, or replay its first answer), after up
+ * to 1 s. At most RETRY_ATTEMPTS times in all; `retry` narrows the statuses retried with
+ * Retry-After or changes the attempts. Returns the first other answer, or the last one: the
+ * caller asserts on it.
  */
 export async function apiRetrying<T = unknown>(method: string, path: string, options: RequestOptions = {}, retry: { attempts?: number; statuses?: number[] } = {}): Promise<ApiResponse<T>> {
   const statuses = new Set(retry.statuses ?? RETRIED_STATUSES);
+  const hasKey = Object.keys(options.headers ?? {}).some((name) => name.toLowerCase() === 'idempotency-key');
   for (let attempt = 1; ; attempt++) {
     const response = await api<T>(method, path, options);
     const retryAfter = response.headers.get('retry-after');
-    if (!statuses.has(response.status) || retryAfter === null || attempt >= (retry.attempts ?? RETRY_ATTEMPTS)) return response;
-    await sleep(Math.random() * 1000 * Number(retryAfter));
+    const retried = (statuses.has(response.status) && retryAfter !== null) || (response.status === 504 && hasKey);
+    if (!retried || attempt >= (retry.attempts ?? RETRY_ATTEMPTS)) return response;
+    await sleep(Math.random() * 1000 * Number(retryAfter ?? 1));
   }
+}
+
+/** Headers with a fresh Idempotency-Key, for a write sent with apiRetrying. */
+export function withIdempotencyKey(headers: Record<string, string> = {}): Record<string, string> {
+  return { ...headers, 'Idempotency-Key': randomUUID() };
 }
 
 /**
