@@ -182,7 +182,7 @@ describe('numbers by their decimal text', () => {
   test('every price of whole cents up to the maximum, in any notation, is held exactly and accepted as sent', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: LIMITS.maxPrice * 100 }), fc.nat({ max: 30 }), (cents, zeros) => {
-        const text = cents === 0 ? `0.${'0'.repeat(zeros)}e${zeros}` : `${cents}${'0'.repeat(zeros)}e${-2 - zeros}`;
+        const text = cents === 0 ? `0.${'0'.repeat(zeros + 1)}e${zeros}` : `${cents}${'0'.repeat(zeros)}e${-2 - zeros}`;
         const body = parseJsonText(`{"price": ${text}}`) as { price: unknown };
         expect([text, v.safeParse(EventPrice, body.price).output]).toEqual([text, cents / 100]);
       }),
