@@ -22,10 +22,11 @@ export type EnvironmentMessage =
   | { type: 'result'; id: number; result: unknown }
   | { type: 'error'; id: number; errorType: string; errorMessage: string };
 
-/** One invocation, as the runtime sends it. */
+/** One invocation, as the runtime sends it, with the time left of the function's timeout (less than all of it after a retried Init). */
 export interface InvocationMessage {
   id: number;
   event: unknown;
+  timeoutMs: number;
 }
 
 type Handler = (event: unknown, context: Context) => Promise<unknown>;
@@ -49,7 +50,7 @@ try {
 port.on('message', (message: InvocationMessage) => {
   const run = handler;
   if (!run) return;
-  run(message.event, lambdaContext(data.functionName, data.settings, data.logStreamName)).then(
+  run(message.event, lambdaContext(data.functionName, { ...data.settings, timeoutSeconds: message.timeoutMs / 1000 }, data.logStreamName)).then(
     (result) => post({ type: 'result', id: message.id, result }),
     (error: unknown) => post({ type: 'error', id: message.id, ...failure(error) }),
   );

@@ -2,7 +2,8 @@
 // own (worker threads: separate module state, one invocation at a time each). An invocation takes
 // a warm idle environment, or starts a new one (a cold start: Init imports the bundle) when all
 // are busy, up to the function's reserved concurrency; beyond it the invocation is throttled
-// (TooManyRequestsException), never queued. An invocation that outlives the function's timeout
+// (TooManyRequestsException), never queued. An Init over its 10 s limit is retried within the
+// invocation, sharing the function's timeout with it. An invocation that outlives the function's timeout
 // fails with "Task timed out" and its environment is reset (the next one starts cold). An
 // environment left idle is retired after ENVIRONMENT_IDLE_MS. Memory, timeout and reserved
 // concurrency come from FUNCTION_SETTINGS, which the CDK stack deploys.
@@ -27,7 +28,11 @@ import type { EnvironmentData, EnvironmentMessage, InvocationMessage } from './l
  */
 export const ENVIRONMENT_IDLE_MS = 5 * 60_000;
 
-/** Lambda's limit on the Init phase (lambda-runtime-environment.html, "Init phase"). */
+/**
+ * Lambda's limit on the Init phase: "If all three tasks do not complete within 10 seconds, Lambda
+ * retries the Init phase at the time of the first function invocation with the configured function
+ * timeout" (lambda-runtime-environment.html, "Init phase").
+ */
 const INIT_LIMIT_MS = 10_000;
 
 /** The deployed settings of a function (a FUNCTION_SETTINGS row). */
@@ -44,6 +49,8 @@ export interface LambdaFunctionOptions {
   settings: FunctionSettings;
   /** Overrides ENVIRONMENT_IDLE_MS (tests). */
   idleMs?: number;
+  /** Overrides INIT_LIMIT_MS (tests). */
+  initLimitMs?: number;
 }
 
 /** Lambda refused the invocation: the function's reserved concurrency is in use (HTTP 429 from Lambda's Invoke API). */
@@ -82,7 +89,7 @@ class Environment {
   private ended = false;
   private onEnd: (environment: Environment) => void;
 
-  constructor(options: LambdaFunctionOptions, onEnd: (environment: Environment) => void) {
+  constructor(options: LambdaFunctionOptions, initLimitMs: number, onEnd: (environment: Environment) => void) {
     this.onEnd = onEnd;
     // Lambda's runtime names one log stream per environment: `<date>/[$LATEST]<32 hex>`.
     const logStreamName = `${new Date().toISOString().slice(0, 10).replaceAll('-', '/')}/[$LATEST]${randomBytes(16).toString('hex')}`;
@@ -107,7 +114,7 @@ class Environment {
     });
     this.worker.unref();
     this.ready = new Promise<void>((resolve, reject) => {
-      const initTimer = setTimeout(() => reject(new LambdaFunctionError('Runtime.InitTimeout', `Init did not finish within ${INIT_LIMIT_MS / 1000} s`)), INIT_LIMIT_MS);
+      const initTimer = setTimeout(() => reject(new LambdaFunctionError('Runtime.InitTimeout', `Init did not finish within ${initLimitMs / 1000} s`)), initLimitMs);
       this.worker.once('message', (message: EnvironmentMessage) => {
         clearTimeout(initTimer);
         if (message.type === 'ready') resolve();
@@ -133,15 +140,15 @@ class Environment {
     this.worker.on('exit', (code) => this.fail(new LambdaFunctionError('Runtime.ExitError', `The runtime exited with code ${code}`)));
   }
 
-  /** Runs one invocation; the environment must be ready and idle. */
-  invoke(event: unknown, timeoutSeconds: number): Promise<unknown> {
+  /** Runs one invocation with `timeoutMs` left of the function's timeout; the environment must be ready and idle. */
+  invoke(event: unknown, timeoutSeconds: number, timeoutMs = timeoutSeconds * 1000): Promise<unknown> {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         // Lambda stops the invocation and resets the environment: nothing of it runs on.
         this.fail(new LambdaFunctionError('Sandbox.Timedout', `Task timed out after ${timeoutSeconds.toFixed(2)} seconds`));
-      }, timeoutSeconds * 1000);
+      }, timeoutMs);
       this.pending = { resolve, reject, timer };
-      const message: InvocationMessage = { id: this.nextId++, event };
+      const message: InvocationMessage = { id: this.nextId++, event, timeoutMs };
       this.worker.postMessage(message);
     });
   }
@@ -171,6 +178,7 @@ export class LambdaFunction {
   readonly functionName: string;
   private readonly options: LambdaFunctionOptions;
   private readonly idleMs: number;
+  private readonly initLimitMs: number;
   /** Warm environments waiting for an invocation, the most recently used last. */
   private readonly idle: Environment[] = [];
   private readonly all = new Set<Environment>();
@@ -182,6 +190,7 @@ export class LambdaFunction {
     this.options = options;
     this.functionName = options.functionName;
     this.idleMs = options.idleMs ?? ENVIRONMENT_IDLE_MS;
+    this.initLimitMs = options.initLimitMs ?? INIT_LIMIT_MS;
   }
 
   /** Environments that exist now, busy or idle. */
@@ -201,10 +210,21 @@ export class LambdaFunction {
     let environment: Environment | undefined;
     try {
       // The most recently used: the others age towards retirement, as a burst's extra environments do.
-      environment = this.idle.pop() ?? this.start();
+      environment = this.idle.pop() ?? this.start(this.initLimitMs);
       clearTimeout(environment.idleTimer);
-      await environment.ready;
-      return (await environment.invoke(event, this.options.settings.timeoutSeconds)) as R;
+      const { timeoutSeconds } = this.options.settings;
+      try {
+        await environment.ready;
+      } catch (error) {
+        // Init outlived its limit: retried in a new environment within the invocation, the two
+        // sharing the function's timeout.
+        if (!(error instanceof LambdaFunctionError) || error.errorType !== 'Runtime.InitTimeout') throw error;
+        const started = Date.now();
+        environment = this.start(timeoutSeconds * 1000);
+        await environment.ready;
+        return (await environment.invoke(event, timeoutSeconds, timeoutSeconds * 1000 - (Date.now() - started))) as R;
+      }
+      return (await environment.invoke(event, timeoutSeconds)) as R;
     } finally {
       this.inFlight--;
       // Warm again, also after a handler error; an environment a timeout or crash ended is gone.
@@ -217,9 +237,9 @@ export class LambdaFunction {
     for (const environment of [...this.all]) environment.end();
   }
 
-  private start(): Environment {
+  private start(initLimitMs: number): Environment {
     this.coldStarts++;
-    const environment = new Environment(this.options, (ended) => {
+    const environment = new Environment(this.options, initLimitMs, (ended) => {
       this.all.delete(ended);
       const index = this.idle.indexOf(ended);
       if (index >= 0) this.idle.splice(index, 1);

@@ -1,7 +1,8 @@
 // The local run's model of Lambda's execution environments (lib/local/lambda-runtime.ts), on a
 // small bundle that reports its own module state: one invocation at a time per environment, a new
 // environment (cold start) when all are busy, warm ones reused, idle ones retired, reserved
-// concurrency throttled at once, a timeout that resets its environment, a context per invocation.
+// concurrency throttled at once, a timeout that resets its environment, a context per invocation,
+// an Init past its 10 s limit retried within the invocation.
 // https://docs.aws.amazon.com/lambda/latest/dg/lambda-runtime-environment.html
 // https://docs.aws.amazon.com/lambda/latest/dg/lambda-concurrency.html
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -130,4 +131,38 @@ test('each invocation gets its own context: a new request id, the function memor
   expect(a.memory).toBe('1769');
   expect(a.remainingMs).toBeGreaterThan(0);
   expect(a.remainingMs).toBeLessThanOrEqual(10_000);
+});
+
+/** A bundle whose Init sleeps `initMs`: every time, or only the first time (a marker file records it). */
+async function slowInitFunction(name: string, initMs: number, onlyFirst: boolean, timeoutSeconds: number, initLimitMs: number): Promise<LambdaFunction> {
+  const marker = join(directory, `${name}-initialized`);
+  const file = join(directory, `${name}.mjs`);
+  await writeFile(
+    file,
+    `import { existsSync, writeFileSync } from 'node:fs';
+const slow = ${onlyFirst ? `!existsSync(${JSON.stringify(marker)})` : 'true'};
+writeFileSync(${JSON.stringify(marker)}, '');
+if (slow) await new Promise((resolve) => setTimeout(resolve, ${initMs}));
+export async function handler(event, context) { return { remainingMs: context.getRemainingTimeInMillis() }; }
+`,
+  );
+  const fn = new LambdaFunction({ functionName: name, bundleUrl: pathToFileURL(file).href, settings: { memorySize: 256, timeoutSeconds }, initLimitMs });
+  functions.push(fn);
+  return fn;
+}
+
+test('an Init past its limit is retried within the invocation, which then has what is left of the timeout', async () => {
+  const fn = await slowInitFunction('slow-first-init', 2_000, true, 5, 300);
+  const result = await fn.invoke<{ remainingMs: number }>({});
+  expect(fn.coldStarts).toBe(2);
+  expect(result.remainingMs).toBeGreaterThan(0);
+  expect(result.remainingMs).toBeLessThanOrEqual(5_000);
+});
+
+test('an Init that outlives the retry too fails the invocation (Runtime.InitTimeout)', async () => {
+  const fn = await slowInitFunction('slow-every-init', 3_000, false, 1, 300);
+  const error = await fn.invoke({}).catch((caught: unknown) => caught);
+  expect(error).toBeInstanceOf(LambdaFunctionError);
+  expect(error).toMatchObject({ errorType: 'Runtime.InitTimeout' });
+  expect(fn.coldStarts).toBe(2);
 });
