@@ -7,14 +7,13 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { DYNAMODB_CLIENT_SETTINGS } from '../../functions/store/dynamodb-client.ts';
 import { EARLY_TIMEOUT_MS } from '../../functions/http/http.ts';
 import { FENCE_TIMEOUT_MS } from '../../functions/store/events-store.ts';
 import { FUNCTION_SETTINGS } from '../../functions/routes.ts';
 import { MONTH_INDEX, keys } from '../../functions/store/table-definition.ts';
-import { basicAuthorization, type SpecialEventBody } from '../support/api-client.ts';
+import { apiRetrying, basicAuthorization, type SpecialEventBody } from '../support/api-client.ts';
 import { listedIn } from '../support/list-windows.ts';
 import { assertMatchesContract } from '../support/contract.ts';
 import { startFaultProxy, type FaultKind, type FaultProxy, type FaultRule } from '../support/fault-proxy.ts';
@@ -121,16 +120,7 @@ beforeAll(async () => {
   // Authorize once while DynamoDB is healthy: the gateway caches it, so the faults below reach
   // the handlers (the authorizer under faults has its own test). On a busy machine the cold
   // authorizer can outlive its timeout (503 with Retry-After): asked again, as a client does.
-  for (let attempt = 1; ; attempt++) {
-    const response = await fetch(`${faultyApi.url}/special-events?startDate=${YEAR}-01-01`, { headers: { Authorization: EDITOR } });
-    await response.body?.cancel();
-    const retryAfter = response.headers.get('retry-after');
-    if (response.status !== 503 || retryAfter === null || attempt === 10) {
-      expect(response.status).toBe(200);
-      break;
-    }
-    await sleep(1000 * Number(retryAfter));
-  }
+  expect((await apiRetrying('GET', `/special-events?startDate=${YEAR}-01-01`, { baseUrl: faultyApi.url })).status).toBe(200);
 }, LOCAL_API_START_TIMEOUT_MS + 60_000);
 
 afterEach(() => proxy.clear());

@@ -21,6 +21,8 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** Skip the contract check (for requests the contract deliberately does not describe). */
   skipContract?: boolean;
+  /** Another local API than the suite's (one a test file starts for itself). */
+  baseUrl?: string;
 }
 
 export function basicAuthorization(username: string, password: string): string {
@@ -40,7 +42,7 @@ export function useInjectedApi(): void {
 }
 
 export async function api<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
-  const url = injected ? injectedApiUrl() : testEnvironment().url;
+  const url = options.baseUrl ?? (injected ? injectedApiUrl() : testEnvironment().url);
   const who = options.as ?? 'editor';
   const credentials = typeof who === 'string' && who !== 'none' ? TEST_USERS[who] : who;
   const headers: Record<string, string> = { ...options.headers };
