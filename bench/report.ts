@@ -57,7 +57,12 @@ export function verdicts(m: ColdStartMeasurements | Measurements): Verdict[] {
   const out: Verdict[] = [];
   const functions = m.sizes.filter((size) => size.name !== FLOOR_NAME && size.name !== AUTHORIZER_FLOOR_NAME);
   for (const size of functions) {
-    out.push({ target: `Bundle size: ${size.name}`, measured: kb(size.bytes), limit: `<= ${kb(LIMITS.bundleBytes)}`, pass: size.bytes <= LIMITS.bundleBytes });
+    out.push({
+      target: `Bundle size: ${size.name}`,
+      measured: kb(size.bytes),
+      limit: `<= ${kb(LIMITS.bundleBytes)}`,
+      pass: size.bytes <= LIMITS.bundleBytes,
+    });
   }
   const initOf = (name: string) => m.coldStarts.find((result) => result.name === name)?.initMs ?? Number.NaN;
   // The two cold-start targets (docs/PERFORMANCE.md, "The cold-start target"): the floor is one
@@ -148,7 +153,21 @@ export function renderColdStartReport(m: ColdStartMeasurements, results: Verdict
   sections.push(
     '### Cold start (fresh Node process: load the bundle, complete the first invocation; medians)\n\n' +
       table(
-        ['Bundle', 'Size', 'Gzipped', 'Init', 'of which load', 'first invocation', 'vs floor (paired)', '±', 'Same requests raw', 'vs same requests (paired)', 'CPU', 'Max RSS', 'Runs'],
+        [
+          'Bundle',
+          'Size',
+          'Gzipped',
+          'Init',
+          'of which load',
+          'first invocation',
+          'vs floor (paired)',
+          '±',
+          'Same requests raw',
+          'vs same requests (paired)',
+          'CPU',
+          'Max RSS',
+          'Runs',
+        ],
         m.coldStarts
           .filter((cold) => cold.role !== 'same-requests')
           .map((cold) => {
@@ -181,7 +200,18 @@ export function renderReport(m: Measurements, results: Verdict[]): string {
   sections.push(
     '### Warm latency (ms)\n\n' +
       table(
-        ['Operation', 'Handler p50', 'Handler p99', 'Raw DynamoDB p50', 'Raw p99', 'Overhead p50', 'HTTP p50', 'HTTP p99', 'Handler CPU/call', 'Raw CPU/call'],
+        [
+          'Operation',
+          'Handler p50',
+          'Handler p99',
+          'Raw DynamoDB p50',
+          'Raw p99',
+          'Overhead p50',
+          'HTTP p50',
+          'HTTP p99',
+          'Handler CPU/call',
+          'Raw CPU/call',
+        ],
         m.inProcess.map((operation) => {
           const http = m.http.find((entry) => entry.name === operation.name);
           return [
@@ -201,10 +231,16 @@ export function renderReport(m: Measurements, results: Verdict[]): string {
   );
 
   sections.push(
-    '### Large events (warm, in-process; write capacity of the same changes by DynamoDB\'s rules, see docs/PERFORMANCE.md)\n\n' +
+    "### Large events (warm, in-process; write capacity of the same changes by DynamoDB's rules, see docs/PERFORMANCE.md)\n\n" +
       table(
         ['Operation', 'Index items put + deleted', 'p50', 'p99', 'Write capacity'],
-        m.largeEvents.map((result) => [result.name, result.indexItemsWritten, ms(result.latency.p50), ms(result.latency.p99), `${result.writeCapacity} WCU`]),
+        m.largeEvents.map((result) => [
+          result.name,
+          result.indexItemsWritten,
+          ms(result.latency.p50),
+          ms(result.latency.p99),
+          `${result.writeCapacity} WCU`,
+        ]),
       ),
   );
 
@@ -212,7 +248,17 @@ export function renderReport(m: Measurements, results: Verdict[]): string {
   sections.push(
     `### List scaling (default page: ${list.window.startDate} to ${list.window.endDate}, limit 10)\n\n` +
       table(
-        ['Events', 'Items', 'In window', 'Outside dates in window month(s)', 'within 2 weeks', 'p50', 'p99', 'Read capacity', 'Page items alone'],
+        [
+          'Events',
+          'Items',
+          'In window',
+          'Outside dates in window month(s)',
+          'within 2 weeks',
+          'p50',
+          'p99',
+          'Read capacity',
+          'Page items alone',
+        ],
         list.results.map((result) => [
           result.events.toLocaleString('en'),
           result.itemsLoaded.toLocaleString('en'),
@@ -251,7 +297,13 @@ export function renderReport(m: Measurements, results: Verdict[]): string {
   sections.push(
     '### Memory size: estimated CPU-bound time on Lambda (measured CPU time x 1769 MB / memory; see docs/PERFORMANCE.md)\n\n' +
       table(
-        ['Memory', 'Handler cold start CPU (worst)', 'Handler warm CPU per call (worst)', 'Authorizer cold start CPU', 'scrypt verification'],
+        [
+          'Memory',
+          'Handler cold start CPU (worst)',
+          'Handler warm CPU per call (worst)',
+          'Authorizer cold start CPU',
+          'scrypt verification',
+        ],
         MEMORY_SIZES.map((memory) => [
           `${memory} MB`,
           ms(lambdaCpuMs(worstColdCpu, memory)),

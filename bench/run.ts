@@ -183,7 +183,15 @@ const report = 'authorizer' in measurements ? renderReport(measurements, results
 const failures = results.filter((result) => !result.pass);
 
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-const output = { date: new Date().toISOString(), durationSeconds, machine, settings: SETTINGS, part: onlyPart ?? 'all', verdicts: results, ...measurements };
+const output = {
+  date: new Date().toISOString(),
+  durationSeconds,
+  machine,
+  settings: SETTINGS,
+  part: onlyPart ?? 'all',
+  verdicts: results,
+  ...measurements,
+};
 const prefix = coldStartOnly ? 'cold-start' : 'bench';
 await writeFile(join(RESULTS_DIRECTORY, `${prefix}-${stamp}.json`), `${JSON.stringify(output, null, 2)}\n`);
 await writeFile(join(RESULTS_DIRECTORY, coldStartOnly ? 'latest-cold-start.json' : 'latest.json'), `${JSON.stringify(output, null, 2)}\n`);

@@ -131,11 +131,14 @@ export function issueSentences(issues: readonly v.BaseIssue<unknown>[]): string 
   const byField = new Map<string, string>();
   for (const issue of issues) {
     const path = issue.path ?? [];
-    const field = path.map((item, index) => (typeof item.key === 'number' ? `[${item.key}]` : `${index > 0 ? '.' : ''}${String(item.key)}`)).join('');
+    const field = path
+      .map((item, index) => (typeof item.key === 'number' ? `[${item.key}]` : `${index > 0 ? '.' : ''}${String(item.key)}`))
+      .join('');
     if (byField.has(field)) continue;
     let sentence: string;
     if (path.length === 0) sentence = `the line must be one JSON object with the fields ${FIELDS.join(', ')}`;
-    else if (issue.type === 'strict_object' && issue.expected === 'never') sentence = `${field} is not a field of an event (the fields are ${FIELDS.join(', ')})`;
+    else if (issue.type === 'strict_object' && issue.expected === 'never')
+      sentence = `${field} is not a field of an event (the fields are ${FIELDS.join(', ')})`;
     else if (issue.type === 'strict_object' && issue.received === 'undefined') sentence = `${field} is missing`;
     else sentence = `${field} ${issue.message}`;
     byField.set(field, sentence);
@@ -171,7 +174,9 @@ async function writeAll(store: EventArchive, spool: string, total: number, progr
   if (failure) {
     // Every line was valid, so this is the target failing (throttling, credentials, network).
     // Importing the same file again is safe: what was written is left unchanged.
-    throw new Error(`Import stopped after ${done} of ${total} events: ${(failure as Error).message}. Run the same import again to finish it.`);
+    throw new Error(
+      `Import stopped after ${done} of ${total} events: ${(failure as Error).message}. Run the same import again to finish it.`,
+    );
   }
   return summary;
 }

@@ -45,7 +45,13 @@ function parseArguments(): Arguments | number {
   try {
     parsed = parseArgs({
       allowPositionals: true,
-      options: { output: { type: 'string' }, input: { type: 'string' }, table: { type: 'string' }, region: { type: 'string' }, help: { type: 'boolean' } },
+      options: {
+        output: { type: 'string' },
+        input: { type: 'string' },
+        table: { type: 'string' },
+        region: { type: 'string' },
+        help: { type: 'boolean' },
+      },
     });
   } catch (error) {
     console.error(`${(error as Error).message}\n${USAGE}`);
@@ -71,9 +77,12 @@ function parseArguments(): Arguments | number {
   if (given === '') return refuse(`--${command === 'export' ? 'output' : 'input'} needs a file name.`);
   if (command === 'export' && given === undefined && !process.stdout.isTTY && npmWroteToStdout()) {
     // The shell has already opened the target: say so, since it now holds npm's lines only.
-    return refuse('npm has written its own lines to stdout, so a redirected export would not be valid JSON Lines: use --output events.jsonl (or npm run -s events -- export > events.jsonl).');
+    return refuse(
+      'npm has written its own lines to stdout, so a redirected export would not be valid JSON Lines: use --output events.jsonl (or npm run -s events -- export > events.jsonl).',
+    );
   }
-  if (command === 'import' && given === undefined && process.stdin.isTTY) return refuse('import reads a file: npm run events -- import --input events.jsonl');
+  if (command === 'import' && given === undefined && process.stdin.isTTY)
+    return refuse('import reads a file: npm run events -- import --input events.jsonl');
   const settingsProblem = values.table === undefined ? storeSettingsProblem() : undefined;
   if (settingsProblem) {
     console.error(settingsProblem);
@@ -189,11 +198,15 @@ async function main(): Promise<number> {
     if (command === 'export') {
       const count = await exportTo(archive, output, progress);
       progress.finish();
-      console.error(`Exported ${plural(count, 'event')} from ${target.tableName}${file ? ` to ${basename(file)}` : ''}. ${snapshotNote(target)}`);
+      console.error(
+        `Exported ${plural(count, 'event')} from ${target.tableName}${file ? ` to ${basename(file)}` : ''}. ${snapshotNote(target)}`,
+      );
     } else {
       const { created, unchanged, replaced } = await importEvents(archive, input, progress);
       progress.finish();
-      console.error(`Imported ${plural(created + unchanged + replaced, 'event')} into ${target.tableName}: ${created} created, ${unchanged} unchanged, ${replaced} replaced.`);
+      console.error(
+        `Imported ${plural(created + unchanged + replaced, 'event')} into ${target.tableName}: ${created} created, ${unchanged} unchanged, ${replaced} replaced.`,
+      );
     }
     if (target.note && command === 'import') console.error(target.note);
     return 0;

@@ -78,7 +78,8 @@ function stopEverything(): Promise<void> {
   return (stopping ??= (async () => {
     startUp.abort();
     await currentStep?.catch(() => undefined);
-    for (const cleanup of cleanups.reverse()) await cleanup().catch((error: unknown) => console.error(error instanceof Error ? error.message : error));
+    for (const cleanup of cleanups.reverse())
+      await cleanup().catch((error: unknown) => console.error(error instanceof Error ? error.message : error));
   })());
 }
 
@@ -201,13 +202,20 @@ try {
       if (started.started) {
         cleanups.push(started.started.stop);
         // Without DynamoDB Local every request would fail: say why, once, and stop.
-        started.started.onUnexpectedExit((cause) => void fail(`${cause}: stopping, since the API cannot answer without it. Start it again with npm start.`));
+        started.started.onUnexpectedExit(
+          (cause) => void fail(`${cause}: stopping, since the API cannot answer without it. Start it again with npm start.`),
+        );
       }
       return started;
     },
     (started) => (started.started ? `port ${new URL(started.endpoint).port}` : `at ${started.endpoint}`),
   );
-  if (dynamodb.started) await lock?.update({ dynamodbEndpoint: dynamodb.endpoint, javaPid: dynamodb.started.javaPid, javaStart: processStart(dynamodb.started.javaPid) });
+  if (dynamodb.started)
+    await lock?.update({
+      dynamodbEndpoint: dynamodb.endpoint,
+      javaPid: dynamodb.started.javaPid,
+      javaStart: processStart(dynamodb.started.javaPid),
+    });
   // A store other than the data directory: recorded, so that the users CLI does not write into
   // .data/ unseen by this run.
   const run = lock
@@ -222,18 +230,23 @@ try {
   if (run) cleanups.push(async () => run.remove());
   if (dynamodb.started && !lock) {
     const directory = dynamodb.started.dataDirectory;
-    const stopWatching = watchDirectorySize(directory, inMemoryLimit, (bytes) =>
-      void fail(
-        `The in-memory database directory ${directory} holds ${Math.round(bytes / 1024 / 1024)} MB, over the bound of ` +
-          `${Math.round(inMemoryLimit / 1024 / 1024)} MB (MUSEUM_IN_MEMORY_MAX_MB): stopping, so that it cannot fill the machine's memory. ` +
-          'DynamoDB Local accepts any client on the network, which can write databases of its own there.',
-      ),
+    const stopWatching = watchDirectorySize(
+      directory,
+      inMemoryLimit,
+      (bytes) =>
+        void fail(
+          `The in-memory database directory ${directory} holds ${Math.round(bytes / 1024 / 1024)} MB, over the bound of ` +
+            `${Math.round(inMemoryLimit / 1024 / 1024)} MB (MUSEUM_IN_MEMORY_MAX_MB): stopping, so that it cannot fill the machine's memory. ` +
+            'DynamoDB Local accepts any client on the network, which can write databases of its own there.',
+        ),
     );
     cleanups.push(async () => stopWatching());
   }
   Object.assign(process.env, handlerEnvironment(dynamodb.endpoint));
   await step('tables', () => ensureLocalTables(dynamodb.endpoint, localTableNames));
-  const created = await step('users', ensureAdminUser, (user) => (user ? `created admin (editor)${user.generated ? ', password below' : ''}` : ''));
+  const created = await step('users', ensureAdminUser, (user) =>
+    user ? `created admin (editor)${user.generated ? ', password below' : ''}` : '',
+  );
 
   const gateway = await step('listening', () =>
     startLocalApiGateway({
@@ -244,7 +257,9 @@ try {
         .split(',')
         .map((origin) => origin.trim())
         .filter(Boolean),
-      accessLog: jsonLogs ? (entry) => say(JSON.stringify({ time: new Date().toISOString(), ...entry })) : (entry) => say(requestLine(entry)),
+      accessLog: jsonLogs
+        ? (entry) => say(JSON.stringify({ time: new Date().toISOString(), ...entry }))
+        : (entry) => say(requestLine(entry)),
     }),
   );
   // A stop first lets the requests under way finish and answer, then stops DynamoDB Local (which
@@ -277,7 +292,7 @@ try {
  */
 async function drain(server: Server, limitMs: number): Promise<void> {
   const closed = new Promise<'closed'>((resolve) => server.close(() => resolve('closed')));
-  for (const deadline = performance.now() + limitMs; performance.now() < deadline; ) {
+  for (const deadline = performance.now() + limitMs; performance.now() < deadline;) {
     server.closeIdleConnections();
     if ((await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 50))])) === 'closed') return;
   }
@@ -291,7 +306,9 @@ async function buildUnlessUpToDate(): Promise<boolean> {
 
 /** The users CLI command that reaches this run's users (it finds a run on the data directory or in memory by its MUSEUM_DATA_DIR). */
 function passwordCommand(endpoint: string, started: boolean): string {
-  const same = (started ? ['MUSEUM_DATA_DIR', 'TABLE_NAME'] : ['MUSEUM_DYNAMODB_KEY_ID', 'TABLE_NAME']).filter((name) => givenSettings[name]);
+  const same = (started ? ['MUSEUM_DATA_DIR', 'TABLE_NAME'] : ['MUSEUM_DYNAMODB_KEY_ID', 'TABLE_NAME']).filter(
+    (name) => givenSettings[name],
+  );
   return `${started ? '' : `DYNAMODB_ENDPOINT=${endpoint} `}npm run users -- passwd admin${same.length > 0 ? `, with the same ${same.join(' and ')}` : ''}`;
 }
 

@@ -5,7 +5,13 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { lockDataDirectory, lockHolder, processStart } from '../lib/local/data-directory-lock.ts';
 import { ensureLocalTables, localClient, startDynamoDbLocal, useKeyId, type DynamoDbLocal } from '../lib/local/dynamodb-local.ts';
-import { DATA_DIRECTORY, DYNAMODB_DIRECTORY, localTableNames, useDataDirectoryKey, usesDataDirectory } from '../lib/local/local-environment.ts';
+import {
+  DATA_DIRECTORY,
+  DYNAMODB_DIRECTORY,
+  localTableNames,
+  useDataDirectoryKey,
+  usesDataDirectory,
+} from '../lib/local/local-environment.ts';
 import { settingProblems, STORE_SETTINGS } from '../lib/local/local-settings.ts';
 import { runsOnOtherStores, type RunRecord } from '../lib/local/run-registry.ts';
 
@@ -32,7 +38,8 @@ export function storeSettingsProblem(): string | undefined {
 
 /** The running in-memory `npm start`'s DynamoDB Local, through the key id its run record keeps. */
 function inMemoryRun(run: RunRecord): Store | string {
-  if (!run.keyId) return `The local API running${run.url ? ` on ${run.url}` : ''} (pid ${run.pid}) in memory was started by an older version: restart it to use the CLIs with it.`;
+  if (!run.keyId)
+    return `The local API running${run.url ? ` on ${run.url}` : ''} (pid ${run.pid}) in memory was started by an older version: restart it to use the CLIs with it.`;
   useKeyId(run.dynamodbEndpoint, run.keyId);
   const client = localClient(run.dynamodbEndpoint);
   return {
@@ -46,7 +53,11 @@ function inMemoryRun(run: RunRecord): Store | string {
 }
 
 /** The deployed table, the running `npm start`'s DynamoDB Local, or the data directory's own (started here, under its lock). */
-export async function openStore(table: string | undefined, region: string | undefined, holder: 'users CLI' | 'events CLI'): Promise<Store | string> {
+export async function openStore(
+  table: string | undefined,
+  region: string | undefined,
+  holder: 'users CLI' | 'events CLI',
+): Promise<Store | string> {
   if (table) {
     const client = new DynamoDBClient(region ? { region } : {});
     return { client, tableName: table, target: 'deployed', exclusive: false, close: async () => client.destroy() };
@@ -60,8 +71,10 @@ export async function openStore(table: string | undefined, region: string | unde
   // person is using: writing into the data directory would never reach it.
   const others = lockHolder(DATA_DIRECTORY)?.holder === 'npm start' ? [] : runsOnOtherStores(DATA_DIRECTORY);
   const inMemory = others.filter((run) => run.store === 'in memory');
-  if (!usesDataDirectory() && inMemory.length === 0) return 'No local API is running in memory (MUSEUM_IN_MEMORY=1) for this data directory: start one with MUSEUM_IN_MEMORY=1 npm start first.';
-  if (inMemory.length > 1) return `Several local APIs run in memory (pids ${inMemory.map((run) => run.pid).join(', ')}): stop all but one, or give each its own MUSEUM_DATA_DIR.`;
+  if (!usesDataDirectory() && inMemory.length === 0)
+    return 'No local API is running in memory (MUSEUM_IN_MEMORY=1) for this data directory: start one with MUSEUM_IN_MEMORY=1 npm start first.';
+  if (inMemory.length > 1)
+    return `Several local APIs run in memory (pids ${inMemory.map((run) => run.pid).join(', ')}): stop all but one, or give each its own MUSEUM_DATA_DIR.`;
   if (inMemory[0]) return inMemoryRun(inMemory[0]);
   const external = others[0];
   if (external) {
@@ -73,11 +86,18 @@ export async function openStore(table: string | undefined, region: string | unde
   const taken = await lockDataDirectory(DATA_DIRECTORY, holder, (line) => console.error(line));
   if ('heldBy' in taken) {
     const { holder: other, pid, dynamodbEndpoint } = taken.heldBy;
-    if (other !== 'npm start') return `Another command (the ${other}, pid ${pid}) is using ${DATA_DIRECTORY}; try again when it has finished.`;
+    if (other !== 'npm start')
+      return `Another command (the ${other}, pid ${pid}) is using ${DATA_DIRECTORY}; try again when it has finished.`;
     if (!dynamodbEndpoint) return `The local API (pid ${pid}) is still starting on ${DATA_DIRECTORY}; try again in a moment.`;
     await useDataDirectoryKey(dynamodbEndpoint);
     const client = localClient(dynamodbEndpoint);
-    return { client, tableName: localTableNames.events, target: 'running local API', exclusive: false, close: async () => client.destroy() };
+    return {
+      client,
+      tableName: localTableNames.events,
+      target: 'running local API',
+      exclusive: false,
+      close: async () => client.destroy(),
+    };
   }
   const { lock } = taken;
   let dynamodb: DynamoDbLocal | undefined;

@@ -94,7 +94,9 @@ function parseArguments(): { command: Command; username?: string; role?: Role; t
     return 2;
   }
   if (command === 'list' ? username !== undefined : !username || !USERNAME_PATTERN.test(username)) {
-    console.error(command === 'list' ? `list takes no name.\n${USAGE}` : `A username (letters, digits and . _ @ -, at most 64) is required.\n${USAGE}`);
+    console.error(
+      command === 'list' ? `list takes no name.\n${USAGE}` : `A username (letters, digits and . _ @ -, at most 64) is required.\n${USAGE}`,
+    );
     return 2;
   }
   if (extra.length > 0) {
@@ -103,7 +105,9 @@ function parseArguments(): { command: Command; username?: string; role?: Role; t
   }
   if (command === 'add' && !ROLES.includes(values.role as Role)) {
     const accepted = `${ROLES.slice(0, -1).join(', ')} or ${ROLES.at(-1)}`;
-    console.error(`${values.role === undefined ? `add needs --role ${ROLES.join('|')}` : `--role ${values.role} is not a role: use ${accepted}`}.\n${USAGE}`);
+    console.error(
+      `${values.role === undefined ? `add needs --role ${ROLES.join('|')}` : `--role ${values.role} is not a role: use ${accepted}`}.\n${USAGE}`,
+    );
     return 2;
   }
   if (command !== 'add' && values.role !== undefined) {
@@ -170,9 +174,12 @@ async function main(): Promise<number> {
     }
     if (store.note && command !== 'list') console.log(store.note);
     if (command === 'passwd' || command === 'remove') {
-      if (store.target === 'running local API') console.log(`${CACHE_NOTE}\nTo make it immediate locally, restart npm start (its caches live in memory).`);
+      if (store.target === 'running local API')
+        console.log(`${CACHE_NOTE}\nTo make it immediate locally, restart npm start (its caches live in memory).`);
       if (store.target === 'deployed') {
-        console.log(`${CACHE_NOTE}\nTo shorten it, flush the gateway's cache (aws apigateway flush-stage-authorizers-cache); the authorizer's follows within 60 s.`);
+        console.log(
+          `${CACHE_NOTE}\nTo shorten it, flush the gateway's cache (aws apigateway flush-stage-authorizers-cache); the authorizer's follows within 60 s.`,
+        );
       }
     }
     return 0;

@@ -15,7 +15,10 @@ const createSpecialEvent: HttpHandler = async (event, _context, { signal, deadli
   checkCollectionPreconditions(conditionalHeaders(event));
   const key = idempotencyKey(event);
   const input = validate(CreateEventRequest, event.body, 'request body');
-  const { event: created, version } = await eventsStore(signal, deadline).createEvent(input, key === undefined ? undefined : { principal: principal(), key });
+  const { event: created, version } = await eventsStore(signal, deadline).createEvent(
+    input,
+    key === undefined ? undefined : { principal: principal(), key },
+  );
   metrics.addMetric('SpecialEventsCreated', 'Count', 1);
   return jsonResponse(201, created, {
     Location: `${event.requestContext.path.replace(/\/$/, '')}/${created.eventId}`,

@@ -14,7 +14,8 @@ const deleteSpecialEvent: HttpHandler = async (event, _context, { signal, deadli
   noQueryParameters(event);
   const precondition = preconditions(event);
   const key = idempotencyKey(event);
-  const scope = key === undefined ? undefined : { principal: principal(), key, request: { eventId, ...preconditionsFingerprint(precondition) } };
+  const scope =
+    key === undefined ? undefined : { principal: principal(), key, request: { eventId, ...preconditionsFingerprint(precondition) } };
   const store = eventsStore(signal, deadline);
   await withPreconditions(
     precondition,

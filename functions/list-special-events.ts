@@ -41,7 +41,8 @@ export function parseListQuery(event: Pick<HttpEvent, 'queryStringParameters' | 
   const endDate = query.endDate ?? addDays(startDate, LIMITS.defaultRangeDays);
   const rangeDays = daysBetween(startDate, endDate);
   if (rangeDays < 0) throw rangeProblem('endDate', `must not be before startDate (${startDate})`);
-  if (rangeDays > LIMITS.maxRangeDays) throw rangeProblem('endDate', `must be at most ${LIMITS.maxRangeDays} days after startDate (${startDate})`);
+  if (rangeDays > LIMITS.maxRangeDays)
+    throw rangeProblem('endDate', `must be at most ${LIMITS.maxRangeDays} days after startDate (${startDate})`);
   return { startDate, endDate, page: query.page ?? 1, limit: query.limit ?? LIMITS.defaultListLimit };
 }
 

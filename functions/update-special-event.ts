@@ -15,7 +15,10 @@ const updateSpecialEvent: HttpHandler = async (event, _context, { signal, deadli
   const precondition = preconditions(event);
   const key = idempotencyKey(event);
   const changes = validate(UpdateEventRequest, event.body, 'request body');
-  const scope = key === undefined ? undefined : { principal: principal(), key, request: { eventId, changes, ...preconditionsFingerprint(precondition) } };
+  const scope =
+    key === undefined
+      ? undefined
+      : { principal: principal(), key, request: { eventId, changes, ...preconditionsFingerprint(precondition) } };
   const store = eventsStore(signal, deadline);
   const updated = await withPreconditions(
     precondition,

@@ -30,7 +30,9 @@ async function filesUnder(directory: string): Promise<string[]> {
 
 /** Hash of the esbuild options, the named inputs and every file outside node_modules that the given bundles were made from. */
 export async function inputsHash(options: BuildOptions, metafiles: Record<string, Metafile>): Promise<string> {
-  const local = Object.values(metafiles).flatMap((metafile) => Object.keys(metafile.inputs).filter((path) => !/(^|[\\/])node_modules[\\/]/.test(path)));
+  const local = Object.values(metafiles).flatMap((metafile) =>
+    Object.keys(metafile.inputs).filter((path) => !/(^|[\\/])node_modules[\\/]/.test(path)),
+  );
   const named = (await Promise.all(INPUT_DIRECTORIES.map(filesUnder))).flat();
   const files = [...new Set([...INPUT_FILES, ...named, ...local])].sort();
   const hash = createHash('sha256').update(JSON.stringify(options));

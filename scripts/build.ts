@@ -147,7 +147,9 @@ export async function buildFunctions(outdir = `${BUILD_DIRECTORY}/functions`, wi
   // The old stamp goes first: a build that fails half-way must not leave bundles that look current.
   await rm(metaFileOf(outdir), { force: true });
   await rm(outdir, { recursive: true, force: true });
-  const results = await Promise.all(FUNCTION_NAMES.map((name) => bundleLambda(`functions/${name}.ts`, `${outdir}/${name}/index.mjs`, without)));
+  const results = await Promise.all(
+    FUNCTION_NAMES.map((name) => bundleLambda(`functions/${name}.ts`, `${outdir}/${name}/index.mjs`, without)),
+  );
   const metafiles: Record<string, Metafile> = {};
   FUNCTION_NAMES.forEach((name, index) => {
     const metafile = results[index]?.metafile;
@@ -156,7 +158,13 @@ export async function buildFunctions(outdir = `${BUILD_DIRECTORY}/functions`, wi
   // Hashed after the build, so that it covers every local file the bundles were made from.
   const hash = await inputsHash(lambdaBundleOptions('', '', without), metafiles);
   const shims = LAMBDA_SHIMS.filter((shim) => !without.includes(shimName(shim)));
-  const meta: BuildMeta = { inputsHash: hash, builtAt: new Date().toISOString(), shims, keptOutEntries: await keptOutEntries(shims), metafiles };
+  const meta: BuildMeta = {
+    inputsHash: hash,
+    builtAt: new Date().toISOString(),
+    shims,
+    keptOutEntries: await keptOutEntries(shims),
+    metafiles,
+  };
   await mkdir(dirname(metaFileOf(outdir)), { recursive: true });
   await writeFile(metaFileOf(outdir), JSON.stringify(meta));
   return meta;
@@ -184,7 +192,14 @@ export async function buildIfStale(options: { force?: boolean; outdir?: string }
 }
 
 async function bundlesExist(outdir: string): Promise<boolean> {
-  const present = await Promise.all(FUNCTION_NAMES.map((name) => readFile(`${outdir}/${name}/index.mjs`).then(() => true, () => false)));
+  const present = await Promise.all(
+    FUNCTION_NAMES.map((name) =>
+      readFile(`${outdir}/${name}/index.mjs`).then(
+        () => true,
+        () => false,
+      ),
+    ),
+  );
   return present.every(Boolean);
 }
 

@@ -33,7 +33,8 @@ const { values } = parseArgs({ options: { repetitions: { type: 'string', default
 const repetitions = Number(values.repetitions);
 
 const basic = (username: string, password: string) => `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
 
 const work = await mkdtemp(join(tmpdir(), 'museum-bench-flood-'));
 const dynamodb = await startDynamoDbLocal();
@@ -77,7 +78,8 @@ try {
     const started = performance.now();
     for (let attempt = 1; ; attempt++) {
       const answer = await login(authorization, UNFLOODED);
-      if ((answer.status !== 429 && answer.status !== 503) || attempt === 20) return { status: answer.status, attempts: attempt, ms: performance.now() - started };
+      if ((answer.status !== 429 && answer.status !== 503) || attempt === 20)
+        return { status: answer.status, attempts: attempt, ms: performance.now() - started };
       await new Promise((resolve) => setTimeout(resolve, answer.retryAfter * 1000));
     }
   };
@@ -100,7 +102,11 @@ try {
           while (sent < FLOOD_REQUESTS || !validDone) {
             sent++;
             const header =
-              client < 10 ? basic(victim.username, `guess-${randomUUID()}`) : client < 15 ? basic(`nobody-${randomUUID().slice(0, 12)}`, 'guess') : basic(repeatedUser.username, 'the-same-wrong-password');
+              client < 10
+                ? basic(victim.username, `guess-${randomUUID()}`)
+                : client < 15
+                  ? basic(`nobody-${randomUUID().slice(0, 12)}`, 'guess')
+                  : basic(repeatedUser.username, 'the-same-wrong-password');
             floodStatuses.push((await login(header)).status);
             await new Promise((resolve) => setTimeout(resolve, 20)); // far over the method's limit, without spinning this process
           }
@@ -108,11 +114,15 @@ try {
       : [];
     if (flood) while (sent < 2 * FLOOD_CLIENTS) await new Promise((resolve) => setTimeout(resolve, 10));
     const valid: { status: number; attempts: number; ms: number }[] = [];
-    if (arrival === 'all at once') valid.push(...(await Promise.all(users.map((user) => loginWithRetry(basic(user.username, user.password))))));
+    if (arrival === 'all at once')
+      valid.push(...(await Promise.all(users.map((user) => loginWithRetry(basic(user.username, user.password))))));
     else for (const user of users) valid.push(await loginWithRetry(basic(user.username, user.password)));
     validDone = true;
     await Promise.all(attackers);
-    const ok = valid.filter((answer) => answer.status === IN).map((answer) => answer.ms).sort((a, b) => a - b);
+    const ok = valid
+      .filter((answer) => answer.status === IN)
+      .map((answer) => answer.ms)
+      .sort((a, b) => a - b);
     return {
       arrival,
       flood,
@@ -134,7 +144,12 @@ try {
   await login(basic(repeatedUser.username, repeatedUser.password));
   const rows = [];
   for (let repetition = 1; repetition <= repetitions; repetition++) {
-    for (const [arrival, flood] of [['one after another', false], ['one after another', true], ['all at once', false], ['all at once', true]] as const) {
+    for (const [arrival, flood] of [
+      ['one after another', false],
+      ['one after another', true],
+      ['all at once', false],
+      ['all at once', true],
+    ] as const) {
       const row = { repetition, ...(await scenario(arrival, flood)) };
       rows.push(row);
       console.error(JSON.stringify(row));

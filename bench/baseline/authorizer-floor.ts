@@ -7,7 +7,11 @@ import { verifyPassword } from '../../functions/auth/passwords.ts';
 
 const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
 
-export async function handler(event: { tableName: string; key: Record<string, string>; password: string }): Promise<{ principalId?: string }> {
+export async function handler(event: {
+  tableName: string;
+  key: Record<string, string>;
+  password: string;
+}): Promise<{ principalId?: string }> {
   const { Item } = await client.send(new GetCommand({ TableName: event.tableName, Key: event.key, ConsistentRead: true }));
   const valid = await verifyPassword(event.password, Item?.passwordHash as string | undefined);
   return valid ? { principalId: String(Item?.username) } : {};

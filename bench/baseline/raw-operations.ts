@@ -3,13 +3,7 @@
 // handlers' in-process latency is compared with, so the difference is the handler's own work
 // (middleware, validation, logging, metrics, the store's logic, JSON), DynamoDB excluded.
 import { randomUUID } from 'node:crypto';
-import {
-  BatchGetCommand,
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  type DynamoDBDocumentClient,
-} from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { monthsBetween } from '../../functions/events/calendar-dates.ts';
 import { createDocumentClient } from '../../functions/store/dynamodb-client.ts';
 import type { SpecialEvent } from '../../functions/events/event-schema.ts';
@@ -49,7 +43,8 @@ export async function listPage(table: string, startDate: string, endDate: string
       );
       for (const item of page.Items ?? []) {
         const entry = keys.monthIndexEntry(item);
-        if (ids.size < limit && entry.firstDate < startDate && entry.dates.some((date) => date >= startDate && date <= endDate)) ids.add(entry.eventId);
+        if (ids.size < limit && entry.firstDate < startDate && entry.dates.some((date) => date >= startDate && date <= endDate))
+          ids.add(entry.eventId);
       }
       exclusiveStartKey = page.LastEvaluatedKey;
     } while (exclusiveStartKey);
@@ -95,18 +90,40 @@ export async function listPage(table: string, startDate: string, endDate: string
  * store's own condition (versionCondition), the idempotency record if any, and the month items
  * the store's planMonths puts and deletes.
  */
-async function transact(table: string, eventId: string, current: Record<string, unknown> | undefined, next: SpecialEvent | undefined, record?: Record<string, unknown>): Promise<void> {
+async function transact(
+  table: string,
+  eventId: string,
+  current: Record<string, unknown> | undefined,
+  next: SpecialEvent | undefined,
+  record?: Record<string, unknown>,
+): Promise<void> {
   const writeId = randomUUID();
   const now = new Date().toISOString();
   const readVersion = current === undefined ? undefined : Number(current.version);
-  const condition = { ...versionCondition(readVersion, current === undefined ? undefined : writeId), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
+  const condition = {
+    ...versionCondition(readVersion, current === undefined ? undefined : writeId),
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+  };
   const plan = planMonths(eventId, current as unknown as SpecialEvent | undefined, next);
   await documentClient().send(
     new TransactWriteCommand({
       ClientRequestToken: writeId,
       TransactItems: [
         next
-          ? { Put: { TableName: table, Item: { ...keys.event(eventId), ...next, version: (readVersion ?? 0) + 1, lastWriteId: writeId, createdAt: now, updatedAt: now }, ...condition } }
+          ? {
+              Put: {
+                TableName: table,
+                Item: {
+                  ...keys.event(eventId),
+                  ...next,
+                  version: (readVersion ?? 0) + 1,
+                  lastWriteId: writeId,
+                  createdAt: now,
+                  updatedAt: now,
+                },
+                ...condition,
+              },
+            }
           : { Delete: { TableName: table, Key: keys.event(eventId), ...condition } },
         ...(record ? [{ Put: record as { TableName: string; Item: Record<string, unknown> } }] : []),
         ...plan.puts.map((item) => ({ Put: { TableName: table, Item: item } })),
@@ -122,7 +139,13 @@ export async function createEvent(table: string, event: SpecialEvent, idempotenc
   const nowSeconds = Math.floor(now.getTime() / 1000);
   const record = idempotency && {
     TableName: idempotency.table,
-    Item: { id: `create#${idempotency.key}`, expiration: nowSeconds + 86_400, requestHash: idempotency.key, event, createdAt: now.toISOString() },
+    Item: {
+      id: `create#${idempotency.key}`,
+      expiration: nowSeconds + 86_400,
+      requestHash: idempotency.key,
+      event,
+      createdAt: now.toISOString(),
+    },
     ConditionExpression: 'attribute_not_exists(#id) OR #expiration <= :now',
     ExpressionAttributeNames: { '#id': 'id', '#expiration': 'expiration' },
     ExpressionAttributeValues: { ':now': nowSeconds },

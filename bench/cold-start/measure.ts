@@ -108,7 +108,14 @@ export async function measureColdStarts(
     event,
   });
   const targets: ColdTarget[] = [
-    { name: FLOOR_NAME, bundleName: FLOOR_NAME, role: 'floor', bundle: build.bundles[FLOOR_NAME] as string, kind: 'handler', event: () => ({ tableName: tables.events, key: keys.event(existing.eventId) }) },
+    {
+      name: FLOOR_NAME,
+      bundleName: FLOOR_NAME,
+      role: 'floor',
+      bundle: build.bundles[FLOOR_NAME] as string,
+      kind: 'handler',
+      event: () => ({ tableName: tables.events, key: keys.event(existing.eventId) }),
+    },
     {
       name: AUTHORIZER_FLOOR_NAME,
       bundleName: AUTHORIZER_FLOOR_NAME,
@@ -120,8 +127,12 @@ export async function measureColdStarts(
     // The number is the DynamoDB calls of that first invocation (events-store.ts).
     functionTarget('get-special-event', 1, () => proxyEvent('getSpecialEvent', { eventId: existing.eventId })),
     functionTarget('list-special-events', 2, () => proxyEvent('listSpecialEvents')),
-    functionTarget('create-special-event', 1, () => proxyEvent('createSpecialEvent', { body: newEventBody(), headers: { 'Idempotency-Key': randomUUID() } })),
-    functionTarget('update-special-event', 1, () => proxyEvent('updateSpecialEvent', { eventId: existing.eventId, body: { price: nextPrice() } })),
+    functionTarget('create-special-event', 1, () =>
+      proxyEvent('createSpecialEvent', { body: newEventBody(), headers: { 'Idempotency-Key': randomUUID() } }),
+    ),
+    functionTarget('update-special-event', 1, () =>
+      proxyEvent('updateSpecialEvent', { eventId: existing.eventId, body: { price: nextPrice() } }),
+    ),
     functionTarget(
       UPDATE_DATES,
       2,
@@ -140,7 +151,12 @@ export async function measureColdStarts(
       key: randomUUID(),
     })),
     rawTarget('update-special-event', () => ({ operation: 'update', table: tables.events, eventId: existing.eventId, price: nextPrice() })),
-    rawTarget(UPDATE_DATES, () => ({ operation: 'updateDates', table: tables.events, eventId: rawMoving.eventId, dates: nextDates(rawMoving.eventId) })),
+    rawTarget(UPDATE_DATES, () => ({
+      operation: 'updateDates',
+      table: tables.events,
+      eventId: rawMoving.eventId,
+      dates: nextDates(rawMoving.eventId),
+    })),
     rawTarget('delete-special-event', () => ({ operation: 'delete', table: tables.events, eventId: nextToDelete() })),
   ];
   await warmUpDynamoDbLocal(
@@ -166,7 +182,8 @@ export async function measureColdStarts(
         logFile: join(options.logDirectory, 'cold-starts.log'),
       });
       const succeeded = target.kind === 'authorizer' ? result.outcome === 'allowed' : [200, 201, 204].includes(Number(result.outcome));
-      if (!succeeded) throw new Error(`The first invocation of ${target.name} did not succeed (${result.outcome}): see ${options.logDirectory}`);
+      if (!succeeded)
+        throw new Error(`The first invocation of ${target.name} did not succeed (${result.outcome}): see ${options.logDirectory}`);
       if (round >= options.warmUpRounds) samples.get(target.name)?.push(result);
     }
   }
@@ -201,14 +218,22 @@ export async function measureColdStarts(
 }
 
 /** Sends every raw target's requests `rounds` times from one process (see warm-up-dynamodb.ts). */
-async function warmUpDynamoDbLocal(build: BenchBuild, env: Record<string, string>, rawTargets: ColdTarget[], rounds: number, logDirectory: string) {
+async function warmUpDynamoDbLocal(
+  build: BenchBuild,
+  env: Record<string, string>,
+  rawTargets: ColdTarget[],
+  rounds: number,
+  logDirectory: string,
+) {
   const invocationsFile = join(logDirectory, 'dynamodb-warm-up.json');
   await writeFile(invocationsFile, JSON.stringify(Array.from({ length: rounds }, () => rawTargets.map((target) => target.event())).flat()));
   const result = await runChild<{ invocations: number; seconds: number }>(['--import', 'tsx', 'bench/cold-start/warm-up-dynamodb.ts'], {
     env: { ...env, BENCH_WARM_UP_DYNAMODB: JSON.stringify({ bundle: build.rawOperations, invocationsFile }) },
     logFile: join(logDirectory, 'dynamodb-warm-up.log'),
   });
-  process.stderr.write(`  DynamoDB Local warmed up: ${result.invocations} first-invocation request sets in ${result.seconds.toFixed(1)} s\n`);
+  process.stderr.write(
+    `  DynamoDB Local warmed up: ${result.invocations} first-invocation request sets in ${result.seconds.toFixed(1)} s\n`,
+  );
 }
 
 const newEventBody = () => eventBody('Cold start', 2030);

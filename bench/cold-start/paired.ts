@@ -45,9 +45,11 @@ const warmUpRounds = Number(args['warm-up']);
 const functions = args.functions.split(',');
 const against = new Map(args.against.map((entry) => [entry.slice(0, entry.indexOf('=')), resolve(entry.slice(entry.indexOf('=') + 1))]));
 const adjustments = [...args.only.split(',').filter(Boolean), ...against.keys()];
-for (const name of functions) if (!FUNCTION_NAMES.includes(name)) throw new Error(`Unknown function ${name}: one of ${FUNCTION_NAMES.join(', ')}`);
+for (const name of functions)
+  if (!FUNCTION_NAMES.includes(name)) throw new Error(`Unknown function ${name}: one of ${FUNCTION_NAMES.join(', ')}`);
 for (const name of adjustments.filter((adjustment) => !against.has(adjustment))) {
-  if (!(BUILD_ADJUSTMENTS as readonly string[]).includes(name)) throw new Error(`Unknown build adjustment ${name}: one of ${BUILD_ADJUSTMENTS.join(', ')}`);
+  if (!(BUILD_ADJUSTMENTS as readonly string[]).includes(name))
+    throw new Error(`Unknown build adjustment ${name}: one of ${BUILD_ADJUSTMENTS.join(', ')}`);
 }
 
 interface Run {
@@ -65,11 +67,21 @@ const loadBefore = loadavg();
 step(`Building the functions as built and without each of: ${adjustments.join(', ')}`);
 await mkdir(DIRECTORY, { recursive: true });
 const variants = [AS_BUILT, ...adjustments];
-const variantDirectory = (variant: string) => against.get(variant) ?? join(DIRECTORY, variant === AS_BUILT ? 'as-built' : `without-${variant}`, 'functions');
+const variantDirectory = (variant: string) =>
+  against.get(variant) ?? join(DIRECTORY, variant === AS_BUILT ? 'as-built' : `without-${variant}`, 'functions');
 // One at a time: each build already bundles every function in parallel.
-for (const variant of variants.filter((name) => !against.has(name))) await buildFunctions(variantDirectory(variant), variant === AS_BUILT ? [] : [variant]);
+for (const variant of variants.filter((name) => !against.has(name)))
+  await buildFunctions(variantDirectory(variant), variant === AS_BUILT ? [] : [variant]);
 const runner = join(DIRECTORY, 'cold-start-runner.mjs');
-await build({ entryPoints: ['bench/cold-start/runner.ts'], outfile: runner, bundle: true, format: 'esm', platform: 'node', target: 'node24', logLevel: 'warning' });
+await build({
+  entryPoints: ['bench/cold-start/runner.ts'],
+  outfile: runner,
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node24',
+  logLevel: 'warning',
+});
 const bundleOf = (variant: string, name: string) => join(variantDirectory(variant), name, 'index.mjs');
 const sizes = Object.fromEntries(
   await Promise.all(
@@ -88,9 +100,11 @@ const results = await withBenchDynamoDb(async ({ endpoint, tables }) => {
   const events: Record<string, () => unknown> = {
     'get-special-event': () => proxyEvent('getSpecialEvent', { eventId: existing.eventId }),
     'list-special-events': () => proxyEvent('listSpecialEvents'),
-    'create-special-event': () => proxyEvent('createSpecialEvent', { body: eventBody('Paired cold start', 2030), headers: { 'Idempotency-Key': randomUUID() } }),
+    'create-special-event': () =>
+      proxyEvent('createSpecialEvent', { body: eventBody('Paired cold start', 2030), headers: { 'Idempotency-Key': randomUUID() } }),
   };
-  for (const name of functions) if (!events[name]) throw new Error(`No first invocation defined here for ${name}: one of ${Object.keys(events).join(', ')}`);
+  for (const name of functions)
+    if (!events[name]) throw new Error(`No first invocation defined here for ${name}: one of ${Object.keys(events).join(', ')}`);
 
   const coldStart = async (variant: string, name: string): Promise<Run> => {
     const run = await runChild<Run>([runner], {
@@ -100,17 +114,23 @@ const results = await withBenchDynamoDb(async ({ endpoint, tables }) => {
       },
       logFile: join(DIRECTORY, 'cold-starts.log'),
     });
-    if (![200, 201].includes(Number(run.outcome))) throw new Error(`${name} (${variant}) answered ${run.outcome}: see ${DIRECTORY}/cold-starts.log`);
+    if (![200, 201].includes(Number(run.outcome)))
+      throw new Error(`${name} (${variant}) answered ${run.outcome}: see ${DIRECTORY}/cold-starts.log`);
     return run;
   };
 
   // differences[adjustment][function]: B (without it) - A (as built), one per round.
-  const pairs = new Map(adjustments.map((adjustment) => [adjustment, new Map(functions.map((name) => [name, [] as { a: Run; b: Run }[]]))]));
+  const pairs = new Map(
+    adjustments.map((adjustment) => [adjustment, new Map(functions.map((name) => [name, [] as { a: Run; b: Run }[]]))]),
+  );
   const loads: number[] = [];
-  step(`DynamoDB Local ready; ${warmUpRounds} warm-up rounds, then ${rounds} paired rounds of ${adjustments.length} comparisons x ${functions.length} functions`);
+  step(
+    `DynamoDB Local ready; ${warmUpRounds} warm-up rounds, then ${rounds} paired rounds of ${adjustments.length} comparisons x ${functions.length} functions`,
+  );
   for (let roundIndex = 0; roundIndex < warmUpRounds + rounds; roundIndex++) {
     const counted = roundIndex >= warmUpRounds;
-    if (roundIndex % 5 === 0) step(`round ${roundIndex + 1}/${warmUpRounds + rounds}${counted ? '' : ' (warm-up)'}; load ${loadavg()[0]?.toFixed(2)}`);
+    if (roundIndex % 5 === 0)
+      step(`round ${roundIndex + 1}/${warmUpRounds + rounds}${counted ? '' : ' (warm-up)'}; load ${loadavg()[0]?.toFixed(2)}`);
     // Rotate which comparison goes first, and alternate A/B order within each pair.
     const order = adjustments.map((_, i) => adjustments[(i + roundIndex) % adjustments.length] as string);
     for (const [position, adjustment] of order.entries()) {
@@ -118,7 +138,11 @@ const results = await withBenchDynamoDb(async ({ endpoint, tables }) => {
         const aFirst = (roundIndex + position) % 2 === 0;
         const first = await coldStart(aFirst ? AS_BUILT : adjustment, name);
         const second = await coldStart(aFirst ? adjustment : AS_BUILT, name);
-        if (counted) pairs.get(adjustment)?.get(name)?.push(aFirst ? { a: first, b: second } : { a: second, b: first });
+        if (counted)
+          pairs
+            .get(adjustment)
+            ?.get(name)
+            ?.push(aFirst ? { a: first, b: second } : { a: second, b: first });
       }
     }
     if (counted) loads.push(loadavg()[0] ?? Number.NaN);
@@ -166,7 +190,10 @@ for (const [adjustment, byFunction] of results.pairs) {
       bundleDifference: diff((run) => run.initMs - run.nodeStartMs),
       loadDifference: diff((run) => run.loadMs),
       firstInvocationDifference: diff((run) => run.firstInvocationMs),
-      samples: pairs.map(({ a, b }) => ({ a: [round(a.initMs, 2), round(a.initMs - a.nodeStartMs, 2)], b: [round(b.initMs, 2), round(b.initMs - b.nodeStartMs, 2)] })),
+      samples: pairs.map(({ a, b }) => ({
+        a: [round(a.initMs, 2), round(a.initMs - a.nodeStartMs, 2)],
+        b: [round(b.initMs, 2), round(b.initMs - b.nodeStartMs, 2)],
+      })),
     });
   }
 }
@@ -190,14 +217,21 @@ const lines = [
       interval(c.loadDifference),
       interval(c.firstInvocationDifference),
       c.bundleDifference.low > 0 ? 'yes' : c.bundleDifference.high < 0 ? 'no: B is faster' : 'not shown',
-    ].join(' | ').replace(/^/, '| ').replace(/$/, ' |'),
+    ]
+      .join(' | ')
+      .replace(/^/, '| ')
+      .replace(/$/, ' |'),
   ),
 ];
 const loadAfter = loadavg();
 const load = {
   before: loadBefore.map((value) => round(value, 2)),
   after: loadAfter.map((value) => round(value, 2)),
-  oneMinuteDuringRounds: { min: round(Math.min(...results.loads), 2), median: round(median(results.loads), 2), max: round(Math.max(...results.loads), 2) },
+  oneMinuteDuringRounds: {
+    min: round(Math.min(...results.loads), 2),
+    median: round(median(results.loads), 2),
+    max: round(Math.max(...results.loads), 2),
+  },
 };
 lines.push(
   '',

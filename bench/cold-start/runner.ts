@@ -19,7 +19,8 @@ const request = JSON.parse(process.env.BENCH_COLD_START ?? '{}') as ColdStartReq
 const loadStart = performance.now();
 const { handler } = (await import(pathToFileURL(request.bundle).href)) as { handler: Handler };
 const loaded = performance.now();
-const result = (await handler(request.event, lambdaContext(request.functionName, request.kind))) as { statusCode?: number; principalId?: string } | undefined;
+const result = (await handler(request.event, lambdaContext(request.functionName, request.kind))) as
+  { statusCode?: number; principalId?: string } | undefined;
 const done = performance.now();
 const cpu = process.cpuUsage();
 

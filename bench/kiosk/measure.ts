@@ -44,7 +44,14 @@ export async function measureKiosk(url: string, endpoint: string, table: string,
   const send = (method: string, path: string, headers: Record<string, string> = {}, body?: string) =>
     new Promise<WireAnswer>((resolve, reject) => {
       const outgoing = request(
-        { agent, host: base.hostname, port: base.port, method, path: `${base.pathname}${path}`, headers: { Authorization: authorization, ...headers } },
+        {
+          agent,
+          host: base.hostname,
+          port: base.port,
+          method,
+          path: `${base.pathname}${path}`,
+          headers: { Authorization: authorization, ...headers },
+        },
         (response) => {
           const chunks: Buffer[] = [];
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -52,8 +59,14 @@ export async function measureKiosk(url: string, endpoint: string, table: string,
             const content = Buffer.concat(chunks);
             // What travelled: the status line, each header line, the blank line, the content.
             let headerBytes = Buffer.byteLength(`HTTP/1.1 ${response.statusCode} ${response.statusMessage}\r\n\r\n`);
-            for (let i = 0; i < response.rawHeaders.length; i += 2) headerBytes += Buffer.byteLength(`${response.rawHeaders[i]}: ${response.rawHeaders[i + 1]}\r\n`);
-            resolve({ status: response.statusCode ?? 0, bytes: headerBytes + content.length, etag: response.headers.etag, body: content.toString('utf8') });
+            for (let i = 0; i < response.rawHeaders.length; i += 2)
+              headerBytes += Buffer.byteLength(`${response.rawHeaders[i]}: ${response.rawHeaders[i + 1]}\r\n`);
+            resolve({
+              status: response.statusCode ?? 0,
+              bytes: headerBytes + content.length,
+              etag: response.headers.etag,
+              body: content.toString('utf8'),
+            });
           });
           response.on('error', reject);
         },

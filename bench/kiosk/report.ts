@@ -23,9 +23,17 @@ export function kioskSection(kiosk: KioskResult, table: (header: string[], rows:
     '### A kiosk polling once a minute for an hour (local HTTP server; bytes = status line + headers + content)\n\n' +
     table(
       ['Polled', 'Polls', 'Bytes, downloading', 'Bytes, revalidating', '304s', 'Saved per hour', 'Read capacity per hour (both ways)'],
-      kiosk.polls.map((p) => [p.name, p.polls, kb(p.bytesFull), kb(p.bytesRevalidating), p.notModified, kb(p.bytesFull - p.bytesRevalidating), `${p.readCapacity} RCU`]),
+      kiosk.polls.map((p) => [
+        p.name,
+        p.polls,
+        kb(p.bytesFull),
+        kb(p.bytesRevalidating),
+        p.notModified,
+        kb(p.bytesFull - p.bytesRevalidating),
+        `${p.readCapacity} RCU`,
+      ]),
     ) +
-    '\n\nA 304 saves the transfer, not the reads: the list\'s tag is a hash of the page it would send, an event\'s its version.\n\n' +
+    "\n\nA 304 saves the transfer, not the reads: the list's tag is a hash of the page it would send, an event's its version.\n\n" +
     table(
       ['Page (limit 1)', 'Read capacity'],
       kiosk.pageDepth.map((d) => [d.page, `${d.readCapacity} RCU`]),

@@ -15,11 +15,20 @@ const table = (header: string[], rows: (string | number)[][]) =>
 await mkdir(join('bench-results', 'logs'), { recursive: true });
 await buildForBench();
 await withBenchDynamoDb(async ({ endpoint, tables, window }) => {
-  const server = await startHttpServer(functionEnvironment(endpoint, tables, 'local-api'), FUNCTIONS_DIRECTORY, join('bench-results', 'logs', 'kiosk-api.log'));
+  const server = await startHttpServer(
+    functionEnvironment(endpoint, tables, 'local-api'),
+    FUNCTIONS_DIRECTORY,
+    join('bench-results', 'logs', 'kiosk-api.log'),
+  );
   try {
     const kiosk = await measureKiosk(server.url, endpoint, tables.events, window);
     console.log(kioskSection(kiosk, table));
-    console.log(`\n${table(['Target', 'Measured', 'Limit', 'Verdict'], kioskVerdicts(kiosk).map((v) => [v.target, v.measured, v.limit, v.pass ? 'PASS' : 'FAIL']))}`);
+    console.log(
+      `\n${table(
+        ['Target', 'Measured', 'Limit', 'Verdict'],
+        kioskVerdicts(kiosk).map((v) => [v.target, v.measured, v.limit, v.pass ? 'PASS' : 'FAIL']),
+      )}`,
+    );
   } finally {
     await server.stop();
   }

@@ -60,7 +60,11 @@ try {
   const behaviour = behaviourFromEnvironment();
   const proxy = behaviour && (await startFaultProxy(dynamodb.endpoint, behaviour));
   if (behaviour) process.stderr.write(`  DynamoDB behaviour: ${JSON.stringify(behaviour)}\n`);
-  server = await startHttpServer(functionEnvironment(proxy?.endpoint ?? dynamodb.endpoint, tables, 'local-api'), 'dist/functions', join('bench-results', 'contention-local-api.log'));
+  server = await startHttpServer(
+    functionEnvironment(proxy?.endpoint ?? dynamodb.endpoint, tables, 'local-api'),
+    'dist/functions',
+    join('bench-results', 'contention-local-api.log'),
+  );
   const authorization = basicAuthorization(BENCH_PRINCIPAL, BENCH_PASSWORD);
   const send = async (method: string, path: string, body?: unknown): Promise<Answer> => {
     const started = performance.now();
@@ -129,12 +133,22 @@ try {
   const deleteUnits = counting.consumed() - before - patchUnits;
   counting.destroy();
   const loadAfter = loadavg();
-  const report = { behaviour: behaviourFromEnvironment() ?? {}, cpus: cpus().length, loadBefore: loadBefore.map((x) => round(x, 2)), loadAfter: loadAfter.map((x) => round(x, 2)), patchUnits, deleteUnits, results };
+  const report = {
+    behaviour: behaviourFromEnvironment() ?? {},
+    cpus: cpus().length,
+    loadBefore: loadBefore.map((x) => round(x, 2)),
+    loadAfter: loadAfter.map((x) => round(x, 2)),
+    patchUnits,
+    deleteUnits,
+    results,
+  };
   await writeFile(join('bench-results', 'contention.json'), JSON.stringify(report, null, 2));
   console.log(`DynamoDB behaviour: ${JSON.stringify(report.behaviour)}`);
   console.log(`load average before ${report.loadBefore.join(' / ')}, after ${report.loadAfter.join(' / ')} (${report.cpus} cores)`);
   console.log(`write units: one committed whole-year PATCH (all dates and the name) ${patchUnits}, its DELETE ${deleteUnits}\n`);
-  console.log('| N | bursts with a success | PATCH 200 / DELETE 204 / 409 / 404 / 503 | 409 with Retry-After | winners p50 / p99 | losers answered p50 / max |');
+  console.log(
+    '| N | bursts with a success | PATCH 200 / DELETE 204 / 409 / 404 / 503 | 409 with Retry-After | winners p50 / p99 | losers answered p50 / max |',
+  );
   console.log('|---|---|---|---|---|---|');
   for (const r of results) {
     console.log(

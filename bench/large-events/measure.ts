@@ -112,7 +112,8 @@ for (const [index, operation] of operations.entries()) {
     const started = performance.now();
     const response = await handler(operation.event(call++, eventId), lambdaContext(operation.handler));
     const elapsed = performance.now() - started;
-    if (response.statusCode !== operation.expectedStatus) throw new Error(`${operation.name} answered ${response.statusCode}: ${response.body}`);
+    if (response.statusCode !== operation.expectedStatus)
+      throw new Error(`${operation.name} answered ${response.statusCode}: ${response.body}`);
     if (i >= settings.warmUp) samples.push(elapsed);
   }
   const capacities: number[] = [];
@@ -121,7 +122,12 @@ for (const [index, operation] of operations.entries()) {
     await operation.viaStore(counting.store, call++, eventId);
     capacities.push(counting.consumed() - before);
   }
-  results.push({ name: operation.name, indexItemsWritten: operation.indexItemsWritten, latency: summarise(samples), writeCapacity: median(capacities) });
+  results.push({
+    name: operation.name,
+    indexItemsWritten: operation.indexItemsWritten,
+    latency: summarise(samples),
+    writeCapacity: median(capacities),
+  });
 }
 
 writeSync(3, JSON.stringify(results));

@@ -45,7 +45,9 @@ export function buildCalendar(total: number, insideCount: number, window: Window
   const offsetToMonthStart = -Math.round((Date.parse(window.startDate) - Date.parse(monthStart)) / 86_400_000);
   /** 40% near the window (its month and the weeks around it), the rest over two years either side. */
   const outsideAnchor = () =>
-    next() < 0.4 ? addDays(window.startDate, between(Math.min(offsetToMonthStart, -14), 45)) : addDays(window.startDate, between(-730, 730));
+    next() < 0.4
+      ? addDays(window.startDate, between(Math.min(offsetToMonthStart, -14), 45))
+      : addDays(window.startDate, between(-730, 730));
 
   const event = (dates: string[]): SpecialEvent => ({
     eventId: randomUUID(),

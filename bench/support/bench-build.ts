@@ -35,13 +35,27 @@ export async function buildForBench(): Promise<BenchBuild> {
     bundleLambda('bench/baseline/floor.ts', floor),
     bundleLambda('bench/baseline/authorizer-floor.ts', authorizerFloor),
     bundleLambda('bench/baseline/raw-operations.ts', rawOperations),
-    build({ entryPoints: ['bench/cold-start/runner.ts'], outfile: coldStartRunner, bundle: true, format: 'esm', platform: 'node', target: 'node24', logLevel: 'warning' }),
+    build({
+      entryPoints: ['bench/cold-start/runner.ts'],
+      outfile: coldStartRunner,
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node24',
+      logLevel: 'warning',
+    }),
   ]);
-  const bundles: Record<string, string> = Object.fromEntries(FUNCTION_NAMES.map((name) => [name, join(FUNCTIONS_DIRECTORY, name, 'index.mjs')]));
+  const bundles: Record<string, string> = Object.fromEntries(
+    FUNCTION_NAMES.map((name) => [name, join(FUNCTIONS_DIRECTORY, name, 'index.mjs')]),
+  );
   bundles[FLOOR_NAME] = floor;
   bundles[AUTHORIZER_FLOOR_NAME] = authorizerFloor;
   const sizes = await Promise.all(
-    Object.entries(bundles).map(async ([name, file]) => ({ name, bytes: (await stat(file)).size, gzipBytes: gzipSync(await readFile(file)).length })),
+    Object.entries(bundles).map(async ([name, file]) => ({
+      name,
+      bytes: (await stat(file)).size,
+      gzipBytes: gzipSync(await readFile(file)).length,
+    })),
   );
   return { bundles, rawOperations, coldStartRunner, sizes };
 }

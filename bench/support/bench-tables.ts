@@ -42,7 +42,10 @@ export async function addBenchUser(endpoint: string, table: string): Promise<voi
 /** The base item and the per-month index items of one event, as EventsStore.createEvent writes them. */
 export function eventItems(event: SpecialEvent): Record<string, unknown>[] {
   const now = new Date().toISOString();
-  return [{ ...keys.event(event.eventId), ...event, version: 1, lastWriteId: event.eventId, createdAt: now, updatedAt: now }, ...planMonths(event.eventId, undefined, event).puts];
+  return [
+    { ...keys.event(event.eventId), ...event, version: 1, lastWriteId: event.eventId, createdAt: now, updatedAt: now },
+    ...planMonths(event.eventId, undefined, event).puts,
+  ];
 }
 
 export function sampleEvent(dates: string[], name = `Bench event ${randomUUID().slice(0, 8)}`): SpecialEvent {

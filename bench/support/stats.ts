@@ -33,7 +33,9 @@ export function seededRandom(seed: number): () => number {
 export function medianStandardError(samples: readonly number[], resamples = 1000): number {
   if (samples.length < 2) return Number.NaN;
   const next = seededRandom(samples.length);
-  const medians = Array.from({ length: resamples }, () => median(Array.from(samples, () => samples[Math.floor(next() * samples.length)] as number)));
+  const medians = Array.from({ length: resamples }, () =>
+    median(Array.from(samples, () => samples[Math.floor(next() * samples.length)] as number)),
+  );
   const mean = medians.reduce((sum, value) => sum + value, 0) / resamples;
   return Math.sqrt(medians.reduce((sum, value) => sum + (value - mean) ** 2, 0) / (resamples - 1));
 }

@@ -29,7 +29,10 @@ function itemBytes(item: Attributes | undefined): number {
  * Computed, because DynamoDB Local reports a transaction as if it wrote one item; it reports
  * single writes correctly, index included.
  */
-export function transactionWriteCapacity(items: TransactWriteItem[], indexesOf: (pk: string, sk: string) => number | undefined = () => undefined): number {
+export function transactionWriteCapacity(
+  items: TransactWriteItem[],
+  indexesOf: (pk: string, sk: string) => number | undefined = () => undefined,
+): number {
   const units = (bytes: number) => Math.max(1, Math.ceil(bytes / 1024));
   return items.reduce((sum, item) => {
     if (item.Put) return sum + 2 * units(itemBytes(item.Put.Item)) + indexEntries(item.Put.Item);
@@ -52,13 +55,18 @@ function marshalled(items: Record<string, Record<string, unknown>>[]): TransactW
   return items.map(({ Put, Delete, Update, ConditionCheck }) => ({
     ...(Put ? { Put: { ...Put, Item: values(Put.Item) } } : {}),
     ...(Delete ? { Delete: { ...Delete, Key: values(Delete.Key) } } : {}),
-    ...(Update ? { Update: { ...Update, Key: values(Update.Key), ExpressionAttributeValues: values(Update.ExpressionAttributeValues) } } : {}),
+    ...(Update
+      ? { Update: { ...Update, Key: values(Update.Key), ExpressionAttributeValues: values(Update.ExpressionAttributeValues) } }
+      : {}),
     ...(ConditionCheck ? { ConditionCheck: { ...ConditionCheck, Key: values(ConditionCheck.Key) } } : {}),
   })) as TransactWriteItem[];
 }
 
 /** A store whose client adds up the write capacity of every write it sends. */
-export function countingEventsStore(eventsTable: string, idempotencyTable: string): { store: EventsStore; consumed: () => number; destroy: () => void } {
+export function countingEventsStore(
+  eventsTable: string,
+  idempotencyTable: string,
+): { store: EventsStore; consumed: () => number; destroy: () => void } {
   let writeCapacity = 0;
   /** pk and sk of each month item this store put → the number of indexes it is in. */
   const monthItemIndexes = new Map<string, number>();
@@ -74,11 +82,14 @@ export function countingEventsStore(eventsTable: string, idempotencyTable: strin
           const key = Delete?.Key;
           const id = `${key?.pk?.S} ${key?.sk?.S}`;
           if (!Delete || !key?.sk?.S?.startsWith('MONTH#') || monthItemIndexes.has(id)) continue;
-          const { Item } = await client.send(new GetItemCommand({ TableName: Delete.TableName, Key: key, ProjectionExpression: 'gsi1pk, gsi2pk' }));
+          const { Item } = await client.send(
+            new GetItemCommand({ TableName: Delete.TableName, Key: key, ProjectionExpression: 'gsi1pk, gsi2pk' }),
+          );
           monthItemIndexes.set(id, indexEntries(Item));
         }
         writeCapacity += transactionWriteCapacity(transactItems, (pk, sk) => monthItemIndexes.get(`${pk} ${sk}`));
-        for (const { Put } of transactItems) if (Put?.Item?.gsi1pk) monthItemIndexes.set(`${Put.Item.pk?.S} ${Put.Item.sk?.S}`, indexEntries(Put.Item));
+        for (const { Put } of transactItems)
+          if (Put?.Item?.gsi1pk) monthItemIndexes.set(`${Put.Item.pk?.S} ${Put.Item.sk?.S}`, indexEntries(Put.Item));
         return next(args);
       }
       if (!singleWrites.has(context.commandName ?? '')) return next(args);
@@ -89,5 +100,9 @@ export function countingEventsStore(eventsTable: string, idempotencyTable: strin
     },
     { step: 'initialize', name: 'countWriteCapacity' },
   );
-  return { store: new EventsStore(createDocumentClient(client), eventsTable, idempotencyTable), consumed: () => writeCapacity, destroy: () => client.destroy() };
+  return {
+    store: new EventsStore(createDocumentClient(client), eventsTable, idempotencyTable),
+    consumed: () => writeCapacity,
+    destroy: () => client.destroy(),
+  };
 }

@@ -7,7 +7,10 @@ const gateway = await startLocalApiGateway({
   functionsDirectory: process.env.BENCH_FUNCTIONS_DIRECTORY,
   authorizerCacheTtlSeconds: 300,
   // Latency, not throttling, is measured: no method limit (the deployed one would answer 429).
-  throttleLimits: { authenticated: { rateLimit: 100_000, burstLimit: 100_000 }, unauthenticated: { rateLimit: 100_000, burstLimit: 100_000 } },
+  throttleLimits: {
+    authenticated: { rateLimit: 100_000, burstLimit: 100_000 },
+    unauthenticated: { rateLimit: 100_000, burstLimit: 100_000 },
+  },
 });
 console.error(`listening on ${gateway.url}`);
 process.on('SIGTERM', () => {

@@ -107,12 +107,17 @@ export async function measureHttp(
       expectedStatus: 201,
       call: () => send('POST', '/special-events', newEventBody(), { 'Idempotency-Key': randomUUID() }),
     },
-    { name: 'update (price)', expectedStatus: 200, call: () => send('PATCH', `/special-events/${updateSubject.eventId}`, { price: (price += 1) % 1000 }) },
+    {
+      name: 'update (price)',
+      expectedStatus: 200,
+      call: () => send('PATCH', `/special-events/${updateSubject.eventId}`, { price: (price += 1) % 1000 }),
+    },
     {
       name: 'update (dates)',
       expectedStatus: 200,
       // Moved back and forth between two days: every call removes one index item and writes another.
-      call: () => send('PATCH', `/special-events/${datesSubject.eventId}`, { dates: [(moves += 1) % 2 === 1 ? '2032-01-15' : '2032-01-14'] }),
+      call: () =>
+        send('PATCH', `/special-events/${datesSubject.eventId}`, { dates: [(moves += 1) % 2 === 1 ? '2032-01-15' : '2032-01-14'] }),
     },
     { name: 'delete', expectedStatus: 204, call: () => send('DELETE', `/special-events/${toDelete[deleted++]?.eventId}`) },
   ];
@@ -126,7 +131,8 @@ export async function measureHttp(
         const started = performance.now();
         const response = await operation.call();
         const elapsed = performance.now() - started;
-        if (response.status !== operation.expectedStatus) throw new Error(`HTTP ${operation.name} answered ${response.status}: ${response.body}`);
+        if (response.status !== operation.expectedStatus)
+          throw new Error(`HTTP ${operation.name} answered ${response.status}: ${response.body}`);
         if (i >= options.warmUp) samples.push(elapsed);
       }
       results.push({ name: operation.name, latency: summarise(samples) });

@@ -27,7 +27,12 @@ export interface WarmFixtures {
 export const newEventBody = () => eventBody('Warm bench', 2031);
 
 /** `calls` is how many times each operation will run, warm-up included (deletes need that many events). */
-export function warmOperations(raw: RawOperations, tables: { events: string; idempotency: string }, window: Window, calls: number): WarmFixtures {
+export function warmOperations(
+  raw: RawOperations,
+  tables: { events: string; idempotency: string },
+  window: Window,
+  calls: number,
+): WarmFixtures {
   const readSubject = sampleEvent(['2031-01-10', '2031-01-11'], 'Warm read subject');
   const updateSubjects = [sampleEvent(['2031-01-12'], 'Warm update subject'), sampleEvent(['2031-01-12'], 'Warm raw update subject')];
   // Moved back and forth between two days: every call removes one index item and writes another.

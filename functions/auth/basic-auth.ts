@@ -85,7 +85,9 @@ export class BasicAuthenticator {
   async authenticate(authorizationHeader: string | undefined): Promise<Principal | undefined> {
     const credentials = parseBasicCredentials(authorizationHeader);
     if (!credentials) return undefined;
-    const key = createHmac('sha256', this.cacheKeySecret).update(authorizationHeader ?? '').digest('base64');
+    const key = createHmac('sha256', this.cacheKeySecret)
+      .update(authorizationHeader ?? '')
+      .digest('base64');
     const now = Date.now();
     const cached = this.cache.get(key);
     if (cached && cached.expiresAt > now) return cached.principal;

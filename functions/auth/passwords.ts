@@ -22,7 +22,8 @@ export function passwordProblem(password: string): string | undefined {
   const length = Array.from(password.normalize('NFC')).length;
   if (length < MIN_PASSWORD_LENGTH) return `The password must be at least ${MIN_PASSWORD_LENGTH} characters`;
   if (length > MAX_PASSWORD_LENGTH) return `The password must be at most ${MAX_PASSWORD_LENGTH} characters`;
-  if (INVISIBLE_CHARACTER.test(password)) return 'The password must not contain control or invisible format characters (NUL, tab, BOM, zero-width space, ...)';
+  if (INVISIBLE_CHARACTER.test(password))
+    return 'The password must not contain control or invisible format characters (NUL, tab, BOM, zero-width space, ...)';
   return undefined;
 }
 

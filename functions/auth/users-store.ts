@@ -26,9 +26,7 @@ export class UsersStore {
   }
 
   async getUser(username: string): Promise<User | undefined> {
-    const { Item } = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: keys.user(username), ConsistentRead: true }),
-    );
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.tableName, Key: keys.user(username), ConsistentRead: true }));
     return Item ? { username: String(Item.username), role: Item.role as Role, passwordHash: String(Item.passwordHash) } : undefined;
   }
 
@@ -37,7 +35,8 @@ export class UsersStore {
    * from hashPassword(), which refuses a password passwordProblem() refuses; the name is checked here.
    */
   async putUser(user: User, mode: 'create' | 'replace'): Promise<void> {
-    if (!USERNAME_PATTERN.test(user.username)) throw new Error(`The username ${JSON.stringify(user.username)} is not letters, digits and . _ @ - (at most 64)`);
+    if (!USERNAME_PATTERN.test(user.username))
+      throw new Error(`The username ${JSON.stringify(user.username)} is not letters, digits and . _ @ - (at most 64)`);
     if (!user.passwordHash.startsWith('scrypt$')) throw new Error('The password hash is not one of hashPassword()');
     await this.client.send(
       new PutCommand({

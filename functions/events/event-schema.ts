@@ -24,7 +24,12 @@ export const SCHEMA_DESCRIPTIONS: Record<string, string> = {
  * effects, so a bundle that does not use a schema drops it.
  */
 /* @__NO_SIDE_EFFECTS__ */
-function documentedCheck<T>(requirement: (input: T) => boolean, message: v.ErrorMessage<v.CheckIssue<T>>, jsonSchema: Record<string, unknown>, textRule?: TextRule) {
+function documentedCheck<T>(
+  requirement: (input: T) => boolean,
+  message: v.ErrorMessage<v.CheckIssue<T>>,
+  jsonSchema: Record<string, unknown>,
+  textRule?: TextRule,
+) {
   return Object.assign(v.check(requirement, message), { jsonSchema, textRule });
 }
 
@@ -38,7 +43,12 @@ function maxCodePoints(maxLength: number) {
 function textField(maxLength: number, rule: TextRule) {
   return v.pipe(
     v.string('must be a string'),
-    documentedCheck((input: string) => obeysTextRule(rule, input), (issue) => textRuleViolation(rule, issue.input), { minLength: 1 }, rule),
+    documentedCheck(
+      (input: string) => obeysTextRule(rule, input),
+      (issue) => textRuleViolation(rule, issue.input),
+      { minLength: 1 },
+      rule,
+    ),
     v.trim(),
     maxCodePoints(maxLength),
   );
@@ -50,7 +60,10 @@ export const EventDescription = textField(LIMITS.descriptionLength, MULTI_LINE_T
 
 export const CalendarDate = v.pipe(
   v.string('must be a string'),
-  documentedCheck(isCalendarDate, 'must be a real calendar date written YYYY-MM-DD (years 1900 to 9999)', { format: 'date', pattern: CALENDAR_DATE_PATTERN }),
+  documentedCheck(isCalendarDate, 'must be a real calendar date written YYYY-MM-DD (years 1900 to 9999)', {
+    format: 'date',
+    pattern: CALENDAR_DATE_PATTERN,
+  }),
 );
 
 export const EventDates = v.pipe(
@@ -79,11 +92,7 @@ export const EventPrice = v.pipe(
   documentedCheck((price: number) => decimalPlaces(String(price)) <= 2, 'must have at most 2 decimals', { multipleOf: 0.01 }),
 );
 
-export const EventId = v.pipe(
-  v.string('must be a string'),
-  v.uuid('must be a UUID'),
-  v.toLowerCase(),
-);
+export const EventId = v.pipe(v.string('must be a string'), v.uuid('must be a UUID'), v.toLowerCase());
 
 /** The schema of each field; `satisfies` holds it to EVENT_FIELDS: no field missing, none extra. */
 const eventFields = {

@@ -132,19 +132,23 @@ export const CONFIGURABLE_TYPES = (Object.keys(GATEWAY_RESPONSES) as GatewayResp
 /** Every gateway response the stack configures, by response type, with the CORS headers for `corsOrigins`. */
 export function configuredGatewayResponses(corsOrigins: readonly string[] = []): Record<string, ConfiguredGatewayResponse> {
   const cors = gatewayCorsHeaders(corsOrigins);
-  const quoted = (headers: Record<string, string>) => Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, `'${value}'`]));
+  const quoted = (headers: Record<string, string>) =>
+    Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, `'${value}'`]));
   const shared = CONFIGURABLE_TYPES.map((type) => {
     const { statusCode, headers, body } = gatewayResponse(type);
     return [type, { statusCode, headers: { ...quoted(headers), ...cors }, template: JSON.stringify(body) }] as const;
   });
-  const deployedOnly = Object.entries(DEPLOYED_ONLY_RESPONSES).map(([type, response]) => [
-    type,
-    {
-      ...(response.statusCode === undefined ? {} : { statusCode: response.statusCode }),
-      headers: { ...quoted({ ...GATEWAY_RESPONSE_HEADERS, ...response.headers }), ...cors },
-      template: typeof response.body === 'string' ? response.body : JSON.stringify(response.body),
-    },
-  ] as const);
+  const deployedOnly = Object.entries(DEPLOYED_ONLY_RESPONSES).map(
+    ([type, response]) =>
+      [
+        type,
+        {
+          ...(response.statusCode === undefined ? {} : { statusCode: response.statusCode }),
+          headers: { ...quoted({ ...GATEWAY_RESPONSE_HEADERS, ...response.headers }), ...cors },
+          template: typeof response.body === 'string' ? response.body : JSON.stringify(response.body),
+        },
+      ] as const,
+  );
   return Object.fromEntries([...shared, ...deployedOnly]);
 }
 

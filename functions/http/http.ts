@@ -75,13 +75,22 @@ export function jsonRequestBody(): MiddlewareObj<APIGatewayProxyEvent> {
       const raw = event.body ?? '';
       const bytes = event.isBase64Encoded ? Buffer.from(raw, 'base64') : Buffer.from(raw, 'utf8');
       if (bytes.length > LIMITS.maxBodyBytes) {
-        throw new HttpProblem('payload-too-large', `The request body is ${bytes.length} bytes; at most ${LIMITS.maxBodyBytes} are accepted`);
+        throw new HttpProblem(
+          'payload-too-large',
+          `The request body is ${bytes.length} bytes; at most ${LIMITS.maxBodyBytes} are accepted`,
+        );
       }
       // Every Content-Encoding line and every coding in each: `gzip` then `identity` on two lines
       // is a gzip body, not an identity one (the single-value header holds only the last line).
-      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the header values come from the request: a list may be absent at runtime
-      const codings = [event.headers['content-encoding'], ...Object.entries(event.multiValueHeaders ?? {}).flatMap(([name, values]) => (name.toLowerCase() === 'content-encoding' ? (values ?? []) : []))]
+      /* eslint-disable @typescript-eslint/no-unnecessary-condition -- the header values come from the request: a list may be absent at runtime */
+      const codings = [
+        event.headers['content-encoding'],
+        ...Object.entries(event.multiValueHeaders ?? {}).flatMap(([name, values]) =>
+          name.toLowerCase() === 'content-encoding' ? (values ?? []) : [],
+        ),
+      ]
         .flatMap((value) => (value ?? '').split(','))
+        /* eslint-enable @typescript-eslint/no-unnecessary-condition */
         .map((coding) => coding.trim().toLowerCase())
         .filter((coding) => coding !== '');
       const contentEncoding = codings.find((coding) => coding !== 'identity') ?? '';
@@ -111,7 +120,13 @@ export function jsonRequestBody(): MiddlewareObj<APIGatewayProxyEvent> {
         throw bodyProblem('validation-error', 'The request body must be a JSON object', '', 'must be a JSON object');
       }
       const duplicate = duplicateKey(text);
-      if (duplicate !== undefined) throw bodyProblem('validation-error', `The request body is invalid: "${duplicate}" is given more than once`, duplicate, 'is given more than once');
+      if (duplicate !== undefined)
+        throw bodyProblem(
+          'validation-error',
+          `The request body is invalid: "${duplicate}" is given more than once`,
+          duplicate,
+          'is given more than once',
+        );
       (event as { body: unknown }).body = body;
     },
   };
@@ -123,7 +138,12 @@ function problemResponses(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxy
     onError: (request) => {
       const { problem, headers, expected } = toProblem(request.error);
       if (!expected) logger.error('Unhandled error', request.error as Error);
-      else if (problem.status >= 500) logger.warn('Temporary failure', { problem: problem.title, error: (request.error as Error).name, message: (request.error as Error).message });
+      else if (problem.status >= 500)
+        logger.warn('Temporary failure', {
+          problem: problem.title,
+          error: (request.error as Error).name,
+          message: (request.error as Error).message,
+        });
       metrics.addMetric(problem.status >= 500 ? 'ServerProblems' : 'ClientProblems', 'Count', 1);
       // Set, not returned: the remaining onError middlewares (logs, metrics, CORS) still run.
       request.response = problemResponse(problem, headers);
@@ -163,7 +183,10 @@ export function httpHandler(operation: HttpHandler, ...requestMiddlewares: Middl
   return handler.handler((event, context, { signal }) =>
     operation(event as HttpEvent, context, {
       signal,
-      deadline: typeof context.getRemainingTimeInMillis === 'function' ? Date.now() + context.getRemainingTimeInMillis() - EARLY_TIMEOUT_MS : undefined,
+      deadline:
+        typeof context.getRemainingTimeInMillis === 'function'
+          ? Date.now() + context.getRemainingTimeInMillis() - EARLY_TIMEOUT_MS
+          : undefined,
       principal: () => {
         const principal: unknown = event.requestContext.authorizer?.principalId;
         if (typeof principal !== 'string') throw new Error('The authorizer passed no principalId');

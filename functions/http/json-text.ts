@@ -60,7 +60,9 @@ export function duplicateKey(text: string): string | undefined {
  */
 export function parseJsonText(text: string): unknown {
   const parsed: unknown = JSON.parse(text, (_key, value: unknown, context?: { source?: string }) =>
-    typeof value === 'number' && context?.source !== undefined && !sameDecimal(context.source, String(value)) ? new JsonNumberText(context.source, value) : value,
+    typeof value === 'number' && context?.source !== undefined && !sameDecimal(context.source, String(value))
+      ? new JsonNumberText(context.source, value)
+      : value,
   );
   // A bare number as the whole body stays a number: it is refused as "not a JSON object" anyway.
   return parsed instanceof JsonNumberText ? parsed.rounded : parsed;

@@ -19,7 +19,9 @@ export function refuseMethodOverride(): MiddlewareObj<APIGatewayProxyEvent> {
       const names = [...Object.keys(event.headers), ...Object.keys(event.multiValueHeaders ?? {})].map((name) => name.toLowerCase());
       const sent = METHOD_OVERRIDE_HEADERS.find((header) => names.includes(header));
       if (sent === undefined) return;
-      const field = sent.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => `${dash}${letter.toUpperCase()}`).replace('Http', 'HTTP');
+      const field = sent
+        .replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => `${dash}${letter.toUpperCase()}`)
+        .replace('Http', 'HTTP');
       const message = 'is not accepted: send the request with the method itself';
       throw new HttpProblem('validation-error', `${field} ${message}`, { errors: [{ field, message }] });
     },

@@ -183,7 +183,9 @@ export class IfNoneMatchFailedError extends HttpProblem {
 export class ReadPreconditionFailedError extends HttpProblem {
   override name = 'ReadPreconditionFailedError';
   constructor(etag: string) {
-    super('precondition-failed', `If-Match names no current entity-tag of this resource; its current one is ${etag}`, { headers: { ETag: etag } });
+    super('precondition-failed', `If-Match names no current entity-tag of this resource; its current one is ${etag}`, {
+      headers: { ETag: etag },
+    });
   }
 }
 
@@ -196,7 +198,10 @@ export class ReadPreconditionFailedError extends HttpProblem {
 export class CollectionPreconditionFailedError extends HttpProblem {
   override name = 'CollectionPreconditionFailedError';
   constructor(header: 'If-Match' | 'If-None-Match') {
-    const why = header === 'If-Match' ? 'names entity-tags, which the collection of events never matches' : 'is *, and the collection of events exists';
+    const why =
+      header === 'If-Match'
+        ? 'names entity-tags, which the collection of events never matches'
+        : 'is *, and the collection of events exists';
     super('precondition-failed', `${header} ${why}; nothing was created`);
   }
 }

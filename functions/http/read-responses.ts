@@ -37,7 +37,10 @@ function withoutHeaders(headers: Headers, names: readonly string[]): Headers {
 
 /** `Vary`: `names` first (one value whether or not http-cors added `Origin`), then any others once each. */
 function varyWith(headers: Headers, names: readonly string[]): string {
-  const present = (header(headers, 'Vary') ?? '').split(',').map((v) => v.trim()).filter(Boolean);
+  const present = (header(headers, 'Vary') ?? '')
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
   const lower = new Set(names.map((name) => name.toLowerCase()));
   return [...names, ...present.filter((name) => !lower.has(name.toLowerCase()))].join(', ');
 }
@@ -58,7 +61,12 @@ export function readResponses(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayP
       if (!isRead(event) || response?.statusCode !== 200) return;
       const headers = { ...response.headers };
       const etag = header(headers, 'ETag') ?? contentTag(response.body);
-      const common = { ...withoutHeaders(headers, ['ETag', 'Cache-Control', 'Vary']), ETag: etag, 'Cache-Control': READ_CACHE_CONTROL, Vary: varyWith(headers, READ_VARY) };
+      const common = {
+        ...withoutHeaders(headers, ['ETag', 'Cache-Control', 'Vary']),
+        ETag: etag,
+        'Cache-Control': READ_CACHE_CONTROL,
+        Vary: varyWith(headers, READ_VARY),
+      };
       const outcome = readOutcome(conditionalHeaders(event), etag);
       if (outcome === 'precondition-failed') {
         // Thrown, so that the onError middlewares make the problem (with the CORS headers) as for any other error.
@@ -68,7 +76,11 @@ export function readResponses(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayP
         // 304: the headers a 200 would carry that describe the cached copy (RFC 9110 §15.4.5), no content.
         request.response = { statusCode: 304, headers: withoutHeaders(common, ['Content-Type', 'Content-Length']), body: '' };
       } else if (event.httpMethod === 'HEAD') {
-        request.response = { statusCode: 200, headers: { ...common, 'Content-Length': String(Buffer.byteLength(response.body)) }, body: '' };
+        request.response = {
+          statusCode: 200,
+          headers: { ...common, 'Content-Length': String(Buffer.byteLength(response.body)) },
+          body: '',
+        };
       } else {
         request.response = { ...response, headers: common };
       }

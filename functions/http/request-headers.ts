@@ -58,7 +58,13 @@ export function requireJsonContentType(event: HeaderEvent): void {
     const equals = parameter.indexOf('=');
     const name = (equals < 0 ? parameter : parameter.slice(0, equals)).trim();
     if (values.has(name)) throw headerProblem('Content-Type', `must not give the parameter ${name} twice`);
-    values.set(name, parameter.slice(equals + 1).trim().replace(/^"(.*)"$/, '$1'));
+    values.set(
+      name,
+      parameter
+        .slice(equals + 1)
+        .trim()
+        .replace(/^"(.*)"$/, '$1'),
+    );
   }
   const charset = values.get('charset');
   if (!JSON_MEDIA_TYPES.has(mediaType) || (charset !== undefined && charset !== 'utf-8')) {

@@ -6,11 +6,7 @@ import { HttpProblem, type FieldError } from '../events/problems.ts';
 import type { HttpEvent } from './http.ts';
 
 /** Validates `input` with a valibot schema; failures become one 400 problem listing every field. */
-export function validate<const TSchema extends v.GenericSchema>(
-  schema: TSchema,
-  input: unknown,
-  what: string,
-): v.InferOutput<TSchema> {
+export function validate<const TSchema extends v.GenericSchema>(schema: TSchema, input: unknown, what: string): v.InferOutput<TSchema> {
   const result = v.safeParse(schema, input);
   if (result.success) return result.output;
   const errors: FieldError[] = result.issues.map((issue) => {
@@ -18,7 +14,13 @@ export function validate<const TSchema extends v.GenericSchema>(
     if (issue.kind === 'schema' && (issue.type === 'strict_object' || issue.type === 'object') && issue.path?.length) {
       // An unknown property: say so plainly (and why, for the one clients most often send).
       if (issue.expected === 'never') {
-        return { field, message: field === 'eventId' ? 'is assigned by the service and cannot be sent' : `is not a known ${what === 'query string' ? 'query parameter' : 'field'}${field ? '' : ' (the empty name "")'}` };
+        return {
+          field,
+          message:
+            field === 'eventId'
+              ? 'is assigned by the service and cannot be sent'
+              : `is not a known ${what === 'query string' ? 'query parameter' : 'field'}${field ? '' : ' (the empty name "")'}`,
+        };
       }
       if (issue.received === 'undefined') return { field, message: 'is required' };
     }
@@ -30,8 +32,14 @@ export function validate<const TSchema extends v.GenericSchema>(
 
 /** The operations on one event and POST take no query parameters: any is a 400, as an unknown one is for the list. */
 export function noQueryParameters(event: Pick<HttpEvent, 'queryStringParameters'>): void {
-  const errors = Object.keys(event.queryStringParameters ?? {}).map((field): FieldError => ({ field, message: 'is not a known query parameter' }));
-  if (errors.length > 0) throw new HttpProblem('validation-error', `The query string is invalid: ${errors.map((e) => e.field).join(', ')} not known`, { errors });
+  const errors = Object.keys(event.queryStringParameters ?? {}).map((field): FieldError => ({
+    field,
+    message: 'is not a known query parameter',
+  }));
+  if (errors.length > 0)
+    throw new HttpProblem('validation-error', `The query string is invalid: ${errors.map((e) => e.field).join(', ')} not known`, {
+      errors,
+    });
 }
 
 /**
@@ -46,9 +54,13 @@ export function validateQuery<const TSchema extends v.GenericSchema>(
     .filter(([, values]) => (values?.length ?? 0) > 1)
     .map(([name]): FieldError => ({ field: name, message: 'must be given at most once' }));
   if (repeated.length > 0) {
-    throw new HttpProblem('validation-error', `The query string is invalid: ${repeated.map((e) => e.field).join(', ')} given more than once`, {
-      errors: repeated,
-    });
+    throw new HttpProblem(
+      'validation-error',
+      `The query string is invalid: ${repeated.map((e) => e.field).join(', ')} given more than once`,
+      {
+        errors: repeated,
+      },
+    );
   }
   return validate(schema, event.queryStringParameters ?? {}, 'query string');
 }

@@ -11,10 +11,15 @@ import { keys, type MonthIndexEntry } from './table-definition.ts';
 export type Item = Record<string, unknown>;
 
 /** `version` is incremented by every write; the HTTP layer exposes it as the ETag. */
-export interface StoredEvent { event: SpecialEvent; version: number }
+export interface StoredEvent {
+  event: SpecialEvent;
+  version: number;
+}
 
 /** A base item as a write needs it. */
-export interface BaseItem extends StoredEvent { createdAt?: string | undefined }
+export interface BaseItem extends StoredEvent {
+  createdAt?: string | undefined;
+}
 
 /** The attributes a list reads of a base item. */
 export const BASE_ATTRIBUTES = ['eventId', ...EVENT_FIELDS, 'version'];
@@ -63,7 +68,11 @@ export function monthLimitProblem(dates: readonly string[]): string | undefined 
 }
 
 /** The month items a write puts and deletes to take the index from `current` (undefined: a create) to `next` (undefined: a delete). */
-export function planMonths(eventId: string, current: Pick<SpecialEvent, 'name' | 'dates'> | undefined, next: Pick<SpecialEvent, 'name' | 'dates'> | undefined): { puts: Item[]; deletes: { pk: string; sk: string }[] } {
+export function planMonths(
+  eventId: string,
+  current: Pick<SpecialEvent, 'name' | 'dates'> | undefined,
+  next: Pick<SpecialEvent, 'name' | 'dates'> | undefined,
+): { puts: Item[]; deletes: { pk: string; sk: string }[] } {
   const before = current ? datesByMonth(current.dates) : new Map<string, string[]>();
   const after = next ? datesByMonth(next.dates) : new Map<string, string[]>();
   const puts: Item[] = [];
@@ -82,9 +91,13 @@ export function planMonths(eventId: string, current: Pick<SpecialEvent, 'name' |
  * write only on the version it read, and never once a fence has excluded it (`writeId`). The fence
  * uses it without `writeId`: it holds the version the write read.
  */
-export function versionCondition(readVersion: number | undefined, writeId?: string): { ConditionExpression: string; ExpressionAttributeValues?: Item } {
+export function versionCondition(
+  readVersion: number | undefined,
+  writeId?: string,
+): { ConditionExpression: string; ExpressionAttributeValues?: Item } {
   if (readVersion === undefined) return { ConditionExpression: 'attribute_not_exists(pk)' };
-  if (writeId === undefined) return { ConditionExpression: 'version = :readVersion', ExpressionAttributeValues: { ':readVersion': readVersion } };
+  if (writeId === undefined)
+    return { ConditionExpression: 'version = :readVersion', ExpressionAttributeValues: { ':readVersion': readVersion } };
   return {
     ConditionExpression: 'version = :readVersion AND (attribute_not_exists(fencedWrite) OR fencedWrite <> :writeId)',
     ExpressionAttributeValues: { ':readVersion': readVersion, ':writeId': writeId },
@@ -92,8 +105,17 @@ export function versionCondition(readVersion: number | undefined, writeId?: stri
 }
 
 /** Errors after which DynamoDB certainly did not apply the request. */
-const DEFINITE_FAILURES = new Set(['ValidationException', 'ThrottlingException', 'ProvisionedThroughputExceededException', 'RequestLimitExceeded', 'ResourceNotFoundException',
-  'IdempotentParameterMismatchException', 'ConditionalCheckFailedException', 'TransactionConflictException', 'TransactionCanceledException']);
+const DEFINITE_FAILURES = new Set([
+  'ValidationException',
+  'ThrottlingException',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'ResourceNotFoundException',
+  'IdempotentParameterMismatchException',
+  'ConditionalCheckFailedException',
+  'TransactionConflictException',
+  'TransactionCanceledException',
+]);
 
 /**
  * What a failed commit (TransactWriteItems of the base item, then the record if any, then month
@@ -101,14 +123,19 @@ const DEFINITE_FAILURES = new Set(['ValidationException', 'ThrottlingException',
  * another transaction held an item (a retry may win), nothing applied (throttled, invalid, never
  * sent), or it may have applied (fence, then look).
  */
-export type CommitOutcome = { kind: 'base-changed'; found: BaseItem | undefined } | { kind: 'key-taken' | 'conflict' | 'not-applied' | 'unknown' };
+export type CommitOutcome =
+  { kind: 'base-changed'; found: BaseItem | undefined } | { kind: 'key-taken' | 'conflict' | 'not-applied' | 'unknown' };
 
 /**
  * The SDK resends a transaction with the same ClientRequestToken, and DynamoDB answers a resend
  * for the first attempt, so a final definite failure means no attempt applied.
  * https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html
  */
-export function classifyCommitError(error: Error & { CancellationReasons?: { Code?: string; Item?: unknown }[] }, neverSent: boolean, hasRecord: boolean): CommitOutcome {
+export function classifyCommitError(
+  error: Error & { CancellationReasons?: { Code?: string; Item?: unknown }[] },
+  neverSent: boolean,
+  hasRecord: boolean,
+): CommitOutcome {
   if (neverSent) return { kind: 'not-applied' };
   if (!DEFINITE_FAILURES.has(error.name)) return { kind: 'unknown' };
   if (error.name === 'TransactionConflictException') return { kind: 'conflict' };
@@ -145,11 +172,16 @@ export function listOrder(firstInRange: string, entry: Pick<MonthIndexEntry, 'na
  * started before startDate (`running`, in list order, consumed as they are placed); with
  * `exhausted`, the month has no more pages and every running entry left goes last.
  */
-export function mergeRunning(page: readonly MonthIndexEntry[], running: { entry: MonthIndexEntry; order: Buffer }[], exhausted: boolean): MonthIndexEntry[] {
+export function mergeRunning(
+  page: readonly MonthIndexEntry[],
+  running: { entry: MonthIndexEntry; order: Buffer }[],
+  exhausted: boolean,
+): MonthIndexEntry[] {
   const merged: MonthIndexEntry[] = [];
   for (const entry of page) {
     const order = listOrder(entry.firstDate, entry);
-    while (running.length > 0 && Buffer.compare((running[0] as { order: Buffer }).order, order) < 0) merged.push((running.shift() as { entry: MonthIndexEntry }).entry);
+    while (running.length > 0 && Buffer.compare((running[0] as { order: Buffer }).order, order) < 0)
+      merged.push((running.shift() as { entry: MonthIndexEntry }).entry);
     merged.push(entry);
   }
   if (exhausted) merged.push(...running.splice(0).map(({ entry }) => entry));

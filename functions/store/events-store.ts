@@ -6,34 +6,84 @@
 // retry a lost race. Protocol, data model and failure cases: functions/store/README.md.
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { EVENT_FIELDS } from '../events/event-fields.ts';
 import type { NewSpecialEvent, SpecialEvent, SpecialEventChanges } from '../events/event-schema.ts';
-import { classifyCommitError, MAX_VERSION, monthLimitProblem, planMonths, storedVersionProblem, toBaseItem, toStoredEvent, unmarshallItem, versionCondition, type BaseItem, type Item, type StoredEvent } from './event-items.ts';
+import {
+  classifyCommitError,
+  MAX_VERSION,
+  monthLimitProblem,
+  planMonths,
+  storedVersionProblem,
+  toBaseItem,
+  toStoredEvent,
+  unmarshallItem,
+  versionCondition,
+  type BaseItem,
+  type Item,
+  type StoredEvent,
+} from './event-items.ts';
 import { idempotencyRequest, liveRecord, recordPut, type IdempotencyRequest, type IdempotencyScope } from './idempotency-records.ts';
-import { ConcurrentModificationError, EventNotFoundError, EventVersionMismatchError, neverReachedDynamoDb, StoreBusyError, TooManyMonthsError, VersionLimitError, WriteOutcomeUnknownError } from './store-errors.ts';
+import {
+  ConcurrentModificationError,
+  EventNotFoundError,
+  EventVersionMismatchError,
+  neverReachedDynamoDb,
+  StoreBusyError,
+  TooManyMonthsError,
+  VersionLimitError,
+  WriteOutcomeUnknownError,
+} from './store-errors.ts';
 import { keys } from './table-definition.ts';
 
 export type { StoredEvent } from './event-items.ts';
 export { EventsReader, type ListEventsQuery, type ListEventsResult } from './month-index-reader.ts';
-export { ConcurrentModificationError, EventNotFoundError, EventVersionMismatchError, IdempotencyKeyReusedError, StoreBusyError, WriteOutcomeUnknownError } from './store-errors.ts';
+export {
+  ConcurrentModificationError,
+  EventNotFoundError,
+  EventVersionMismatchError,
+  IdempotencyKeyReusedError,
+  StoreBusyError,
+  WriteOutcomeUnknownError,
+} from './store-errors.ts';
 
 // A commit starts only with COMMIT_RESERVE_MS left before the deadline (its call, then the fence if
 // its outcome is unclear); the fence (one small write) gets FENCE_TIMEOUT_MS, else the outcome stays
 // unknown (504); a write that keeps losing the version race tries MAX_WRITE_ATTEMPTS times within
 // LOST_RACE_BUDGET_MS, then answers 409.
-export const COMMIT_RESERVE_MS = 2_500, FENCE_RESERVE_MS = 1_000, MAX_COMMIT_MS = 6_000, FENCE_TIMEOUT_MS = 1_500;
-export const MAX_WRITE_ATTEMPTS = 8, LOST_RACE_BUDGET_MS = 1_000;
+export const COMMIT_RESERVE_MS = 2_500,
+  FENCE_RESERVE_MS = 1_000,
+  MAX_COMMIT_MS = 6_000,
+  FENCE_TIMEOUT_MS = 1_500;
+export const MAX_WRITE_ATTEMPTS = 8,
+  LOST_RACE_BUDGET_MS = 1_000;
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** Lost the version race (or a transaction conflict): re-read and retry. */
-class LostRaceError extends Error { override name = 'LostRaceError'; }
+class LostRaceError extends Error {
+  override name = 'LostRaceError';
+}
 /** The idempotency record's condition failed: a request with the same key has committed. */
-class KeyTakenError extends Error { override name = 'KeyTakenError'; }
+class KeyTakenError extends Error {
+  override name = 'KeyTakenError';
+}
 
 /** One write: the base item it read (none: a create), what replaces it (none: a delete), and the answer its record keeps. */
-interface Write { eventId: string; current: BaseItem | undefined; next: SpecialEvent | undefined; version?: number; request?: IdempotencyRequest | undefined; answer?: Item }
+interface Write {
+  eventId: string;
+  current: BaseItem | undefined;
+  next: SpecialEvent | undefined;
+  version?: number;
+  request?: IdempotencyRequest | undefined;
+  answer?: Item;
+}
 
 export class EventsStore {
   protected readonly client: DynamoDBDocumentClient;
@@ -61,12 +111,15 @@ export class EventsStore {
    */
   async createEvent(input: NewSpecialEvent, idempotency?: IdempotencyScope): Promise<StoredEvent> {
     const request = idempotency && idempotencyRequest(this.idempotencyTableName, 'create', idempotency, input);
-    return this.idempotent(request, (record) => toStoredEvent({ ...(record.event as object), version: 1 }), () =>
-      this.retrying('', async () => {
-        const event: SpecialEvent = { eventId: randomUUID(), ...input };
-        await this.commit({ eventId: event.eventId, current: undefined, next: event, request, answer: { event } });
-        return { event, version: 1 };
-      }),
+    return this.idempotent(
+      request,
+      (record) => toStoredEvent({ ...(record.event as object), version: 1 }),
+      () =>
+        this.retrying('', async () => {
+          const event: SpecialEvent = { eventId: randomUUID(), ...input };
+          await this.commit({ eventId: event.eventId, current: undefined, next: event, request, answer: { event } });
+          return { event, version: 1 };
+        }),
     );
   }
 
@@ -79,27 +132,39 @@ export class EventsStore {
    * against the new current state (last writer wins); with it, a changed event fails with
    * EventVersionMismatchError (If-Match). With an idempotency scope, a repeat gets the first answer.
    */
-  async updateEvent(eventId: string, changes: SpecialEventChanges, expectedVersion?: number, idempotency?: IdempotencyScope): Promise<StoredEvent> {
-    const request = idempotency && idempotencyRequest(this.idempotencyTableName, 'update', idempotency, { eventId, changes, expectedVersion });
-    return this.idempotent(request, (record) => toStoredEvent({ ...(record.event as object), version: record.version }), () =>
-      this.retrying(eventId, async () => {
-        const current = await this.readForWrite(eventId, expectedVersion);
-        const next: SpecialEvent = { ...current.event, ...changes };
-        const version = current.version + 1;
-        await this.commit({ eventId, current, next, request, answer: { event: next, version } });
-        return { event: next, version };
-      }),
+  async updateEvent(
+    eventId: string,
+    changes: SpecialEventChanges,
+    expectedVersion?: number,
+    idempotency?: IdempotencyScope,
+  ): Promise<StoredEvent> {
+    const request =
+      idempotency && idempotencyRequest(this.idempotencyTableName, 'update', idempotency, { eventId, changes, expectedVersion });
+    return this.idempotent(
+      request,
+      (record) => toStoredEvent({ ...(record.event as object), version: record.version }),
+      () =>
+        this.retrying(eventId, async () => {
+          const current = await this.readForWrite(eventId, expectedVersion);
+          const next: SpecialEvent = { ...current.event, ...changes };
+          const version = current.version + 1;
+          await this.commit({ eventId, current, next, request, answer: { event: next, version } });
+          return { event: next, version };
+        }),
     );
   }
 
   /** Deletes the event and its month items; with `expectedVersion`, only that version. */
   async deleteEvent(eventId: string, expectedVersion?: number, idempotency?: IdempotencyScope): Promise<void> {
     const request = idempotency && idempotencyRequest(this.idempotencyTableName, 'delete', idempotency, { eventId, expectedVersion });
-    await this.idempotent(request, () => undefined, () =>
-      this.retrying(eventId, async () => {
-        const current = await this.readForWrite(eventId, expectedVersion);
-        await this.commit({ eventId, current, next: undefined, request, answer: { deleted: true } });
-      }),
+    await this.idempotent(
+      request,
+      () => undefined,
+      () =>
+        this.retrying(eventId, async () => {
+          const current = await this.readForWrite(eventId, expectedVersion);
+          await this.commit({ eventId, current, next: undefined, request, answer: { deleted: true } });
+        }),
     );
   }
 
@@ -135,7 +200,8 @@ export class EventsStore {
         return await attempt();
       } catch (error) {
         if (!(error instanceof LostRaceError)) throw error;
-        if (round >= MAX_WRITE_ATTEMPTS || Date.now() - started > LOST_RACE_BUDGET_MS) throw new ConcurrentModificationError(eventId, 'was changed by other requests at the same time; retry the request');
+        if (round >= MAX_WRITE_ATTEMPTS || Date.now() - started > LOST_RACE_BUDGET_MS)
+          throw new ConcurrentModificationError(eventId, 'was changed by other requests at the same time; retry the request');
         await sleep(Math.random() * 10 * round, undefined, { signal: this.signal });
       }
     }
@@ -155,14 +221,21 @@ export class EventsStore {
       if (!retryable) throw error;
       const record = await liveRecord(this.client, request, this.signal);
       if (record) return answer(record);
-      if (error instanceof KeyTakenError) throw new ConcurrentModificationError('', 'is being written by a request with the same Idempotency-Key');
+      if (error instanceof KeyTakenError)
+        throw new ConcurrentModificationError('', 'is being written by a request with the same Idempotency-Key');
       throw error;
     }
   }
 
   /** A strongly consistent read of the base item. */
   private async getBase(eventId: string): Promise<BaseItem | undefined> {
-    return toBaseItem((await this.client.send(new GetCommand({ TableName: this.tableName, Key: keys.event(eventId), ConsistentRead: true }), { abortSignal: this.signal })).Item);
+    return toBaseItem(
+      (
+        await this.client.send(new GetCommand({ TableName: this.tableName, Key: keys.event(eventId), ConsistentRead: true }), {
+          abortSignal: this.signal,
+        })
+      ).Item,
+    );
   }
 
   private async readForWrite(eventId: string, expectedVersion: number | undefined): Promise<BaseItem> {
@@ -193,8 +266,17 @@ export class EventsStore {
     const writeId = randomUUID();
     const now = new Date();
     const condition = { ...versionCondition(current?.version, writeId), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
-    const item = { ...keys.event(eventId), ...next, version, lastWriteId: writeId, createdAt: current?.createdAt ?? now.toISOString(), updatedAt: now.toISOString() };
-    const base: TransactItem = next ? { Put: { TableName: this.tableName, Item: item, ...condition } } : { Delete: { TableName: this.tableName, Key: keys.event(eventId), ...condition } };
+    const item = {
+      ...keys.event(eventId),
+      ...next,
+      version,
+      lastWriteId: writeId,
+      createdAt: current?.createdAt ?? now.toISOString(),
+      updatedAt: now.toISOString(),
+    };
+    const base: TransactItem = next
+      ? { Put: { TableName: this.tableName, Item: item, ...condition } }
+      : { Delete: { TableName: this.tableName, Key: keys.event(eventId), ...condition } };
     const plan = planMonths(eventId, current?.event, next);
     const items: TransactItem[] = [
       base,
@@ -218,7 +300,10 @@ export class EventsStore {
         case 'conflict':
           throw new LostRaceError('Transaction conflict');
         case 'not-applied':
-          if (neverReachedDynamoDb(error)) throw new StoreBusyError(`DynamoDB could not be reached (${(error as { code?: string }).code ?? error.name}); nothing was written`);
+          if (neverReachedDynamoDb(error))
+            throw new StoreBusyError(
+              `DynamoDB could not be reached (${(error as { code?: string }).code ?? error.name}); nothing was written`,
+            );
           throw error;
         case 'unknown':
           await this.fence(write, writeId, error);
@@ -253,7 +338,8 @@ export class EventsStore {
         { abortSignal: signal },
       );
     } catch (fenceError) {
-      if (!(fenceError instanceof Error) || fenceError.name !== 'ConditionalCheckFailedException') throw new WriteOutcomeUnknownError(write.eventId, `${error.name}, then the fence: ${String(fenceError)}`);
+      if (!(fenceError instanceof Error) || fenceError.name !== 'ConditionalCheckFailedException')
+        throw new WriteOutcomeUnknownError(write.eventId, `${error.name}, then the fence: ${String(fenceError)}`);
       const found = unmarshallItem((fenceError as { Item?: unknown }).Item);
       if (found?.lastWriteId === writeId) return;
       // Gone: as a delete without a key asked; else 404, unless the key's record says the write was ours (idempotent()).

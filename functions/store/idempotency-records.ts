@@ -17,13 +17,26 @@ import { idempotencyTable } from './table-definition.ts';
 /** The Idempotency-Key of a write: the caller's key, scoped to the authenticated principal. */
 // `request`: what makes two requests the same beyond the operation (the validated body of a create;
 // the event id, body and If-Match as sent of a PATCH or DELETE); undefined: the store's input.
-export interface IdempotencyScope { principal: string; key: string; request?: unknown }
+export interface IdempotencyScope {
+  principal: string;
+  key: string;
+  request?: unknown;
+}
 
-export interface IdempotencyRequest { tableName: string; id: string; requestHash: string }
+export interface IdempotencyRequest {
+  tableName: string;
+  id: string;
+  requestHash: string;
+}
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('base64url');
 
-export function idempotencyRequest(tableName: string | undefined, operation: 'create' | 'update' | 'delete', scope: IdempotencyScope, input: unknown): IdempotencyRequest {
+export function idempotencyRequest(
+  tableName: string | undefined,
+  operation: 'create' | 'update' | 'delete',
+  scope: IdempotencyScope,
+  input: unknown,
+): IdempotencyRequest {
   if (!tableName) throw new Error('The events store has no idempotency table');
   return {
     tableName,
@@ -58,7 +71,11 @@ export function recordPut(request: IdempotencyRequest, answer: Item, writeId: st
 }
 
 /** The live record of the key (strongly consistent), or undefined; IdempotencyKeyReusedError if it answers another request. */
-export async function liveRecord(client: DynamoDBDocumentClient, request: IdempotencyRequest, signal: AbortSignal | undefined): Promise<Item | undefined> {
+export async function liveRecord(
+  client: DynamoDBDocumentClient,
+  request: IdempotencyRequest,
+  signal: AbortSignal | undefined,
+): Promise<Item | undefined> {
   const { Item: record } = await client.send(
     new GetCommand({ TableName: request.tableName, Key: { [idempotencyTable.partitionKey.name]: request.id }, ConsistentRead: true }),
     { abortSignal: signal },

@@ -8,10 +8,19 @@ import { BASE_ATTRIBUTES, isCurrentEntry, listOrder, mergeRunning, toBaseItem, t
 import { StoreBusyError } from './store-errors.ts';
 import { keys, MONTH_END_INDEX, MONTH_INDEX, type MonthIndexEntry } from './table-definition.ts';
 
-export interface ListEventsQuery { startDate: string; endDate: string; page: number; limit: number }
+export interface ListEventsQuery {
+  startDate: string;
+  endDate: string;
+  page: number;
+  limit: number;
+}
 
 /** `hasMore`: an event follows this page (read one past it); `consumedReadCapacity`: RCUs of the page's queries and item reads. */
-export interface ListEventsResult { events: SpecialEvent[]; hasMore: boolean; consumedReadCapacity: number }
+export interface ListEventsResult {
+  events: SpecialEvent[];
+  hasMore: boolean;
+  consumedReadCapacity: number;
+}
 
 /** The list's side of the store, apart from EventsStore: the list's bundle leaves the writes out. */
 export class EventsReader {
@@ -60,11 +69,18 @@ export class EventsReader {
         else events.push(committed);
       }
     }
-    return { events: events.slice(0, query.limit), hasMore: events.length > query.limit, consumedReadCapacity: entries.consumedReadCapacity + itemReadCapacity };
+    return {
+      events: events.slice(0, query.limit),
+      hasMore: events.length > query.limit,
+      consumedReadCapacity: entries.consumedReadCapacity + itemReadCapacity,
+    };
   }
 }
 
-async function batchGetEvents(listing: EventsReader, eventIds: string[]): Promise<{ items: Map<string, Item>; consumedReadCapacity: number }> {
+async function batchGetEvents(
+  listing: EventsReader,
+  eventIds: string[],
+): Promise<{ items: Map<string, Item>; consumedReadCapacity: number }> {
   const items = new Map<string, Item>();
   let consumedReadCapacity = 0;
   let keysToRead: Item[] | undefined = eventIds.map((eventId) => keys.event(eventId));
@@ -146,7 +162,13 @@ class MonthIndexReader {
     if (startsMidMonth && !this.running) this.running = await this.runningIntoRange(month);
     // An entry whose first date is after endDate has no date in the range.
     const values = { ':month': keys.monthIndexPartition(month), ':from': this.startDate, ':to': `${this.endDate}\u0001` };
-    const page = await this.query(MONTH_INDEX, 'gsi1pk = :month AND gsi1sk BETWEEN :from AND :to', values, this.exclusiveStartKey, Math.min(1000, Math.max(32, wanted)));
+    const page = await this.query(
+      MONTH_INDEX,
+      'gsi1pk = :month AND gsi1sk BETWEEN :from AND :to',
+      values,
+      this.exclusiveStartKey,
+      Math.min(1000, Math.max(32, wanted)),
+    );
     // Only a missing LastEvaluatedKey means the month is exhausted (pages also stop at 1 MB).
     this.exclusiveStartKey = page.lastEvaluatedKey;
     if (!this.exclusiveStartKey) this.monthIndex += 1;
@@ -168,7 +190,13 @@ class MonthIndexReader {
     const running: { entry: MonthIndexEntry; order: Buffer }[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
-      const page = await this.query(MONTH_END_INDEX, 'gsi2pk = :month AND gsi2sk >= :from', { ':month': keys.monthIndexPartition(month), ':from': this.startDate }, startKey, 1000);
+      const page = await this.query(
+        MONTH_END_INDEX,
+        'gsi2pk = :month AND gsi2sk >= :from',
+        { ':month': keys.monthIndexPartition(month), ':from': this.startDate },
+        startKey,
+        1000,
+      );
       for (const entry of page.entries) {
         if (entry.firstDate >= this.startDate) continue; // `byMonth` read from startDate has it
         const first = entry.dates.find((date) => date >= this.startDate && date <= this.endDate);

@@ -48,7 +48,9 @@ export class WriteOutcomeUnknownError extends HttpProblem {
   override name = 'WriteOutcomeUnknownError';
   constructor(eventId: string, cause = '') {
     const message = `Whether this write of the special event ${eventId} applied is unknown`;
-    super('gateway-timeout', cause ? `${message} (${cause})` : message, { detail: `${message}: read the event, or retry with the same Idempotency-Key` });
+    super('gateway-timeout', cause ? `${message} (${cause})` : message, {
+      detail: `${message}: read the event, or retry with the same Idempotency-Key`,
+    });
   }
 }
 
@@ -64,7 +66,10 @@ export class TooManyMonthsError extends HttpProblem {
 export class VersionLimitError extends HttpProblem {
   override name = 'VersionLimitError';
   constructor(eventId: string, version: number) {
-    super('conflict', `The special event ${eventId} is at version ${version}, the highest a version may reach: it can no longer be changed; delete it and create it again`);
+    super(
+      'conflict',
+      `The special event ${eventId} is at version ${version}, the highest a version may reach: it can no longer be changed; delete it and create it again`,
+    );
   }
 }
 

@@ -1,7 +1,10 @@
 // The DynamoDB tables, in one place: the local bootstrap creates them from this definition and
 // the CDK stack declares them from it. Key design and the reasons for it: functions/store/README.md.
 
-export interface KeyAttribute { name: string; type: 'S' }
+export interface KeyAttribute {
+  name: string;
+  type: 'S';
+}
 
 /** What a global secondary index copies from the table: the keys only, or the keys and some attributes. */
 type IndexProjection = { type: 'KEYS_ONLY' } | { type: 'INCLUDE'; attributes: readonly string[] };
@@ -20,7 +23,9 @@ export const eventsTable = {
   globalSecondaryIndexes: [
     {
       // Named for its projection: a GSI's projection cannot be changed in place (README.md here: migration).
-      indexName: 'byMonth', partitionKey: { name: 'gsi1pk', type: 'S' }, sortKey: { name: 'gsi1sk', type: 'S' },
+      indexName: 'byMonth',
+      partitionKey: { name: 'gsi1pk', type: 'S' },
+      sortKey: { name: 'gsi1sk', type: 'S' },
       // The keys carry the first date, name and id; `dates` (that month's dates) lets a list
       // place an event whose first date in the month is before the range's start.
       projection: { type: 'INCLUDE', attributes: ['dates'] },
@@ -29,7 +34,9 @@ export const eventsTable = {
       // Sparse: only month items with two dates or more in their month. Sorted by the last date in
       // the month, so a list starting on day S > 1 finds the events whose first date in the month is
       // before S and that still have a date on or after S, without reading the month from its 1st.
-      indexName: 'byMonthEnd', partitionKey: { name: 'gsi2pk', type: 'S' }, sortKey: { name: 'gsi2sk', type: 'S' },
+      indexName: 'byMonthEnd',
+      partitionKey: { name: 'gsi2pk', type: 'S' },
+      sortKey: { name: 'gsi2sk', type: 'S' },
       projection: { type: 'INCLUDE', attributes: ['dates'] },
     },
   ],
@@ -39,7 +46,11 @@ export const eventsTable = {
  * Idempotency records of POST, PATCH and DELETE (Idempotency-Key), each written in the same
  * transaction as the write it answers; TTL removes them after LIMITS.idempotencyWindowHours.
  */
-export const idempotencyTable = { partitionKey: { name: 'id', type: 'S' }, globalSecondaryIndexes: [], timeToLiveAttribute: 'expiration' } as const satisfies TableDefinition;
+export const idempotencyTable = {
+  partitionKey: { name: 'id', type: 'S' },
+  globalSecondaryIndexes: [],
+  timeToLiveAttribute: 'expiration',
+} as const satisfies TableDefinition;
 
 export const MONTH_INDEX = eventsTable.globalSecondaryIndexes[0].indexName;
 export const MONTH_END_INDEX = eventsTable.globalSecondaryIndexes[1].indexName;
@@ -49,7 +60,13 @@ export const MONTH_END_INDEX = eventsTable.globalSecondaryIndexes[1].indexName;
 const KEY_SEPARATOR = '\u0000';
 
 /** One entry of the `byMonth` index, read back: the event's first date in the month (the sort key's first part), name, and that month's dates. */
-export interface MonthIndexEntry { eventId: string; month: string; firstDate: string; name: string; dates: string[] }
+export interface MonthIndexEntry {
+  eventId: string;
+  month: string;
+  firstDate: string;
+  name: string;
+  dates: string[];
+}
 
 export const keys = {
   event: (eventId: string) => ({ pk: `EVENT#${eventId}`, sk: 'EVENT' }),
@@ -67,11 +84,20 @@ export const keys = {
    * month, followed by the whole `byMonth` sort key, so an entry read from either index is the same.
    */
   monthEndIndex: (dates: readonly string[], monthIndex: { gsi1pk: string; gsi1sk: string }) =>
-    dates.length < 2 ? {} : { gsi2pk: monthIndex.gsi1pk, gsi2sk: `${dates[dates.length - 1] as string}${KEY_SEPARATOR}${monthIndex.gsi1sk}` },
+    dates.length < 2
+      ? {}
+      : { gsi2pk: monthIndex.gsi1pk, gsi2sk: `${dates[dates.length - 1] as string}${KEY_SEPARATOR}${monthIndex.gsi1sk}` },
   /** Reads an index entry back from its keys (of either index) and `dates`. */
   monthIndexEntry: (item: Record<string, unknown>): MonthIndexEntry => {
-    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a DynamoDB attribute: whatever it holds at runtime, read as a string
-    const sortKey = item.gsi1sk === undefined ? String(item.gsi2sk ?? '').split(KEY_SEPARATOR).slice(1).join(KEY_SEPARATOR) : String(item.gsi1sk);
+    /* eslint-disable @typescript-eslint/no-base-to-string -- a DynamoDB attribute: whatever it holds at runtime, read as a string */
+    const sortKey =
+      item.gsi1sk === undefined
+        ? String(item.gsi2sk ?? '')
+            .split(KEY_SEPARATOR)
+            .slice(1)
+            .join(KEY_SEPARATOR)
+        : String(item.gsi1sk);
+    /* eslint-enable @typescript-eslint/no-base-to-string */
     const [firstDate = '', name = '', eventId = ''] = sortKey.split(KEY_SEPARATOR);
     return { eventId, month: firstDate.slice(0, 7), firstDate, name, dates: [...((item.dates as string[] | undefined) ?? [])] };
   },

@@ -31,8 +31,11 @@ export function apiDocuments(): StaticDocument[] {
   return [openApiDocument(), { path: 'docs', headers: docsPageHeaders(page), body: docsPageHtml(page) }];
 }
 
-
-export function addStaticDocuments(parent: apigw.IResource, documents: readonly StaticDocument[], corsOrigins: readonly string[] = []): void {
+export function addStaticDocuments(
+  parent: apigw.IResource,
+  documents: readonly StaticDocument[],
+  corsOrigins: readonly string[] = [],
+): void {
   for (const document of documents) addDocumentMethods(parent.addResource(document.path), document, corsOrigins);
 }
 
@@ -45,11 +48,18 @@ export function addServiceIndex(versionRoot: apigw.IResource, corsOrigins: reado
 function addDocumentMethods(resource: apigw.IResource, document: StaticDocument, corsOrigins: readonly string[]): void {
   const answer = documentAnswer(document, corsOrigins);
   const size = Buffer.byteLength(answer.template ?? '');
-  if (size > MAPPING_TEMPLATE_LIMIT_BYTES) throw new Error(`/${document.path} is too large for an API Gateway mapping template (${size} bytes)`);
+  if (size > MAPPING_TEMPLATE_LIMIT_BYTES)
+    throw new Error(`/${document.path} is too large for an API Gateway mapping template (${size} bytes)`);
   for (const httpMethod of ['GET', 'HEAD']) {
-    addMockMethod(resource, httpMethod, answer, 'The service index, the API description and its docs page are public, like the specification they render; they hold no data.', {
-      'application/json': '{"statusCode": 200}',
-    });
+    addMockMethod(
+      resource,
+      httpMethod,
+      answer,
+      'The service index, the API description and its docs page are public, like the specification they render; they hold no data.',
+      {
+        'application/json': '{"statusCode": 200}',
+      },
+    );
   }
   addOptionsAllow(resource, DOCUMENT_METHODS, corsOrigins);
   addMethodNotAllowed(resource, DOCUMENT_METHODS, corsOrigins);
@@ -59,7 +69,11 @@ function addDocumentMethods(resource: apigw.IResource, document: StaticDocument,
  * `ANY` on a resource: 405. No request template, so any body and content type reach the default
  * integration response (a template would make API Gateway answer 415 for unmapped content types).
  */
-export function addMethodNotAllowed(resource: apigw.IResource, allowedMethods: readonly string[], corsOrigins: readonly string[] = []): apigw.Method {
+export function addMethodNotAllowed(
+  resource: apigw.IResource,
+  allowedMethods: readonly string[],
+  corsOrigins: readonly string[] = [],
+): apigw.Method {
   return addMockMethod(
     resource,
     'ANY',
@@ -69,7 +83,11 @@ export function addMethodNotAllowed(resource: apigw.IResource, allowedMethods: r
 }
 
 /** `OPTIONS` on a resource: 204 with `Allow`, as the local API answers it; to an allowed Origin also the preflight. */
-export function addOptionsAllow(resource: apigw.IResource, allowedMethods: readonly string[], corsOrigins: readonly string[] = []): apigw.Method {
+export function addOptionsAllow(
+  resource: apigw.IResource,
+  allowedMethods: readonly string[],
+  corsOrigins: readonly string[] = [],
+): apigw.Method {
   return addMockMethod(
     resource,
     'OPTIONS',
@@ -83,12 +101,19 @@ export function addUnknownPathAnswers(versionRoot: apigw.IResource, corsOrigins:
   const answers = unknownPathAnswers(corsOrigins);
   if (!answers) return;
   const resource = versionRoot.addResource('{proxy+}');
-  const reason = 'Answers only the 404 problem (and its CORS preflight) for paths the API does not have; it runs no code and reads no data.';
+  const reason =
+    'Answers only the 404 problem (and its CORS preflight) for paths the API does not have; it runs no code and reads no data.';
   for (const [httpMethod, answer] of Object.entries(answers)) addMockMethod(resource, httpMethod, answer, reason);
 }
 
 /** One MOCK method with one integration response, unauthenticated (cdk-nag's APIG4 acknowledged with `reason`). */
-function addMockMethod(resource: apigw.IResource, httpMethod: string, answer: MockAnswer, reason: string, requestTemplates?: Record<string, string>): apigw.Method {
+function addMockMethod(
+  resource: apigw.IResource,
+  httpMethod: string,
+  answer: MockAnswer,
+  reason: string,
+  requestTemplates?: Record<string, string>,
+): apigw.Method {
   const status = String(answer.statusCode);
   const names = Object.keys(answer.headers);
   const method = resource.addMethod(
@@ -100,14 +125,27 @@ function addMockMethod(resource: apigw.IResource, httpMethod: string, answer: Mo
       integrationResponses: [
         {
           statusCode: status,
-          ...(names.length === 0 ? {} : { responseParameters: Object.fromEntries(names.map((name) => [`method.response.header.${name}`, answer.headers[name] as string])) }),
+          ...(names.length === 0
+            ? {}
+            : {
+                responseParameters: Object.fromEntries(
+                  names.map((name) => [`method.response.header.${name}`, answer.headers[name] as string]),
+                ),
+              }),
           ...(answer.template === undefined ? {} : { responseTemplates: { 'application/json': answer.template } }),
         },
       ],
     }),
     {
       authorizationType: apigw.AuthorizationType.NONE,
-      methodResponses: [{ statusCode: status, ...(names.length === 0 ? {} : { responseParameters: Object.fromEntries(names.map((name) => [`method.response.header.${name}`, true])) }) }],
+      methodResponses: [
+        {
+          statusCode: status,
+          ...(names.length === 0
+            ? {}
+            : { responseParameters: Object.fromEntries(names.map((name) => [`method.response.header.${name}`, true])) }),
+        },
+      ],
     },
   );
   Validations.of(method).acknowledge({ id: 'AwsSolutions-APIG4', reason });

@@ -33,7 +33,11 @@ export class ApiFirewall extends Construct {
     super(scope, id);
     const { config } = props;
     const metricName = `museum-special-events-${config.stage}`;
-    const visibility = (name: string) => ({ cloudWatchMetricsEnabled: true, sampledRequestsEnabled: true, metricName: `${metricName}-${name}` });
+    const visibility = (name: string) => ({
+      cloudWatchMetricsEnabled: true,
+      sampledRequestsEnabled: true,
+      metricName: `${metricName}-${name}`,
+    });
     const managed = (name: string, overrides: wafv2.CfnWebACL.RuleActionOverrideProperty[] = []) => ({
       managedRuleGroupStatement: { vendorName: 'AWS', name, ...(overrides.length > 0 ? { ruleActionOverrides: overrides } : {}) },
     });
@@ -42,7 +46,12 @@ export class ApiFirewall extends Construct {
     // Addresses added by hand stay until a deploy changes a set's template (CloudFormation then
     // writes this empty list back): the runbook says to write a lasting block into the code.
     const ipSet = (id: string, version: 'IPV4' | 'IPV6') =>
-      new wafv2.CfnIPSet(this, id, { scope: 'REGIONAL', ipAddressVersion: version, addresses: [], description: `${version} addresses blocked by hand, stage ${config.stage}` });
+      new wafv2.CfnIPSet(this, id, {
+        scope: 'REGIONAL',
+        ipAddressVersion: version,
+        addresses: [],
+        description: `${version} addresses blocked by hand, stage ${config.stage}`,
+      });
     this.blockedAddresses = { ipv4: ipSet('BlockedIpv4', 'IPV4'), ipv6: ipSet('BlockedIpv6', 'IPV6') };
 
     this.webAcl = new wafv2.CfnWebACL(this, 'WebAcl', {
@@ -142,7 +151,7 @@ export function acknowledgeNoFirewall(stage: apigw.Stage, config: StageConfig): 
   Validations.of(stage).acknowledge({
     id: 'AwsSolutions-APIG3',
     reason: config.isProduction
-      ? 'WAF was turned off explicitly with -c waf=false; stage throttling and the authorizer\'s reserved concurrency still bound the request and password-guessing rates.'
+      ? "WAF was turned off explicitly with -c waf=false; stage throttling and the authorizer's reserved concurrency still bound the request and password-guessing rates."
       : 'A preview holds throw-away data and is throttled to 10 rps; its web ACL would cost more than the preview (production has one by default).',
   });
 }

@@ -102,7 +102,13 @@ export class ApiMonitoring extends Construct {
 
     // The authorizer's own Errors metric counts every rejected password (throwing 'Unauthorized'
     // is how a Lambda authorizer says 401), so outcomes are counted from the access log instead.
-    const authorizerFailures = accessLogCount(this, api, config, 'AuthorizerFailures', errorTypeIs('AUTHORIZER_FAILURE', 'AUTHORIZER_CONFIGURATION_ERROR'));
+    const authorizerFailures = accessLogCount(
+      this,
+      api,
+      config,
+      'AuthorizerFailures',
+      errorTypeIs('AUTHORIZER_FAILURE', 'AUTHORIZER_CONFIGURATION_ERROR'),
+    );
     this.alarm('AuthorizerFailures', authorizerFailures, {
       threshold: 5,
       datapointsToAlarm: 2,
@@ -133,36 +139,60 @@ export class ApiMonitoring extends Construct {
 
     const handlers = [...functions.handlers.values()];
     // Handlers turn every error into a problem response: a Lambda error is a crash or a timeout.
-    this.alarm('HandlerErrors', sum('errors', handlers.map((fn) => fn.metricErrors({ period: PERIOD, statistic: 'Sum' }))), {
-      threshold: 5,
-      datapointsToAlarm: 2,
-      evaluationPeriods: 3,
-      alarmDescription: 'Handlers crashed or timed out at least 5 times in 2 of 3 five-minute periods',
-    });
-    this.alarm('HandlerThrottles', sum('throttles', handlers.map((fn) => fn.metricThrottles({ period: PERIOD, statistic: 'Sum' }))), {
-      threshold: 5,
-      datapointsToAlarm: 2,
-      evaluationPeriods: 3,
-      alarmDescription: 'Handlers were throttled (the account concurrency is exhausted) in 2 of 3 five-minute periods',
-    });
+    this.alarm(
+      'HandlerErrors',
+      sum(
+        'errors',
+        handlers.map((fn) => fn.metricErrors({ period: PERIOD, statistic: 'Sum' })),
+      ),
+      {
+        threshold: 5,
+        datapointsToAlarm: 2,
+        evaluationPeriods: 3,
+        alarmDescription: 'Handlers crashed or timed out at least 5 times in 2 of 3 five-minute periods',
+      },
+    );
+    this.alarm(
+      'HandlerThrottles',
+      sum(
+        'throttles',
+        handlers.map((fn) => fn.metricThrottles({ period: PERIOD, statistic: 'Sum' })),
+      ),
+      {
+        threshold: 5,
+        datapointsToAlarm: 2,
+        evaluationPeriods: 3,
+        alarmDescription: 'Handlers were throttled (the account concurrency is exhausted) in 2 of 3 five-minute periods',
+      },
+    );
     for (const [name, table, operations] of [
       ['EventsTable', tables.events, DYNAMODB_OPERATIONS.events],
       ['IdempotencyTable', tables.idempotency, DYNAMODB_OPERATIONS.idempotency],
     ] as const) {
-      // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment -- the operation names are the values of dynamodb.Operation
-      this.alarm(`${name}Throttles`, table.metricThrottledRequestsForOperations({ operations: [...operations] as dynamodb.Operation[], period: PERIOD }), {
-        threshold: 5,
-        datapointsToAlarm: 2,
-        evaluationPeriods: 3,
-        alarmDescription: `DynamoDB throttled requests to the ${name} in 2 of 3 five-minute periods`,
-      });
-      // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment -- the operation names are the values of dynamodb.Operation
-      this.alarm(`${name}SystemErrors`, table.metricSystemErrorsForOperations({ operations: [...operations] as dynamodb.Operation[], period: PERIOD }), {
-        threshold: 5,
-        datapointsToAlarm: 2,
-        evaluationPeriods: 3,
-        alarmDescription: `DynamoDB answered 5xx to requests to the ${name} in 2 of 3 five-minute periods`,
-      });
+      /* eslint-disable @typescript-eslint/no-unsafe-enum-assignment -- the operation names are the values of dynamodb.Operation */
+      this.alarm(
+        `${name}Throttles`,
+        table.metricThrottledRequestsForOperations({ operations: [...operations] as dynamodb.Operation[], period: PERIOD }),
+        {
+          threshold: 5,
+          datapointsToAlarm: 2,
+          evaluationPeriods: 3,
+          alarmDescription: `DynamoDB throttled requests to the ${name} in 2 of 3 five-minute periods`,
+        },
+      );
+      /* eslint-enable @typescript-eslint/no-unsafe-enum-assignment */
+      /* eslint-disable @typescript-eslint/no-unsafe-enum-assignment -- the operation names are the values of dynamodb.Operation */
+      this.alarm(
+        `${name}SystemErrors`,
+        table.metricSystemErrorsForOperations({ operations: [...operations] as dynamodb.Operation[], period: PERIOD }),
+        {
+          threshold: 5,
+          datapointsToAlarm: 2,
+          evaluationPeriods: 3,
+          alarmDescription: `DynamoDB answered 5xx to requests to the ${name} in 2 of 3 five-minute periods`,
+        },
+      );
+      /* eslint-enable @typescript-eslint/no-unsafe-enum-assignment */
     }
 
     this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
@@ -189,13 +219,21 @@ export class ApiMonitoring extends Construct {
         ],
         width: 12,
       }),
-      new cloudwatch.GraphWidget({ title: 'Lambda errors', left: fns.map((fn) => fn.metricErrors({ period: PERIOD, label: fn.node.id })), width: 8 }),
+      new cloudwatch.GraphWidget({
+        title: 'Lambda errors',
+        left: fns.map((fn) => fn.metricErrors({ period: PERIOD, label: fn.node.id })),
+        width: 8,
+      }),
       new cloudwatch.GraphWidget({
         title: 'Lambda duration p99 (ms)',
         left: fns.map((fn) => fn.metricDuration({ statistic: 'p99', period: PERIOD, label: fn.node.id })),
         width: 8,
       }),
-      new cloudwatch.GraphWidget({ title: 'Lambda throttles', left: fns.map((fn) => fn.metricThrottles({ period: PERIOD, label: fn.node.id })), width: 8 }),
+      new cloudwatch.GraphWidget({
+        title: 'Lambda throttles',
+        left: fns.map((fn) => fn.metricThrottles({ period: PERIOD, label: fn.node.id })),
+        width: 8,
+      }),
       new cloudwatch.GraphWidget({
         title: 'DynamoDB consumed capacity (events table)',
         left: [
@@ -209,7 +247,12 @@ export class ApiMonitoring extends Construct {
       new cloudwatch.LogQueryWidget({
         title: '5xx by resource and gateway response (access log)',
         logGroupNames: [api.accessLogs.logGroupName],
-        queryLines: ['filter status like /^5/', 'stats count(*) as answers by resourcePath, errorType, integrationStatus', 'sort answers desc', 'limit 20'],
+        queryLines: [
+          'filter status like /^5/',
+          'stats count(*) as answers by resourcePath, errorType, integrationStatus',
+          'sort answers desc',
+          'limit 20',
+        ],
         width: 12,
       }),
       new cloudwatch.LogQueryWidget({
@@ -263,7 +306,13 @@ function errorTypeIs(...errorTypes: string[]): logs.IFilterPattern {
 }
 
 /** Access-log lines matching `pattern`, per five minutes. */
-function accessLogCount(scope: Construct, api: SpecialEventsApi, config: StageConfig, name: string, pattern: logs.IFilterPattern): cloudwatch.Metric {
+function accessLogCount(
+  scope: Construct,
+  api: SpecialEventsApi,
+  config: StageConfig,
+  name: string,
+  pattern: logs.IFilterPattern,
+): cloudwatch.Metric {
   return new logs.MetricFilter(scope, `${name}Filter`, {
     logGroup: api.accessLogs,
     filterPattern: pattern,
@@ -275,5 +324,10 @@ function accessLogCount(scope: Construct, api: SpecialEventsApi, config: StageCo
 
 function sum(label: string, metrics: cloudwatch.IMetric[]): cloudwatch.MathExpression {
   const usingMetrics = Object.fromEntries(metrics.map((metric, index) => [`m${index}`, metric]));
-  return new cloudwatch.MathExpression({ expression: `SUM([${Object.keys(usingMetrics).join(', ')}])`, usingMetrics, period: PERIOD, label });
+  return new cloudwatch.MathExpression({
+    expression: `SUM([${Object.keys(usingMetrics).join(', ')}])`,
+    usingMetrics,
+    period: PERIOD,
+    label,
+  });
 }

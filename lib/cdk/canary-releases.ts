@@ -70,7 +70,8 @@ export class CanaryReleases extends Construct {
     });
     Validations.of(role).acknowledge({
       id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited]',
-      reason: 'AWS\'s narrowest policy for CodeDeploy Lambda deployments (move aliases, read alarms, invoke CodeDeployHook_* functions only); a copy would drift from what the service needs.',
+      reason:
+        "AWS's narrowest policy for CodeDeploy Lambda deployments (move aliases, read alarms, invoke CodeDeployHook_* functions only); a copy would drift from what the service needs.",
     });
 
     for (const { fn, alias } of functions.allLive) {
@@ -121,7 +122,11 @@ function newVersionErrors(fn: lambda.Function, alias: lambda.Alias): cloudwatch.
   return new cloudwatch.Metric({
     namespace: 'AWS/Lambda',
     metricName: 'Errors',
-    dimensionsMap: { FunctionName: fn.functionName, Resource: `${fn.functionName}:${alias.aliasName}`, ExecutedVersion: alias.version.version },
+    dimensionsMap: {
+      FunctionName: fn.functionName,
+      Resource: `${fn.functionName}:${alias.aliasName}`,
+      ExecutedVersion: alias.version.version,
+    },
     statistic: 'Sum',
     period: MINUTE,
   });

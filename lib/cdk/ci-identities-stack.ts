@@ -35,7 +35,11 @@ export const PREVIEW_STACK_PATTERNS = ['MuseumApi-pr-*', 'MuseumMockApi-pr-*'];
 /** Tables of preview stacks (CloudFormation names them after the stack). */
 export const PREVIEW_TABLE_PATTERN = 'MuseumApi-pr-*';
 /** Production stacks the read-only diff identity may read. */
-export const PRODUCTION_STACK_NAMES = [`MuseumApi-${PRODUCTION_STAGE}`, `MuseumMockApi-${PRODUCTION_STAGE}`, API_GATEWAY_ACCOUNT_STACK_NAME];
+export const PRODUCTION_STACK_NAMES = [
+  `MuseumApi-${PRODUCTION_STAGE}`,
+  `MuseumMockApi-${PRODUCTION_STAGE}`,
+  API_GATEWAY_ACCOUNT_STACK_NAME,
+];
 
 export interface CiIdentitiesConfig {
   /** `owner/name` of the GitHub repository. */
@@ -57,14 +61,20 @@ export function readCiIdentitiesConfig(node: Context): CiIdentitiesConfig | unde
   };
   const repository = value('githubRepository');
   if (!repository) return undefined;
-  if (!/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repository)) throw new Error(`Context "githubRepository" must be owner/name, not "${repository}"`);
+  if (!/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repository))
+    throw new Error(`Context "githubRepository" must be owner/name, not "${repository}"`);
   const productionAccount = value('productionAccount');
   const previewAccount = value('previewAccount');
-  for (const [key, account] of [['productionAccount', productionAccount], ['previewAccount', previewAccount]] as const) {
+  for (const [key, account] of [
+    ['productionAccount', productionAccount],
+    ['previewAccount', previewAccount],
+  ] as const) {
     if (!account || !/^\d{12}$/.test(account)) throw new Error(`Context "${key}" must be a 12-digit AWS account id`);
   }
   if (productionAccount === previewAccount) {
-    throw new Error('Context "previewAccount" must differ from "productionAccount": pull requests deploy from their own workflow files, so previews get an account of their own');
+    throw new Error(
+      'Context "previewAccount" must differ from "productionAccount": pull requests deploy from their own workflow files, so previews get an account of their own',
+    );
   }
   const production = value('productionOidcProviderArn');
   const preview = value('previewOidcProviderArn');
@@ -103,8 +113,14 @@ export class CiIdentitiesStack extends Stack {
     if (kind === 'production') {
       // Only a job of the `production` environment gets this token subject; the environment's
       // deployment-branch rule (main only) and required reviewers are what gate it (docs/DEPLOY.md).
-      const deploy = this.role('ProductionDeploy', CI_ROLE_NAMES.production, provider, config, `environment:${PRODUCTION_ENVIRONMENT}`,
-        'Deploys the reviewed production cloud assembly (through the CDK bootstrap roles)');
+      const deploy = this.role(
+        'ProductionDeploy',
+        CI_ROLE_NAMES.production,
+        provider,
+        config,
+        `environment:${PRODUCTION_ENVIRONMENT}`,
+        'Deploys the reviewed production cloud assembly (through the CDK bootstrap roles)',
+      );
       deploy.addToPrincipalPolicy(
         new iam.PolicyStatement({
           actions: ['sts:AssumeRole', 'sts:TagSession'],
@@ -116,12 +132,24 @@ export class CiIdentitiesStack extends Stack {
       deploy.addToPrincipalPolicy(
         new iam.PolicyStatement({
           actions: ['ssm:PutParameter'],
-          resources: [this.formatArn({ service: 'ssm', resource: 'parameter', resourceName: releaseHistoryParameter(PRODUCTION_STAGE).replace(/^\//, '') })],
+          resources: [
+            this.formatArn({
+              service: 'ssm',
+              resource: 'parameter',
+              resourceName: releaseHistoryParameter(PRODUCTION_STAGE).replace(/^\//, ''),
+            }),
+          ],
         }),
       );
       // Pushes to main, before the approval: reads the live templates for `cdk diff`, nothing else.
-      const diff = this.role('ProductionDiff', CI_ROLE_NAMES.diff, provider, config, 'ref:refs/heads/main',
-        'Reads the production stacks\' templates for cdk diff before the approval; cannot change anything');
+      const diff = this.role(
+        'ProductionDiff',
+        CI_ROLE_NAMES.diff,
+        provider,
+        config,
+        'ref:refs/heads/main',
+        "Reads the production stacks' templates for cdk diff before the approval; cannot change anything",
+      );
       diff.addToPrincipalPolicy(
         new iam.PolicyStatement({
           actions: ['cloudformation:DescribeStacks', 'cloudformation:GetTemplate'],
@@ -135,8 +163,14 @@ export class CiIdentitiesStack extends Stack {
         })),
       );
     } else {
-      const preview = this.role('PreviewDeploy', CI_ROLE_NAMES.preview, provider, config, 'pull_request',
-        'Deploys and deletes pull-request previews in the preview account');
+      const preview = this.role(
+        'PreviewDeploy',
+        CI_ROLE_NAMES.preview,
+        provider,
+        config,
+        'pull_request',
+        'Deploys and deletes pull-request previews in the preview account',
+      );
       preview.addToPrincipalPolicy(
         new iam.PolicyStatement({
           actions: ['sts:AssumeRole', 'sts:TagSession'],
@@ -154,14 +188,26 @@ export class CiIdentitiesStack extends Stack {
       // CloudFormation's execution policy and the roles' boundary in the preview account.
       addPreviewContainment(this);
       // The nightly preview-cleanup.yml (runs on main): lists stacks, deletes closed previews'.
-      const cleanup = this.role('PreviewCleanup', CI_ROLE_NAMES.previewCleanup, provider, config, 'ref:refs/heads/main',
-        'Deletes the preview stacks of closed pull requests (nightly workflow on main)');
+      const cleanup = this.role(
+        'PreviewCleanup',
+        CI_ROLE_NAMES.previewCleanup,
+        provider,
+        config,
+        'ref:refs/heads/main',
+        'Deletes the preview stacks of closed pull requests (nightly workflow on main)',
+      );
       cleanup.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['cloudformation:DescribeStacks'], resources: ['*'] }));
       cleanup.addToPrincipalPolicy(
-        new iam.PolicyStatement({ actions: ['cloudformation:DeleteStack'], resources: PREVIEW_STACK_PATTERNS.map((pattern) => stackArn(this, pattern)) }),
+        new iam.PolicyStatement({
+          actions: ['cloudformation:DeleteStack'],
+          resources: PREVIEW_STACK_PATTERNS.map((pattern) => stackArn(this, pattern)),
+        }),
       );
       Validations.of(cleanup).acknowledge(
-        { id: 'AwsSolutions-IAM5[Resource::*]', reason: 'DescribeStacks without a stack name (listing the previews) has no resource-level permission.' },
+        {
+          id: 'AwsSolutions-IAM5[Resource::*]',
+          reason: 'DescribeStacks without a stack name (listing the previews) has no resource-level permission.',
+        },
         ...PREVIEW_STACK_PATTERNS.map((pattern) => ({
           id: `AwsSolutions-IAM5[Resource::${this.stackArnForFindings(account, pattern)}]`,
           reason: 'Any pull-request preview stack of this app, in the preview account only.',
@@ -176,21 +222,29 @@ export class CiIdentitiesStack extends Stack {
           conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [keys.usersPartition] } },
         }),
       );
-      Validations.of(preview).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::${this.tableArnForFindings(account, PREVIEW_TABLE_PATTERN)}]`,
-        reason: 'The events tables of pull-request previews (generated names under MuseumApi-pr-*), USERS partition only: the temporary smoke-test user.',
-      }, {
-        id: `AwsSolutions-IAM5[Resource::${this.stackArnForFindings(account, 'MuseumApi-pr-*')}]`,
-        reason: 'Any pull-request preview stack of this app, in the preview account only; the stack id suffix is unknown in advance.',
-      }, {
-        id: `AwsSolutions-IAM5[Resource::${this.stackArnForFindings(account, 'MuseumMockApi-pr-*')}]`,
-        reason: 'Any pull-request preview mock stack of this app, in the preview account only; the stack id suffix is unknown in advance.',
-      });
+      Validations.of(preview).acknowledge(
+        {
+          id: `AwsSolutions-IAM5[Resource::${this.tableArnForFindings(account, PREVIEW_TABLE_PATTERN)}]`,
+          reason:
+            'The events tables of pull-request previews (generated names under MuseumApi-pr-*), USERS partition only: the temporary smoke-test user.',
+        },
+        {
+          id: `AwsSolutions-IAM5[Resource::${this.stackArnForFindings(account, 'MuseumApi-pr-*')}]`,
+          reason: 'Any pull-request preview stack of this app, in the preview account only; the stack id suffix is unknown in advance.',
+        },
+        {
+          id: `AwsSolutions-IAM5[Resource::${this.stackArnForFindings(account, 'MuseumMockApi-pr-*')}]`,
+          reason:
+            'Any pull-request preview mock stack of this app, in the preview account only; the stack id suffix is unknown in advance.',
+        },
+      );
     }
   }
 
   private tableArnForFindings(account: string, name: string): string {
-    return this.stackArnForFindings(account, '').replace(':cloudformation:', ':dynamodb:').replace(/:stack\/\/\*$/, `:table/${name}`);
+    return this.stackArnForFindings(account, '')
+      .replace(':cloudformation:', ':dynamodb:')
+      .replace(/:stack\/\/\*$/, `:table/${name}`);
   }
 
   /** A stack ARN as cdk-nag writes it in a finding: literals where known, else the pseudo parameters. */
@@ -200,7 +254,14 @@ export class CiIdentitiesStack extends Stack {
     return `arn:${partition}:cloudformation:${region}:${account}:stack/${name}/*`;
   }
 
-  private role(id: string, roleName: string, provider: iam.IOidcProvider, config: CiIdentitiesConfig, subject: string, description: string): iam.Role {
+  private role(
+    id: string,
+    roleName: string,
+    provider: iam.IOidcProvider,
+    config: CiIdentitiesConfig,
+    subject: string,
+    description: string,
+  ): iam.Role {
     const role = new iam.Role(this, id, {
       roleName,
       description,
@@ -218,8 +279,14 @@ export class CiIdentitiesStack extends Stack {
 
 /** A role of the CDK bootstrap stack (default qualifier) in this stack's account and region. */
 function bootstrapRoleArn(stack: Stack, name: string): string {
-  const qualifier = (stack.node.tryGetContext('@aws-cdk/core:bootstrapQualifier') as string | undefined) ?? DefaultStackSynthesizer.DEFAULT_QUALIFIER;
-  return stack.formatArn({ service: 'iam', region: '', resource: 'role', resourceName: `cdk-${qualifier}-${name}-${stack.account}-${stack.region}` });
+  const qualifier =
+    (stack.node.tryGetContext('@aws-cdk/core:bootstrapQualifier') as string | undefined) ?? DefaultStackSynthesizer.DEFAULT_QUALIFIER;
+  return stack.formatArn({
+    service: 'iam',
+    region: '',
+    resource: 'role',
+    resourceName: `cdk-${qualifier}-${name}-${stack.account}-${stack.region}`,
+  });
 }
 
 function stackArn(stack: Stack, name: string): string {

@@ -21,10 +21,7 @@ const LEADING_KEYS = {
   users: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [keys.usersPartition] } },
 } as const;
 
-export function dataAccessStatements(
-  functionName: string,
-  tables: { events: ITableV2; idempotency: ITableV2 },
-): iam.PolicyStatement[] {
+export function dataAccessStatements(functionName: string, tables: { events: ITableV2; idempotency: ITableV2 }): iam.PolicyStatement[] {
   const access = DATA_ACCESS[functionName];
   if (!access) throw new Error(`No data access is declared for the function ${functionName}`);
   const statements: iam.PolicyStatement[] = [];

@@ -50,7 +50,9 @@ export class MuseumApiStack extends Stack {
     this.firewall = config.waf ? new ApiFirewall(this, 'Firewall', { config, stage: this.api.api.deploymentStage }) : undefined;
     if (!this.firewall) acknowledgeNoFirewall(this.api.api.deploymentStage, config);
 
-    this.releases = config.isProduction ? new CanaryReleases(this, 'Releases', { config, functions: this.functions, api: this.api }) : undefined;
+    this.releases = config.isProduction
+      ? new CanaryReleases(this, 'Releases', { config, functions: this.functions, api: this.api })
+      : undefined;
 
     this.monitoring = config.monitoring
       ? new ApiMonitoring(this, 'Monitoring', { config, api: this.api, functions: this.functions, tables: this.tables })
@@ -62,8 +64,12 @@ export class MuseumApiStack extends Stack {
       value: this.tables.events.tableName,
     });
     new CfnOutput(this, 'ReleaseVersions', {
-      description: 'The function versions this deploy publishes, which the `live` aliases serve once it completes (recorded by CI as a good release, bin/rollback.sh)',
-      value: Fn.join(' ', this.functions.allLive.map(({ alias }) => alias.version.functionArn)),
+      description:
+        'The function versions this deploy publishes, which the `live` aliases serve once it completes (recorded by CI as a good release, bin/rollback.sh)',
+      value: Fn.join(
+        ' ',
+        this.functions.allLive.map(({ alias }) => alias.version.functionArn),
+      ),
     });
     new CfnOutput(this, 'IdempotencyTableName', {
       description: 'Idempotency records of POST /special-events (docs/DEPLOY.md, Restore)',
@@ -77,12 +83,19 @@ export class MuseumApiStack extends Stack {
     }
     if (this.firewall) {
       // What `aws wafv2 get-ip-set`/`update-ip-set` need (docs/DEPLOY.md, blocking an address).
-      for (const [version, set] of [['Ipv4', this.firewall.blockedAddresses.ipv4], ['Ipv6', this.firewall.blockedAddresses.ipv6]] as const) {
-        new CfnOutput(this, `Blocked${version}SetName`, { description: `WAF IP set of blocked ${version} addresses: name`, value: Fn.select(0, Fn.split('|', set.ref)) });
+      for (const [version, set] of [
+        ['Ipv4', this.firewall.blockedAddresses.ipv4],
+        ['Ipv6', this.firewall.blockedAddresses.ipv6],
+      ] as const) {
+        new CfnOutput(this, `Blocked${version}SetName`, {
+          description: `WAF IP set of blocked ${version} addresses: name`,
+          value: Fn.select(0, Fn.split('|', set.ref)),
+        });
         new CfnOutput(this, `Blocked${version}SetId`, { description: `WAF IP set of blocked ${version} addresses: id`, value: set.attrId });
       }
     }
-    if (this.monitoring) new CfnOutput(this, 'AlarmTopicArn', { description: 'SNS topic the alarms notify', value: this.monitoring.topic.topicArn });
+    if (this.monitoring)
+      new CfnOutput(this, 'AlarmTopicArn', { description: 'SNS topic the alarms notify', value: this.monitoring.topic.topicArn });
   }
 
   /** cdk-nag's IAM5 flags the name-prefix grants (lib/cdk/museum-tables.ts); they are the point. */
@@ -91,11 +104,16 @@ export class MuseumApiStack extends Stack {
     const table = (name: string) =>
       `arn:${literal(this.partition, '<AWS::Partition>')}:dynamodb:${literal(this.region, '<AWS::Region>')}:${literal(this.account, '<AWS::AccountId>')}:table/${name}`;
     const { events, idempotency } = this.tables.namePrefixes;
-    const resources = [`${events}*`, `${idempotency}*`, ...eventsTable.globalSecondaryIndexes.map((index) => `${events}*/index/${index.indexName}`)];
+    const resources = [
+      `${events}*`,
+      `${idempotency}*`,
+      ...eventsTable.globalSecondaryIndexes.map((index) => `${events}*/index/${index.indexName}`),
+    ];
     Validations.of(this.functions).acknowledge(
       ...resources.map((name) => ({
         id: `AwsSolutions-IAM5[Resource::${table(name)}]`,
-        reason: 'The tables of this stage of one kind (its own, or an attached restore), by name prefix: a switch between them never changes a role (lib/cdk/museum-tables.ts).',
+        reason:
+          'The tables of this stage of one kind (its own, or an attached restore), by name prefix: a switch between them never changes a role (lib/cdk/museum-tables.ts).',
       })),
     );
   }

@@ -32,7 +32,7 @@ export function addMuseumStacks(app: App, options: { functionsDirectory?: string
   const mock = new MuseumMockApiStack(app, `MuseumMockApi-${config.stage}`, { env, config });
   const account = config.isProduction ? new ApiGatewayAccountStack(app, API_GATEWAY_ACCOUNT_STACK_NAME, { env }) : undefined;
   if (account) {
-    const reason = 'Execution logging needs the account\'s API Gateway CloudWatch role';
+    const reason = "Execution logging needs the account's API Gateway CloudWatch role";
     api.addStackDependency(account, reason);
     mock.addStackDependency(account, reason);
   }

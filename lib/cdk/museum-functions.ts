@@ -66,7 +66,13 @@ export class MuseumFunctions extends Construct {
     for (const handlerName of new Set(routes.map((route) => route.handler))) {
       handlers.set(
         handlerName,
-        this.bundledFunction(handlerName, { directory, config, tables, environment: handlerEnvironment, settings: FUNCTION_SETTINGS.handler }),
+        this.bundledFunction(handlerName, {
+          directory,
+          config,
+          tables,
+          environment: handlerEnvironment,
+          settings: FUNCTION_SETTINGS.handler,
+        }),
       );
     }
     this.handlers = handlers;
@@ -83,10 +89,12 @@ export class MuseumFunctions extends Construct {
 
   /** Each function with its `live` alias. */
   get allLive(): { fn: lambda.Function; alias: lambda.Alias }[] {
-    return [...this.handlers].map(([name, fn]) => ({ fn, alias: this.liveHandlers.get(name) as lambda.Alias })).concat({
-      fn: this.authorizer,
-      alias: this.liveAuthorizer,
-    });
+    return [...this.handlers]
+      .map(([name, fn]) => ({ fn, alias: this.liveHandlers.get(name) as lambda.Alias }))
+      .concat({
+        fn: this.authorizer,
+        alias: this.liveAuthorizer,
+      });
   }
 
   get all(): lambda.Function[] {

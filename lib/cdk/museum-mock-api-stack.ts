@@ -95,7 +95,8 @@ export class MuseumMockApiStack extends Stack {
     );
     Validations.of(this.api.deploymentStage).acknowledge({
       id: 'AwsSolutions-APIG3',
-      reason: 'The mock deployment returns fixed examples; stage throttling (METHOD_THROTTLING.mock, per method) bounds its use, a web ACL would cost more than the mock.',
+      reason:
+        'The mock deployment returns fixed examples; stage throttling (METHOD_THROTTLING.mock, per method) bounds its use, a web ACL would cost more than the mock.',
     });
 
     this.baseUrl = `https://${this.api.restApiId}.execute-api.${this.region}.${this.urlSuffix}/${MOCK_STAGE_NAME}`;

@@ -32,7 +32,9 @@ function everyReplica(check: (replica: Replica) => unknown) {
   return (node: CfnResource): NagRuleCompliance => {
     if (!(node instanceof CfnGlobalTable)) return NagRuleCompliance.NOT_APPLICABLE;
     const all = replicas(node);
-    return all.length > 0 && all.every((replica) => check(replica) === true) ? NagRuleCompliance.COMPLIANT : NagRuleCompliance.NON_COMPLIANT;
+    return all.length > 0 && all.every((replica) => check(replica) === true)
+      ? NagRuleCompliance.COMPLIANT
+      : NagRuleCompliance.NON_COMPLIANT;
   };
 }
 
@@ -65,7 +67,7 @@ export class MuseumChecks extends NagPack {
       ruleSuffixOverride: 'RDP1',
       info: 'A retained resource has a fixed physical name: after the stack is deleted, deploying it again fails with "already exists".',
       explanation:
-        'Let CloudFormation generate the name, or make it differ per stack instance (e.g. include the stack id\'s UUID or a resource the stack creates).',
+        "Let CloudFormation generate the name, or make it differ per stack instance (e.g. include the stack id's UUID or a resource the stack creates).",
       level: NagMessageLevel.ERROR,
       node,
       rule: (resource: CfnResource) => {

@@ -29,7 +29,10 @@ export class MuseumTables extends Construct {
     const stack = Stack.of(this);
     // The logical id of a construct at Tables/Events begins with "TablesEvents" (then a hash).
     this.namePrefixes = { events: `${stack.stackName}-${id}Events`, idempotency: `${stack.stackName}-${id}Idempotency` };
-    for (const [kind, key] of [['events', 'eventsTableName'], ['idempotency', 'idempotencyTableName']] as const) {
+    for (const [kind, key] of [
+      ['events', 'eventsTableName'],
+      ['idempotency', 'idempotencyTableName'],
+    ] as const) {
       const attached = config.existingTables[kind];
       if (attached !== undefined && !attached.startsWith(this.namePrefixes[kind])) {
         throw new Error(
@@ -91,10 +94,9 @@ export class MuseumTables extends Construct {
 }
 
 /** TableV2 key, index and TTL properties from a shared table definition. */
-export function keySchema(definition: TableDefinition): Pick<
-  dynamodb.TablePropsV2,
-  'partitionKey' | 'sortKey' | 'globalSecondaryIndexes' | 'timeToLiveAttribute'
-> {
+export function keySchema(
+  definition: TableDefinition,
+): Pick<dynamodb.TablePropsV2, 'partitionKey' | 'sortKey' | 'globalSecondaryIndexes' | 'timeToLiveAttribute'> {
   const attribute = (key: { name: string; type: 'S' }) => ({ name: key.name, type: dynamodb.AttributeType.STRING });
   return {
     partitionKey: attribute(definition.partitionKey),

@@ -28,14 +28,25 @@ export function addPreviewContainment(stack: Stack): { boundary: iam.ManagedPoli
     managedPolicyName: PREVIEW_BOUNDARY_NAME,
     description: 'Permissions boundary of every role a pull-request preview creates',
     statements: [
-      new iam.PolicyStatement({ actions: ['dynamodb:*'], resources: [...arn('dynamodb', 'table', PREVIEW_PREFIXES), ...arn('dynamodb', 'table', PREVIEW_PREFIXES.map((p) => `${p}/index/*`))] }),
+      new iam.PolicyStatement({
+        actions: ['dynamodb:*'],
+        resources: [
+          ...arn('dynamodb', 'table', PREVIEW_PREFIXES),
+          ...arn(
+            'dynamodb',
+            'table',
+            PREVIEW_PREFIXES.map((p) => `${p}/index/*`),
+          ),
+        ],
+      }),
       new iam.PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: ['*'] }),
       new iam.PolicyStatement({ actions: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], resources: ['*'] }),
     ],
   });
   const roles = arn('iam', 'role', PREVIEW_PREFIXES, '');
   const withBoundary = { StringEquals: { 'iam:PermissionsBoundary': boundary.managedPolicyArn } };
-  const qualifier = (stack.node.tryGetContext('@aws-cdk/core:bootstrapQualifier') as string | undefined) ?? DefaultStackSynthesizer.DEFAULT_QUALIFIER;
+  const qualifier =
+    (stack.node.tryGetContext('@aws-cdk/core:bootstrapQualifier') as string | undefined) ?? DefaultStackSynthesizer.DEFAULT_QUALIFIER;
   const assetsBucket = DefaultStackSynthesizer.DEFAULT_FILE_ASSETS_BUCKET_NAME.replace('${Qualifier}', qualifier)
     .replace('${AWS::AccountId}', stack.account)
     .replace('${AWS::Region}', stack.region);
@@ -50,18 +61,46 @@ export function addPreviewContainment(stack: Stack): { boundary: iam.ManagedPoli
       // denied by S3, please make sure your request credentials have permission to GetObject").
       // The bucket's KMS key (new or AWS managed) lets account principals decrypt through S3 in
       // its key policy, so no kms: permission is needed.
-      new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [stack.formatArn({ service: 's3', region: '', account: '', resource: assetsBucket, resourceName: '*' })] }),
-      // The templates' BootstrapVersion parameter reads this SSM parameter.
-      new iam.PolicyStatement({ actions: ['ssm:GetParameters'], resources: arn('ssm', 'parameter', [`cdk-bootstrap/${qualifier}/version`]) }),
-      // Roles: only preview-named ones, only created or given policies with the boundary on.
-      new iam.PolicyStatement({ actions: ['iam:CreateRole', 'iam:PutRolePolicy', 'iam:AttachRolePolicy'], resources: roles, conditions: withBoundary }),
       new iam.PolicyStatement({
-        actions: ['iam:GetRole', 'iam:GetRolePolicy', 'iam:DeleteRole', 'iam:DeleteRolePolicy', 'iam:DetachRolePolicy', 'iam:TagRole', 'iam:UntagRole', 'iam:UpdateRoleDescription', 'iam:PassRole', 'iam:ListRoleTags'],
+        actions: ['s3:GetObject'],
+        resources: [stack.formatArn({ service: 's3', region: '', account: '', resource: assetsBucket, resourceName: '*' })],
+      }),
+      // The templates' BootstrapVersion parameter reads this SSM parameter.
+      new iam.PolicyStatement({
+        actions: ['ssm:GetParameters'],
+        resources: arn('ssm', 'parameter', [`cdk-bootstrap/${qualifier}/version`]),
+      }),
+      // Roles: only preview-named ones, only created or given policies with the boundary on.
+      new iam.PolicyStatement({
+        actions: ['iam:CreateRole', 'iam:PutRolePolicy', 'iam:AttachRolePolicy'],
+        resources: roles,
+        conditions: withBoundary,
+      }),
+      new iam.PolicyStatement({
+        actions: [
+          'iam:GetRole',
+          'iam:GetRolePolicy',
+          'iam:DeleteRole',
+          'iam:DeleteRolePolicy',
+          'iam:DetachRolePolicy',
+          'iam:TagRole',
+          'iam:UntagRole',
+          'iam:UpdateRoleDescription',
+          'iam:PassRole',
+          'iam:ListRoleTags',
+        ],
         resources: roles,
       }),
       new iam.PolicyStatement({
         effect: iam.Effect.DENY,
-        actions: ['iam:DeleteRolePermissionsBoundary', 'iam:PutRolePermissionsBoundary', 'iam:CreateUser', 'iam:CreateAccessKey', 'iam:CreatePolicyVersion', 'iam:SetDefaultPolicyVersion'],
+        actions: [
+          'iam:DeleteRolePermissionsBoundary',
+          'iam:PutRolePermissionsBoundary',
+          'iam:CreateUser',
+          'iam:CreateAccessKey',
+          'iam:CreatePolicyVersion',
+          'iam:SetDefaultPolicyVersion',
+        ],
         resources: ['*'],
       }),
     ],
@@ -70,7 +109,8 @@ export function addPreviewContainment(stack: Stack): { boundary: iam.ManagedPoli
   const literal = (value: string, token: string) => (Token.isUnresolved(value) ? token : value);
   const findingArn = (service: string, region: string, resource: string) =>
     `arn:${literal(stack.partition, '<AWS::Partition>')}:${service}:${region && literal(region, '<AWS::Region>')}:${literal(stack.account, '<AWS::AccountId>')}:${resource}`;
-  const reason = 'A preview containment policy: services the preview stacks use, resources named after preview stacks, IAM only with the boundary (lib/cdk/preview-containment.ts).';
+  const reason =
+    'A preview containment policy: services the preview stacks use, resources named after preview stacks, IAM only with the boundary (lib/cdk/preview-containment.ts).';
   Validations.of(boundary).acknowledge(
     { id: 'AwsSolutions-IAM5[Action::dynamodb:*]', reason },
     { id: 'AwsSolutions-IAM5[Resource::*]', reason: 'Log streams and X-Ray segments have no narrower resource.' },
@@ -82,7 +122,10 @@ export function addPreviewContainment(stack: Stack): { boundary: iam.ManagedPoli
   Validations.of(execution).acknowledge(
     ...PREVIEW_SERVICES.map((service) => ({ id: `AwsSolutions-IAM5[Action::${service}:*]`, reason })),
     { id: 'AwsSolutions-IAM5[Resource::*]', reason },
-    { id: `AwsSolutions-IAM5[Resource::arn:${literal(stack.partition, '<AWS::Partition>')}:s3:::${assetsBucket}/*]`, reason: 'The function bundles in the CDK bootstrap\'s assets bucket (names are content hashes).' },
+    {
+      id: `AwsSolutions-IAM5[Resource::arn:${literal(stack.partition, '<AWS::Partition>')}:s3:::${assetsBucket}/*]`,
+      reason: "The function bundles in the CDK bootstrap's assets bucket (names are content hashes).",
+    },
     ...PREVIEW_PREFIXES.map((prefix) => ({ id: `AwsSolutions-IAM5[Resource::${findingArn('iam', '', `role/${prefix}`)}]`, reason })),
   );
   return { boundary, execution };
@@ -92,4 +135,3 @@ export function addPreviewContainment(stack: Stack): { boundary: iam.ManagedPoli
 export function applyPreviewBoundary(stack: Stack, scope: Construct = stack): void {
   iam.PermissionsBoundary.of(scope).apply(iam.ManagedPolicy.fromManagedPolicyName(stack, 'PreviewBoundary', PREVIEW_BOUNDARY_NAME));
 }
-

@@ -20,7 +20,5 @@ export function addProblemGatewayResponses(api: apigw.RestApi, corsOrigins: read
 }
 
 function pascalCase(type: string): string {
-  return type
-    .toLowerCase()
-    .replace(/(^|_)([a-z0-9])/g, (_, __: string, letter: string) => letter.toUpperCase());
+  return type.toLowerCase().replace(/(^|_)([a-z0-9])/g, (_, __: string, letter: string) => letter.toUpperCase());
 }

@@ -17,7 +17,14 @@ import { Construct } from 'constructs';
 import { API_VERSION, AUTHORIZER_IDENTITY, BASE_PATH, resourceMethods, routeMethods, routes } from '../../functions/routes.ts';
 import { MINIMUM_COMPRESSION_BYTES } from '../../functions/events/limits.ts';
 import { jsonAccessLogFormat } from './access-log-format.ts';
-import { addMethodNotAllowed, addOptionsAllow, addServiceIndex, addStaticDocuments, addUnknownPathAnswers, type StaticDocument } from './api-documents.ts';
+import {
+  addMethodNotAllowed,
+  addOptionsAllow,
+  addServiceIndex,
+  addStaticDocuments,
+  addUnknownPathAnswers,
+  type StaticDocument,
+} from './api-documents.ts';
 import type { MuseumFunctions } from './museum-functions.ts';
 import { addProblemGatewayResponses } from './problem-gateway-responses.ts';
 import type { StageConfig } from './stage-config.ts';
@@ -82,7 +89,8 @@ export class SpecialEventsApi extends Construct {
     this.api.node.tryRemoveChild('Endpoint');
     Validations.of(this.api).acknowledge({
       id: 'AwsSolutions-COG4',
-      reason: 'The specification defines HTTP Basic credentials (MuseumPlaceholderAuth), checked by a Lambda REQUEST authorizer against the users table.',
+      reason:
+        'The specification defines HTTP Basic credentials (MuseumPlaceholderAuth), checked by a Lambda REQUEST authorizer against the users table.',
     });
 
     // API Gateway would create the execution log group itself, with no retention and outside the stack.

@@ -2,7 +2,13 @@
 // (`-c key=value` or cdk.json). `stage` names the stacks; any stage but `prod` is a short-lived
 // preview: it is destroyed with its data, throttled lower and keeps its logs for less time.
 import type { Node } from 'constructs';
-import { AUTHORIZER_IDENTITY, AUTHORIZER_SECONDS_PER_VERIFICATION, authenticatedMethods, FUNCTION_SETTINGS, METHOD_THROTTLING } from '../../functions/routes.ts';
+import {
+  AUTHORIZER_IDENTITY,
+  AUTHORIZER_SECONDS_PER_VERIFICATION,
+  authenticatedMethods,
+  FUNCTION_SETTINGS,
+  METHOD_THROTTLING,
+} from '../../functions/routes.ts';
 
 export const PRODUCTION_STAGE = 'prod';
 
@@ -149,7 +155,8 @@ function boolean(node: Context, key: string, fallback: boolean): boolean {
 }
 
 function email(value: string | undefined): string | undefined {
-  if (value !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(value)) throw new Error(`Context "alarmEmail": "${value}" is not an e-mail address`);
+  if (value !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(value))
+    throw new Error(`Context "alarmEmail": "${value}" is not an e-mail address`);
   return value;
 }
 
@@ -174,20 +181,23 @@ function list(node: Context, key: string): string[] {
   const origins = items.map((item) => String(item).trim()).filter(Boolean);
   for (const origin of origins) {
     // An allow-list, never a wildcard: the API answers authenticated requests.
-    if (!/^https?:\/\/[^/*\s]+$/.test(origin)) throw new Error(`Context "${key}": "${origin}" is not an origin like https://museum.example`);
+    if (!/^https?:\/\/[^/*\s]+$/.test(origin))
+      throw new Error(`Context "${key}": "${origin}" is not an origin like https://museum.example`);
   }
   return origins;
 }
 
 // A commit id or a tag: it goes into a Lambda description (at most 256 characters).
 function release(value: string | undefined): string | undefined {
-  if (value !== undefined && !/^[A-Za-z0-9._-]{1,64}$/.test(value)) throw new Error(`Context "release" must be a commit id or tag, not "${value}"`);
+  if (value !== undefined && !/^[A-Za-z0-9._-]{1,64}$/.test(value))
+    throw new Error(`Context "release" must be a commit id or tag, not "${value}"`);
   return value;
 }
 
 // DynamoDB's rule for table names.
 function tableName(node: Context, key: string): string | undefined {
   const value = string(node, key);
-  if (value !== undefined && !/^[A-Za-z0-9_.-]{3,255}$/.test(value)) throw new Error(`Context "${key}": "${value}" is not a DynamoDB table name`);
+  if (value !== undefined && !/^[A-Za-z0-9_.-]{3,255}$/.test(value))
+    throw new Error(`Context "${key}": "${value}" is not a DynamoDB table name`);
   return value;
 }

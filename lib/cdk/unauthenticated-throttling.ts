@@ -35,7 +35,9 @@ export class UnauthenticatedThrottling extends Construct {
     // The stage-wide entry carries logging and metrics: each override repeats them, since a
     // method setting replaces the stage's for that method.
     const stageWide = existing.find((setting) => setting.resourcePath === '/*' && setting.httpMethod === '*') ?? {};
-    const open = props.api.methods.filter((method) => (method.node.defaultChild as apigw.CfnMethod).authorizationType === apigw.AuthorizationType.NONE);
+    const open = props.api.methods.filter(
+      (method) => (method.node.defaultChild as apigw.CfnMethod).authorizationType === apigw.AuthorizationType.NONE,
+    );
     this.methods = open.map((method) => `${method.httpMethod} ${method.resource.path}`);
     stage.methodSettings = [
       ...existing,

@@ -176,7 +176,14 @@ export async function lockDataDirectory(
         if (released) return;
         released = true;
         process.removeListener('exit', releaseOnExit);
-        if ((await readFile(path, 'utf8').then((text) => JSON.parse(text) as LockRecord, () => undefined))?.pid === process.pid) {
+        if (
+          (
+            await readFile(path, 'utf8').then(
+              (text) => JSON.parse(text) as LockRecord,
+              () => undefined,
+            )
+          )?.pid === process.pid
+        ) {
           await unlink(path).catch(() => undefined);
         }
       },

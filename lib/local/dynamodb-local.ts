@@ -192,7 +192,9 @@ export function killStartedJavaNow(): void {
  * none is given, in a temporary directory with a fresh key id, removed on stop. `signal` aborts
  * the start: Java is stopped and the promise rejects.
  */
-export async function startDynamoDbLocal(options: { dataDirectory?: string; signal?: AbortSignal; port?: number } = {}): Promise<DynamoDbLocal> {
+export async function startDynamoDbLocal(
+  options: { dataDirectory?: string; signal?: AbortSignal; port?: number } = {},
+): Promise<DynamoDbLocal> {
   const { signal } = options;
   signal?.throwIfAborted();
   // 0 or none: any free port.
@@ -247,7 +249,9 @@ export async function startDynamoDbLocal(options: { dataDirectory?: string; sign
       let text = '';
       (shell.stdio[3] as Readable).on('data', (chunk: Buffer) => (text += chunk.toString()));
       (shell.stdio[3] as Readable).once('end', () =>
-        Number(text) > 0 ? resolve(Number(text)) : setTimeout(() => reject(new Error(`DynamoDB Local did not start (Java 17+ must be on PATH): ${output.trim()}`)), 50),
+        Number(text) > 0
+          ? resolve(Number(text))
+          : setTimeout(() => reject(new Error(`DynamoDB Local did not start (Java 17+ must be on PATH): ${output.trim()}`)), 50),
       );
       shell.once('error', reject);
       signal?.addEventListener('abort', () => reject(aborted()), { once: true });
@@ -265,7 +269,8 @@ export async function startDynamoDbLocal(options: { dataDirectory?: string; sign
   try {
     for (let attempt = 0; ; attempt++) {
       if (signal?.aborted) throw aborted();
-      if (shell.exitCode !== null || (attempt % 10 === 9 && !isAlive(javaPid))) throw new Error(`DynamoDB Local exited during start-up (Java 17+ must be on PATH):\n${output.trim()}`);
+      if (shell.exitCode !== null || (attempt % 10 === 9 && !isAlive(javaPid)))
+        throw new Error(`DynamoDB Local exited during start-up (Java 17+ must be on PATH):\n${output.trim()}`);
       try {
         await client.send(new ListTablesCommand({}), { abortSignal: signal });
         break;
@@ -318,7 +323,9 @@ export async function ensureTable(client: DynamoDBClient, tableName: string, def
     const present = new Set((Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
     const missing = definition.globalSecondaryIndexes.filter((index) => !present.has(index.indexName)).map((index) => index.indexName);
     if (missing.length > 0) {
-      throw new Error(`Table ${tableName} lacks the index ${missing.join(', ')}: export its events, delete the data directory and import them (README, Data model)`);
+      throw new Error(
+        `Table ${tableName} lacks the index ${missing.join(', ')}: export its events, delete the data directory and import them (README, Data model)`,
+      );
     }
     return;
   }
@@ -368,7 +375,10 @@ export async function ensureTable(client: DynamoDBClient, tableName: string, def
 
 export const LOCAL_TABLE_NAMES = { events: 'museum-special-events', idempotency: 'museum-idempotency' } as const;
 
-export async function ensureLocalTables(endpoint: string, names: { events: string; idempotency: string } = LOCAL_TABLE_NAMES): Promise<void> {
+export async function ensureLocalTables(
+  endpoint: string,
+  names: { events: string; idempotency: string } = LOCAL_TABLE_NAMES,
+): Promise<void> {
   const client = localClient(endpoint);
   try {
     await ensureTable(client, names.events, eventsTable);

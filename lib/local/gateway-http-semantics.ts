@@ -18,7 +18,8 @@ export interface Answer {
 /** What a mapping template sees of `request`, with the method API Gateway routed it as. */
 export function templateRequest(request: Pick<IncomingMessage, 'rawHeaders'>, method: string): TemplateRequest {
   const headers: [string, string][] = [];
-  for (let i = 0; i < request.rawHeaders.length; i += 2) headers.push([request.rawHeaders[i] as string, request.rawHeaders[i + 1] as string]);
+  for (let i = 0; i < request.rawHeaders.length; i += 2)
+    headers.push([request.rawHeaders[i] as string, request.rawHeaders[i + 1] as string]);
   return { method, headers };
 }
 

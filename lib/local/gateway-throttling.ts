@@ -53,7 +53,9 @@ export class MethodThrottling {
    */
   admit(method: string, path: string): boolean {
     const match = matchRoute(method, path || '/');
-    const key = match.route ? `${method} ${match.route.path}` : `${match.allowedMethods.length > 0 && method !== 'OPTIONS' ? 'ANY' : method} ${path}`;
+    const key = match.route
+      ? `${method} ${match.route.path}`
+      : `${match.allowedMethods.length > 0 && method !== 'OPTIONS' ? 'ANY' : method} ${path}`;
     let bucket = this.buckets.get(key);
     if (!bucket) {
       bucket = new TokenBucket(match.route ? this.limits.authenticated : this.limits.unauthenticated);
@@ -71,11 +73,14 @@ export class MethodThrottling {
 export function localThrottleLimits(environment: NodeJS.ProcessEnv = process.env): MethodThrottleLimits {
   const rate = environment.MUSEUM_THROTTLE_RATE_LIMIT || undefined;
   const burst = environment.MUSEUM_THROTTLE_BURST_LIMIT || undefined;
-  if (rate === undefined && burst === undefined) return { authenticated: METHOD_THROTTLING.authenticated.production, unauthenticated: METHOD_THROTTLING.unauthenticated };
+  if (rate === undefined && burst === undefined)
+    return { authenticated: METHOD_THROTTLING.authenticated.production, unauthenticated: METHOD_THROTTLING.unauthenticated };
   const rateLimit = Number(rate);
   const burstLimit = Number(burst);
   if (!(rateLimit > 0) || !Number.isInteger(burstLimit) || burstLimit < 1) {
-    throw new Error(`MUSEUM_THROTTLE_RATE_LIMIT and MUSEUM_THROTTLE_BURST_LIMIT must be set together: requests per second (> 0) and a burst (an integer >= 1), not "${rate}" and "${burst}"`);
+    throw new Error(
+      `MUSEUM_THROTTLE_RATE_LIMIT and MUSEUM_THROTTLE_BURST_LIMIT must be set together: requests per second (> 0) and a burst (an integer >= 1), not "${rate}" and "${burst}"`,
+    );
   }
   return { authenticated: { rateLimit, burstLimit }, unauthenticated: { rateLimit, burstLimit } };
 }

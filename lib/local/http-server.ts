@@ -27,7 +27,11 @@ export interface AccessLogEntry {
  * say nothing specific to this API, so they use `about:blank` and the status phrase (RFC 9457 4.2.1).
  */
 export function plainProblem(status: number, detail: string): Answer {
-  return { statusCode: status, headers: { ...GATEWAY_RESPONSE_HEADERS }, body: { type: 'about:blank', title: STATUS_CODES[status] ?? 'Error', status, detail } };
+  return {
+    statusCode: status,
+    headers: { ...GATEWAY_RESPONSE_HEADERS },
+    body: { type: 'about:blank', title: STATUS_CODES[status] ?? 'Error', status, detail },
+  };
 }
 
 type ParserError = NodeJS.ErrnoException & { rawPacket?: Buffer; bytesParsed?: number };
@@ -94,14 +98,18 @@ function headerLines(request: IncomingMessage, name: string): string[] {
  */
 export function framingProblem(request: IncomingMessage): Answer | undefined {
   const hosts = headerLines(request, 'host');
-  if (hosts.length === 0 && request.httpVersion !== '1.0') return plainProblem(400, 'An HTTP/1.1 request must carry a Host header (RFC 9112 §3.2)');
-  if (hosts.length > 1) return plainProblem(400, `The request carries ${hosts.length} Host headers; exactly one is allowed (RFC 9112 §3.2)`);
-  if (hosts.length === 1 && !HOST_VALUE.test(hosts[0] as string)) return plainProblem(400, 'The Host header is not a host name or address with an optional port');
+  if (hosts.length === 0 && request.httpVersion !== '1.0')
+    return plainProblem(400, 'An HTTP/1.1 request must carry a Host header (RFC 9112 §3.2)');
+  if (hosts.length > 1)
+    return plainProblem(400, `The request carries ${hosts.length} Host headers; exactly one is allowed (RFC 9112 §3.2)`);
+  if (hosts.length === 1 && !HOST_VALUE.test(hosts[0] as string))
+    return plainProblem(400, 'The Host header is not a host name or address with an optional port');
   const codings = headerLines(request, 'transfer-encoding')
     .flatMap((value) => value.split(','))
     .map((coding) => coding.trim().toLowerCase());
   const unknown = codings.filter((coding) => coding !== 'chunked');
-  if (unknown.length > 0) return plainProblem(501, `The transfer coding ${unknown.join(', ')} is not implemented; only chunked is (RFC 9112 §6.1)`);
+  if (unknown.length > 0)
+    return plainProblem(501, `The transfer coding ${unknown.join(', ')} is not implemented; only chunked is (RFC 9112 §6.1)`);
   if (codings.length > 1) return plainProblem(400, 'chunked may be applied only once (RFC 9112 §7.1)');
   return undefined;
 }
@@ -139,7 +147,12 @@ function answerClientError(error: ParserError, socket: Duplex, accessLog?: (entr
     const answer = parserProblem(error);
     writeRawAnswer(socket, answer);
     const [method = '', target] = failedRequest(error).split('\r\n')[0]?.split(' ') ?? [];
-    accessLog?.({ method: /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,16}$/.test(method) ? method : '-', path: logPath(target), status: answer.statusCode, durationMs: 0 });
+    accessLog?.({
+      method: /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,16}$/.test(method) ? method : '-',
+      path: logPath(target),
+      status: answer.statusCode,
+      durationMs: 0,
+    });
   };
   const state = connectionState(socket);
   if (state.reading && !state.reading.request.complete) {
@@ -214,11 +227,18 @@ export async function listenOnLoopback(port: number): Promise<Server> {
 }
 
 /** Replaces the start-up answers with `onRequest`, behind the strict framing checks. */
-export function serve(server: Server, onRequest: (request: IncomingMessage, response: ServerResponse) => void, accessLog: (entry: AccessLogEntry) => void): void {
+export function serve(
+  server: Server,
+  onRequest: (request: IncomingMessage, response: ServerResponse) => void,
+  accessLog: (entry: AccessLogEntry) => void,
+): void {
   server.removeListener('request', startingUp);
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     const refused = framingProblem(request);
-    if (!refused) { onRequest(request, response); return; }
+    if (!refused) {
+      onRequest(request, response);
+      return;
+    }
     // The body is not read (its framing is what is refused): the connection is closed after the answer.
     response.shouldKeepAlive = false;
     const body = JSON.stringify(refused.body);

@@ -20,7 +20,11 @@ export interface ContextSettings {
  * A context whose remaining time counts down from now to the function's configured timeout.
  * `settings` is a FUNCTION_SETTINGS kind or a row of it; each call is one invocation (a new awsRequestId).
  */
-export function lambdaContext(functionName: string, settings: keyof typeof FUNCTION_SETTINGS | ContextSettings, logStreamName = 'local'): Context {
+export function lambdaContext(
+  functionName: string,
+  settings: keyof typeof FUNCTION_SETTINGS | ContextSettings,
+  logStreamName = 'local',
+): Context {
   const { memorySize, timeoutSeconds } = typeof settings === 'string' ? FUNCTION_SETTINGS[settings] : settings;
   const deadline = Date.now() + timeoutSeconds * 1000;
   return {

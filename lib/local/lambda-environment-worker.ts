@@ -41,7 +41,8 @@ const failure = (error: unknown) =>
 let handler: Handler | undefined;
 try {
   handler = ((await import(data.bundleUrl)) as { handler?: Handler }).handler;
-  if (typeof handler !== 'function') throw Object.assign(new Error(`${data.functionName}: the bundle exports no handler`), { name: 'Runtime.HandlerNotFound' });
+  if (typeof handler !== 'function')
+    throw Object.assign(new Error(`${data.functionName}: the bundle exports no handler`), { name: 'Runtime.HandlerNotFound' });
   post({ type: 'ready' });
 } catch (error) {
   post({ type: 'init-error', ...failure(error) });
@@ -50,7 +51,10 @@ try {
 port.on('message', (message: InvocationMessage) => {
   const run = handler;
   if (!run) return;
-  run(message.event, lambdaContext(data.functionName, { ...data.settings, timeoutSeconds: message.timeoutMs / 1000 }, data.logStreamName)).then(
+  run(
+    message.event,
+    lambdaContext(data.functionName, { ...data.settings, timeoutSeconds: message.timeoutMs / 1000 }, data.logStreamName),
+  ).then(
     (result) => post({ type: 'result', id: message.id, result }),
     (error: unknown) => post({ type: 'error', id: message.id, ...failure(error) }),
   );

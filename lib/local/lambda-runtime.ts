@@ -93,7 +93,12 @@ class Environment {
     this.onEnd = onEnd;
     // Lambda's runtime names one log stream per environment: `<date>/[$LATEST]<32 hex>`.
     const logStreamName = `${new Date().toISOString().slice(0, 10).replaceAll('-', '/')}/[$LATEST]${randomBytes(16).toString('hex')}`;
-    const workerData: EnvironmentData = { bundleUrl: options.bundleUrl, functionName: options.functionName, settings: options.settings, logStreamName };
+    const workerData: EnvironmentData = {
+      bundleUrl: options.bundleUrl,
+      functionName: options.functionName,
+      settings: options.settings,
+      logStreamName,
+    };
     this.worker = new Worker(new URL('./lambda-environment-worker.ts', import.meta.url), {
       workerData,
       // Not the parent's flags (tsx): the bundle is plain JavaScript and the entry erasable TypeScript.
@@ -114,7 +119,10 @@ class Environment {
     });
     this.worker.unref();
     this.ready = new Promise<void>((resolve, reject) => {
-      const initTimer = setTimeout(() => reject(new LambdaFunctionError('Runtime.InitTimeout', `Init did not finish within ${initLimitMs / 1000} s`)), initLimitMs);
+      const initTimer = setTimeout(
+        () => reject(new LambdaFunctionError('Runtime.InitTimeout', `Init did not finish within ${initLimitMs / 1000} s`)),
+        initLimitMs,
+      );
       this.worker.once('message', (message: EnvironmentMessage) => {
         clearTimeout(initTimer);
         if (message.type === 'ready') resolve();

@@ -6,15 +6,18 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type {
-  APIGatewayAuthorizerResult,
-  APIGatewayProxyEvent,
-  APIGatewayProxyResult,
-} from 'aws-lambda';
+import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { REQUEST_TOO_LARGE_DEFAULT, type GatewayResponseType } from '../../functions/http/gateway-responses.ts';
 import { AUTHORIZER_HANDLER, BASE_PATH, FUNCTION_SETTINGS, matchRoute, type Route } from '../../functions/routes.ts';
 import { gatewayResponses, mockAnswer, templateRequest, type Answer } from './gateway-http-semantics.ts';
-import { DOCUMENT_METHODS, documentAnswer, methodNotAllowedAnswer, optionsAnswer, unknownPathAnswers, type MockAnswer } from '../openapi/mock-answers.ts';
+import {
+  DOCUMENT_METHODS,
+  documentAnswer,
+  methodNotAllowedAnswer,
+  optionsAnswer,
+  unknownPathAnswers,
+  type MockAnswer,
+} from '../openapi/mock-answers.ts';
 import { localDocuments, PUBLIC_DOCUMENT_PATHS } from '../openapi/public-documents.ts';
 import { AuthorizerEmulator } from './authorizer-emulator.ts';
 import { localThrottleLimits, MethodThrottling, type MethodThrottleLimits } from './gateway-throttling.ts';
@@ -99,7 +102,11 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
   const lambdaFunction = (name: string, kind: keyof typeof FUNCTION_SETTINGS) => {
     let fn = functions.get(name);
     if (!fn) {
-      fn = new LambdaFunction({ functionName: name, bundleUrl: pathToFileURL(resolve(functionsDirectory, name, 'index.mjs')).href, settings: options.functionSettings?.[kind] ?? FUNCTION_SETTINGS[kind] });
+      fn = new LambdaFunction({
+        functionName: name,
+        bundleUrl: pathToFileURL(resolve(functionsDirectory, name, 'index.mjs')).href,
+        settings: options.functionSettings?.[kind] ?? FUNCTION_SETTINGS[kind],
+      });
       functions.set(name, fn);
     }
     return fn;
@@ -113,7 +120,14 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
   const unknownPath = unknownPathAnswers(corsOrigins);
   const documentAnswers = new Map<string, MockAnswer>();
 
-  async function authorize(request: IncomingMessage, route: Route, method: string, methodArn: string, path: string, pathParameters: Record<string, string>) {
+  async function authorize(
+    request: IncomingMessage,
+    route: Route,
+    method: string,
+    methodArn: string,
+    path: string,
+    pathParameters: Record<string, string>,
+  ) {
     // The cache key must be the very value the authorizer checks. Node keeps the FIRST of repeated
     // Authorization headers, the authorizer event the LAST: a viewer's header sent before an
     // editor's was cached with the editor's policy. Like API Gateway, use the last one for both.
@@ -142,7 +156,14 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
         // throttle over its reserved concurrency) is AUTHORIZER_FAILURE, at once: API Gateway
         // neither queues nor retries (supported-gateway-response-types.html).
         if (error instanceof LambdaFunctionError && error.errorMessage === 'Unauthorized') throw new GatewayError('UNAUTHORIZED');
-        console.error('Authorizer failed:', error instanceof LambdaFunctionError ? `${error.errorType}: ${error.errorMessage}` : error instanceof Error ? error.message : error);
+        console.error(
+          'Authorizer failed:',
+          error instanceof LambdaFunctionError
+            ? `${error.errorType}: ${error.errorMessage}`
+            : error instanceof Error
+              ? error.message
+              : error,
+        );
         throw new GatewayError('AUTHORIZER_FAILURE');
       }
       authorizerGate.remember(authorization, result);
@@ -172,7 +193,8 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
     // credentials (GET, HEAD with ETag and 304; OPTIONS; 405 for anything else).
     if ((PUBLIC_DOCUMENT_PATHS as readonly string[]).includes(resourcePath)) {
       if (method === 'OPTIONS') return sendAnswer(response, mockAnswer(optionsAnswer(DOCUMENT_METHODS, corsOrigins), vtl));
-      if (method !== 'GET' && method !== 'HEAD') return sendAnswer(response, mockAnswer(methodNotAllowedAnswer(DOCUMENT_METHODS, corsOrigins), vtl));
+      if (method !== 'GET' && method !== 'HEAD')
+        return sendAnswer(response, mockAnswer(methodNotAllowedAnswer(DOCUMENT_METHODS, corsOrigins), vtl));
       let answer = documentAnswers.get(resourcePath);
       if (!answer) {
         const document = await localDocument(resourcePath);
@@ -185,11 +207,15 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
     const match = matchRoute(method, resourcePath || '/');
     if (!match.route) {
       if (match.allowedMethods.length > 0) {
-        const answer = method === 'OPTIONS' ? optionsAnswer(match.allowedMethods, corsOrigins) : methodNotAllowedAnswer(match.allowedMethods, corsOrigins);
+        const answer =
+          method === 'OPTIONS'
+            ? optionsAnswer(match.allowedMethods, corsOrigins)
+            : methodNotAllowedAnswer(match.allowedMethods, corsOrigins);
         return sendAnswer(response, mockAnswer(answer, vtl));
       }
       // With CORS on, `/v1.1/{proxy+}` answers every other path below the base path.
-      if (unknownPath && resourcePath !== '') return sendAnswer(response, mockAnswer(method === 'OPTIONS' ? unknownPath.OPTIONS : unknownPath.ANY, vtl));
+      if (unknownPath && resourcePath !== '')
+        return sendAnswer(response, mockAnswer(method === 'OPTIONS' ? unknownPath.OPTIONS : unknownPath.ANY, vtl));
       throw new GatewayError('MISSING_AUTHENTICATION_TOKEN');
     }
     const { route, pathParameters } = match;
@@ -199,7 +225,10 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
         request,
         GATEWAY_MAX_BODY_BYTES,
         () => new GatewayAnswer(jsonAnswer(REQUEST_TOO_LARGE_DEFAULT)),
-        () => new GatewayAnswer(jsonAnswer(plainProblem(400, 'The request body is not valid HTTP/1.1 message framing (chunk sizes are hexadecimal)'))),
+        () =>
+          new GatewayAnswer(
+            jsonAnswer(plainProblem(400, 'The request body is not valid HTTP/1.1 message framing (chunk sizes are hexadecimal)')),
+          ),
       ),
       () => new GatewayError('UNSUPPORTED_MEDIA_TYPE'),
     );
@@ -238,13 +267,21 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
       // "throttling"; the stack's DEFAULT_5XX); the handlers reserve no concurrency, so only a
       // setting with reservedConcurrency reaches it.
       if (error instanceof LambdaThrottledError) throw new GatewayError('DEFAULT_5XX', 500, 'Internal server error');
-      console.error(`${route.handler} failed:`, error instanceof LambdaFunctionError ? `${error.errorType}: ${error.errorMessage}` : error instanceof Error ? error.message : error);
+      console.error(
+        `${route.handler} failed:`,
+        error instanceof LambdaFunctionError ? `${error.errorType}: ${error.errorMessage}` : error instanceof Error ? error.message : error,
+      );
       throw new GatewayError('INTEGRATION_FAILURE');
     }
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the handler is user code: its result may be anything at runtime
     if (!result || typeof result.statusCode !== 'number') throw new GatewayError('INTEGRATION_FAILURE');
     // CORS headers on proxy responses are the handler's own (http-cors), as behind API Gateway.
-    return send(response, result.statusCode, integrationHeaders(result), result.body ? Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8') : undefined);
+    return send(
+      response,
+      result.statusCode,
+      integrationHeaders(result),
+      result.body ? Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8') : undefined,
+    );
   }
 
   function onRequest(request: IncomingMessage, response: ServerResponse) {
@@ -263,7 +300,13 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
         return answer.statusCode;
       })
       .then((status) => {
-        accessLog({ method: request.method ?? '', path: logPath(request.url), status, durationMs: Math.round(performance.now() - started), ...log });
+        accessLog({
+          method: request.method ?? '',
+          path: logPath(request.url),
+          status,
+          durationMs: Math.round(performance.now() - started),
+          ...log,
+        });
       })
       .catch((error: unknown) => {
         // Sending the error answer or writing the access log failed: log it and end the exchange.
@@ -288,7 +331,12 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
   };
 }
 
-function send(response: ServerResponse, statusCode: number, headers: Record<string, string | string[]>, body?: string | Buffer): Promise<number> {
+function send(
+  response: ServerResponse,
+  statusCode: number,
+  headers: Record<string, string | string[]>,
+  body?: string | Buffer,
+): Promise<number> {
   return sendCompressed(response, statusCode, headers, body);
 }
 
@@ -317,6 +365,9 @@ export function policyAllows(result: APIGatewayAuthorizerResult, methodArn: stri
 }
 
 function arnPattern(resource: string): RegExp {
-  const escaped = resource.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const escaped = resource
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${escaped}$`);
 }

@@ -3,7 +3,16 @@
 // environment the handler bundles read.
 import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { KEY_ID_VARIABLE, LOCAL_REGION, LOCAL_TABLE_NAMES, localCredentials, readKeyId, startDynamoDbLocal, useKeyId, type DynamoDbLocal } from './dynamodb-local.ts';
+import {
+  KEY_ID_VARIABLE,
+  LOCAL_REGION,
+  LOCAL_TABLE_NAMES,
+  localCredentials,
+  readKeyId,
+  startDynamoDbLocal,
+  useKeyId,
+  type DynamoDbLocal,
+} from './dynamodb-local.ts';
 
 export const DATA_DIRECTORY = resolve(process.env.MUSEUM_DATA_DIR || '.data');
 /** DynamoDB Local's files and the key id that guards them. */

@@ -25,18 +25,28 @@ const oneOf = (...values: string[]): Rule => ({ schema: v.picklist(values), acce
 const ORIGIN = /^https?:\/\/[^/*\s,]+$/;
 
 /** DynamoDB's table name rule: https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/HowItWorks.NamingRulesDataTypes.html */
-const TABLE_NAME: Rule = { schema: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.-]{3,255}$/)), accepted: 'a DynamoDB table name (3 to 255 letters, digits, _ . -)' };
+const TABLE_NAME: Rule = {
+  schema: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.-]{3,255}$/)),
+  accepted: 'a DynamoDB table name (3 to 255 letters, digits, _ . -)',
+};
 
 export const SETTINGS = {
   PORT: { schema: integerFrom(0, 65_535), accepted: 'a port number from 0 to 65535 (0: any free port)' },
   MUSEUM_DYNAMODB_PORT: { schema: integerFrom(0, 65_535), accepted: 'a port number from 0 to 65535 (0 or unset: any free port)' },
   MUSEUM_ADMIN_PASSWORD: {
-    schema: v.pipe(v.string(), v.check((password) => passwordProblem(password) === undefined)),
+    schema: v.pipe(
+      v.string(),
+      v.check((password) => passwordProblem(password) === undefined),
+    ),
     accepted: `a password of ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters without control or invisible format characters`,
   },
   MUSEUM_IN_MEMORY: oneOf('1', '0'),
   MUSEUM_IN_MEMORY_MAX_MB: {
-    schema: v.pipe(v.string(), v.regex(/^[0-9]+(\.[0-9]+)?$/), v.check((text) => Number(text) > 0)),
+    schema: v.pipe(
+      v.string(),
+      v.regex(/^[0-9]+(\.[0-9]+)?$/),
+      v.check((text) => Number(text) > 0),
+    ),
     accepted: 'a positive number of megabytes',
   },
   MUSEUM_BUNDLES_DIR: { schema: v.string(), accepted: 'a directory' },
@@ -46,9 +56,22 @@ export const SETTINGS = {
     schema: v.pipe(v.string(), v.regex(/^https?:\/\/[^/\s]+\/?$/)),
     accepted: 'the URL of a DynamoDB endpoint, like http://127.0.0.1:8000',
   },
-  MUSEUM_DYNAMODB_KEY_ID: { schema: v.pipe(v.string(), v.regex(/^[A-Za-z0-9]+$/)), accepted: 'letters and digits only (DynamoDB Local names its file after it)' },
-  MUSEUM_THROTTLE_RATE_LIMIT: { schema: v.pipe(v.string(), v.regex(/^[0-9]+(\.[0-9]+)?$/), v.check((text) => Number(text) > 0)), accepted: 'requests per second above 0, with MUSEUM_THROTTLE_BURST_LIMIT' },
-  MUSEUM_THROTTLE_BURST_LIMIT: { schema: integerFrom(1, 1_000_000_000), accepted: 'a whole number from 1, with MUSEUM_THROTTLE_RATE_LIMIT' },
+  MUSEUM_DYNAMODB_KEY_ID: {
+    schema: v.pipe(v.string(), v.regex(/^[A-Za-z0-9]+$/)),
+    accepted: 'letters and digits only (DynamoDB Local names its file after it)',
+  },
+  MUSEUM_THROTTLE_RATE_LIMIT: {
+    schema: v.pipe(
+      v.string(),
+      v.regex(/^[0-9]+(\.[0-9]+)?$/),
+      v.check((text) => Number(text) > 0),
+    ),
+    accepted: 'requests per second above 0, with MUSEUM_THROTTLE_BURST_LIMIT',
+  },
+  MUSEUM_THROTTLE_BURST_LIMIT: {
+    schema: integerFrom(1, 1_000_000_000),
+    accepted: 'a whole number from 1, with MUSEUM_THROTTLE_RATE_LIMIT',
+  },
   // API Gateway's authorizer result TTL is 0 to 3600 seconds:
   // https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-resource-apigateway-authorizer.html (AuthorizerResultTtlInSeconds)
   AUTHORIZER_CACHE_TTL_SECONDS: { schema: integerFrom(0, 3_600), accepted: 'a whole number of seconds from 0 to 3600, as on API Gateway' },
@@ -63,7 +86,11 @@ export const SETTINGS = {
   },
   // Powertools' levels: https://docs.powertools.aws.dev/lambda/typescript/latest/features/logger/#log-levels
   POWERTOOLS_LOG_LEVEL: {
-    schema: v.pipe(v.string(), v.transform((level) => level.toUpperCase()), v.picklist(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'])),
+    schema: v.pipe(
+      v.string(),
+      v.transform((level) => level.toUpperCase()),
+      v.picklist(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT']),
+    ),
     accepted: 'TRACE, DEBUG, INFO, WARN, ERROR, CRITICAL or SILENT',
   },
   POWERTOOLS_METRICS_DISABLED: oneOf('true', 'false'),
@@ -74,7 +101,15 @@ export const SETTINGS = {
 export type SettingName = keyof typeof SETTINGS;
 
 /** What the local store's users (the users and events CLIs) read. */
-export const STORE_SETTINGS: SettingName[] = ['MUSEUM_DATA_DIR', 'MUSEUM_IN_MEMORY', 'DYNAMODB_ENDPOINT', 'MUSEUM_DYNAMODB_KEY_ID', 'MUSEUM_DYNAMODB_PORT', 'TABLE_NAME', 'IDEMPOTENCY_TABLE_NAME'];
+export const STORE_SETTINGS: SettingName[] = [
+  'MUSEUM_DATA_DIR',
+  'MUSEUM_IN_MEMORY',
+  'DYNAMODB_ENDPOINT',
+  'MUSEUM_DYNAMODB_KEY_ID',
+  'MUSEUM_DYNAMODB_PORT',
+  'TABLE_NAME',
+  'IDEMPOTENCY_TABLE_NAME',
+];
 
 /** A value for the refusal: quoted so that spaces and an empty value are seen; a password is never shown. */
 function shown(name: SettingName, value: string): string {
@@ -85,17 +120,23 @@ function shown(name: SettingName, value: string): string {
  * One line per refused variable among `names` (all documented ones by default), plus one per
  * contradictory pair; an empty list when every value is acceptable.
  */
-export function settingProblems(env: NodeJS.ProcessEnv = process.env, names: readonly SettingName[] = Object.keys(SETTINGS) as SettingName[]): string[] {
+export function settingProblems(
+  env: NodeJS.ProcessEnv = process.env,
+  names: readonly SettingName[] = Object.keys(SETTINGS) as SettingName[],
+): string[] {
   const problems: string[] = [];
   for (const name of names) {
     const value = env[name];
     if (value === undefined || value === '') continue;
     const rule: Rule = SETTINGS[name];
-    if (!v.safeParse(rule.schema, value).success) problems.push(`${shown(name, value)} is not accepted: use ${rule.accepted}, or leave it unset.`);
+    if (!v.safeParse(rule.schema, value).success)
+      problems.push(`${shown(name, value)} is not accepted: use ${rule.accepted}, or leave it unset.`);
   }
   if (problems.length > 0) return problems;
   if (names.includes('MUSEUM_IN_MEMORY') && env.MUSEUM_IN_MEMORY === '1' && env.DYNAMODB_ENDPOINT) {
-    problems.push('MUSEUM_IN_MEMORY=1 and DYNAMODB_ENDPOINT cannot both be set: the first starts a DynamoDB Local of its own, the second uses one already running.');
+    problems.push(
+      'MUSEUM_IN_MEMORY=1 and DYNAMODB_ENDPOINT cannot both be set: the first starts a DynamoDB Local of its own, the second uses one already running.',
+    );
   }
   const port = Number(env.PORT || 3000);
   if (names.includes('PORT') && env.MUSEUM_DYNAMODB_PORT && Number(env.MUSEUM_DYNAMODB_PORT) === port && port !== 0) {

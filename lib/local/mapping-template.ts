@@ -65,7 +65,11 @@ export function runMappingTemplate(template: string, request: TemplateRequest): 
   };
   const compiled = new velocity.Compile(ast, { escape: false, customMethodHandlers: JAVA_STRING_METHODS });
   const body = compiled.render(context);
-  return { body, ...(responseOverride.status === undefined ? {} : { status: responseOverride.status }), headers: { ...responseOverride.header } };
+  return {
+    body,
+    ...(responseOverride.status === undefined ? {} : { status: responseOverride.status }),
+    headers: { ...responseOverride.header },
+  };
 }
 
 /**

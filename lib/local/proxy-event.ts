@@ -65,7 +65,12 @@ export function withoutAuthorization<T>(headers: Record<string, T>): Record<stri
 }
 
 export function multiValueHeaders(request: IncomingMessage): Record<string, string[]> {
-  return groupPairs(Array.from({ length: request.rawHeaders.length / 2 }, (_, i) => [request.rawHeaders[2 * i] as string, request.rawHeaders[2 * i + 1] as string]));
+  return groupPairs(
+    Array.from({ length: request.rawHeaders.length / 2 }, (_, i) => [
+      request.rawHeaders[2 * i] as string,
+      request.rawHeaders[2 * i + 1] as string,
+    ]),
+  );
 }
 
 export function groupParameters(parameters: URLSearchParams): Record<string, string[]> {
@@ -122,7 +127,12 @@ export function decodeContentCoding(request: IncomingMessage, body: Buffer, unsu
   const codings: string[] = [];
   for (let i = 0; i < request.rawHeaders.length; i += 2) {
     if ((request.rawHeaders[i] as string).toLowerCase() !== 'content-encoding') continue;
-    codings.push(...(request.rawHeaders[i + 1] as string).split(',').map((coding) => coding.trim().toLowerCase()).filter(Boolean));
+    codings.push(
+      ...(request.rawHeaders[i + 1] as string)
+        .split(',')
+        .map((coding) => coding.trim().toLowerCase())
+        .filter(Boolean),
+    );
   }
   let decoded = body;
   if (body.length === 0) return body; // nothing to decode
@@ -159,7 +169,9 @@ export function authorizerContext(result: APIGatewayAuthorizerResult): Record<st
  * (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-known-issues.html).
  */
 export function integrationHeaders(result: APIGatewayProxyResult): Record<string, string | string[]> {
-  const headers: Record<string, string | string[]> = Object.fromEntries(Object.entries(result.headers ?? {}).map(([name, value]) => [name, String(value)]));
+  const headers: Record<string, string | string[]> = Object.fromEntries(
+    Object.entries(result.headers ?? {}).map(([name, value]) => [name, String(value)]),
+  );
   for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) headers[name] = values.map(String);
   if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/json';
   return headers;

@@ -9,7 +9,13 @@ const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
  * (`/v1.1/special-events/..` -> `/v1.1/`) into some other resource. `not-a-path`: neither form.
  */
 export function parseTarget(target: string): URL | 'dot-segment' | 'not-a-path' {
-  if (target.split('?', 1)[0]?.split('/').some((segment) => DOT_SEGMENT.test(segment))) return 'dot-segment';
+  if (
+    target
+      .split('?', 1)[0]
+      ?.split('/')
+      .some((segment) => DOT_SEGMENT.test(segment))
+  )
+    return 'dot-segment';
   try {
     if (target.startsWith('/')) return new URL(`http://gateway.invalid${target}`);
     if (/^https?:\/\//i.test(target)) {

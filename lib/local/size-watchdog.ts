@@ -9,7 +9,8 @@ import { join } from 'node:path';
 /** MUSEUM_IN_MEMORY_MAX_MB, default 256 MB: far more than any local use (10,000 events are ~10 MB). */
 export function inMemoryLimitBytes(): number {
   const megabytes = Number(process.env.MUSEUM_IN_MEMORY_MAX_MB ?? 256);
-  if (!Number.isFinite(megabytes) || megabytes <= 0) throw new Error(`MUSEUM_IN_MEMORY_MAX_MB must be a positive number of megabytes, not ${process.env.MUSEUM_IN_MEMORY_MAX_MB}`);
+  if (!Number.isFinite(megabytes) || megabytes <= 0)
+    throw new Error(`MUSEUM_IN_MEMORY_MAX_MB must be a positive number of megabytes, not ${process.env.MUSEUM_IN_MEMORY_MAX_MB}`);
   return Math.round(megabytes * 1024 * 1024);
 }
 

@@ -38,4 +38,6 @@ export const SpecialEventList = v.pipe(
 
 export const parameterRef = (name: string) => ({ $ref: `#/components/parameters/${name}` });
 export const schemaRef = (name: string) => ({ $ref: `${SCHEMA_REF_PREFIX}${name}` });
-export const json = (schema: unknown, examples: Record<string, { summary: string; value: unknown }>) => ({ 'application/json': { schema, examples } });
+export const json = (schema: unknown, examples: Record<string, { summary: string; value: unknown }>) => ({
+  'application/json': { schema, examples },
+});

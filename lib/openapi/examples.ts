@@ -2,15 +2,30 @@
 // when the document is built, and problems produced by the very functions that reject requests
 // (request-validation.ts, request-headers.ts) or mapped from the store's own errors.
 import * as v from 'valibot';
-import { CreateEventRequest, EventPathParameters, ListEventsQuery, SpecialEvent, UpdateEventRequest } from '../../functions/events/event-schema.ts';
+import {
+  CreateEventRequest,
+  EventPathParameters,
+  ListEventsQuery,
+  SpecialEvent,
+  UpdateEventRequest,
+} from '../../functions/events/event-schema.ts';
 import { LIMITS } from '../../functions/events/limits.ts';
 import { HttpProblem, problemBody, type Problem } from '../../functions/events/problems.ts';
 import type { HttpEvent } from '../../functions/http/http.ts';
 import { parseJsonText } from '../../functions/http/json-text.ts';
-import { CollectionPreconditionFailedError, IfNoneMatchFailedError, ReadPreconditionFailedError } from '../../functions/http/preconditions.ts';
+import {
+  CollectionPreconditionFailedError,
+  IfNoneMatchFailedError,
+  ReadPreconditionFailedError,
+} from '../../functions/http/preconditions.ts';
 import { conditionalHeaders, idempotencyKey, requireJsonContentType } from '../../functions/http/request-headers.ts';
 import { validate } from '../../functions/http/request-validation.ts';
-import { ConcurrentModificationError, EventNotFoundError, EventVersionMismatchError, IdempotencyKeyReusedError } from '../../functions/store/store-errors.ts';
+import {
+  ConcurrentModificationError,
+  EventNotFoundError,
+  EventVersionMismatchError,
+  IdempotencyKeyReusedError,
+} from '../../functions/store/store-errors.ts';
 import { errorExample, type ProblemExample } from './problem-responses.ts';
 
 export const exampleEvent = v.parse(SpecialEvent, {
@@ -49,7 +64,11 @@ export const problemExamples = {
   invalidBody: {
     summary: 'Fields failed validation',
     value: thrownProblem(() =>
-      validate(CreateEventRequest, { ...exampleCreateRequest, name: '   ', dates: ['2031-02-30'], price: -5, eventId: exampleEvent.eventId }, 'request body'),
+      validate(
+        CreateEventRequest,
+        { ...exampleCreateRequest, name: '   ', dates: ['2031-02-30'], price: -5, eventId: exampleEvent.eventId },
+        'request body',
+      ),
     ),
   },
   emptyChange: {
@@ -83,7 +102,10 @@ export const problemExamples = {
   contentTypeTwice: {
     summary: 'Content-Type given twice',
     value: thrownProblem(() =>
-      requireJsonContentType({ headers: { 'content-type': 'text/plain' }, multiValueHeaders: { 'content-type': ['application/json', 'text/plain'] } }),
+      requireJsonContentType({
+        headers: { 'content-type': 'text/plain' },
+        multiValueHeaders: { 'content-type': ['application/json', 'text/plain'] },
+      }),
     ),
   },
   unknownQueryParameter: {
@@ -92,7 +114,9 @@ export const problemExamples = {
   },
   duplicateKey: {
     summary: 'A field is given twice',
-    value: problemBody('validation-error', 'The request body is invalid: "price" is given more than once', [{ field: 'price', message: 'is given more than once' }]),
+    value: problemBody('validation-error', 'The request body is invalid: "price" is given more than once', [
+      { field: 'price', message: 'is given more than once' },
+    ]),
   },
   notUtf8: {
     summary: 'The body is not UTF-8',

@@ -59,7 +59,10 @@ function overrideAction({ valibotAction: action, jsonSchema }: OverrideActionCon
     case 'check':
       return convertCheck(details, jsonSchema);
     case 'trim':
-      return withNote(jsonSchema, 'Leading and trailing white space is removed; the maximum length (in Unicode code points, as JSON Schema counts) applies to the trimmed text.');
+      return withNote(
+        jsonSchema,
+        'Leading and trailing white space is removed; the maximum length (in Unicode code points, as JSON Schema counts) applies to the trimmed text.',
+      );
     case 'to_lower_case':
       return withNote(jsonSchema, 'Accepted in any case; the service returns it in lower case.');
     case 'finite':
@@ -87,15 +90,25 @@ export const CONVERSION_CONFIG: ConversionConfig = {
 };
 
 /** Converts named valibot schemas to components.schemas entries (references between them become $refs), with their `descriptions`. */
-export function componentSchemas(definitions: Record<string, v.GenericSchema>, descriptions: Record<string, string> = {}): Record<string, JsonSchema> {
+export function componentSchemas(
+  definitions: Record<string, v.GenericSchema>,
+  descriptions: Record<string, string> = {},
+): Record<string, JsonSchema> {
   const converted = toJsonSchemaDefs(definitions, CONVERSION_CONFIG);
   return Object.fromEntries(
-    Object.entries(converted).map(([name, schema]) => [name, foldNotes(descriptions[name] ? { ...schema, description: descriptions[name] } : schema)]),
+    Object.entries(converted).map(([name, schema]) => [
+      name,
+      foldNotes(descriptions[name] ? { ...schema, description: descriptions[name] } : schema),
+    ]),
   );
 }
 
 /** One schema on its own, with references to the named `definitions` where they occur. */
-export function schemaWithReferences(schema: v.GenericSchema, definitions: Record<string, v.GenericSchema>, description?: string): JsonSchema {
+export function schemaWithReferences(
+  schema: v.GenericSchema,
+  definitions: Record<string, v.GenericSchema>,
+  description?: string,
+): JsonSchema {
   const converted = toJsonSchemaDefs({ ...definitions, __schema: schema }, CONVERSION_CONFIG).__schema;
   return foldNotes(description ? { ...converted, description } : converted);
 }

@@ -66,7 +66,11 @@ function sharedResponseRefs(route: Route): Record<number, unknown> {
 }
 
 function operation(route: Route<OperationId>, details: OperationDetails): OpenApiOperation {
-  const responses: Record<string, unknown> = { [route.successStatus]: successResponse(details), ...details.errors, ...sharedResponseRefs(route) };
+  const responses: Record<string, unknown> = {
+    [route.successStatus]: successResponse(details),
+    ...details.errors,
+    ...sharedResponseRefs(route),
+  };
   const sorted = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)));
   return {
     operationId: route.operationId,

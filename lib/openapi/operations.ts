@@ -57,7 +57,9 @@ const conditionalWriteErrors = (verb: string) => ({
     { concurrentWrites: problems.concurrentWrites },
     { 'Retry-After': HEADER_REFS.RetryAfter },
   ),
-  422: problemResponse(422, 'The `Idempotency-Key` was already used with a different request', { idempotencyKeyReused: problems.idempotencyKeyReused }),
+  422: problemResponse(422, 'The `Idempotency-Key` was already used with a different request', {
+    idempotencyKeyReused: problems.idempotencyKeyReused,
+  }),
   412: problemResponse(
     412,
     'A precondition failed, nothing was written (RFC 9110 §13.2.2: `If-Match` first, then `If-None-Match`): `If-Match` matches no current version of the event ' +
@@ -81,12 +83,19 @@ const INVALID_PRECONDITION = '`If-Match` or `If-None-Match` is not `*` or a list
 const preconditionErrors = { invalidIfMatch: problems.invalidIfMatch, invalidIfNoneMatch: problems.invalidIfNoneMatch };
 
 /** Over API Gateway's 10 MB limit: its own 413, `{"message":"Request Too Long"}`, which cannot be customised. */
-const gatewayTooLarge = { description: "The request exceeds API Gateway's 10 MB payload limit: API Gateway's own answer, not a problem", content: requestTooLongContent() };
+const gatewayTooLarge = {
+  description: "The request exceeds API Gateway's 10 MB payload limit: API Gateway's own answer, not a problem",
+  content: requestTooLongContent(),
+};
 /** The handler's 413 problem for a body over the API's limit, or API Gateway's own 413 over its 10 MB. */
 const bodyTooLarge = (() => {
-  const handler = problemResponse(413, `The body exceeds ${LIMITS.maxBodyBytes} bytes (64 KiB): a problem; over API Gateway's 10 MB payload limit, API Gateway's own \`{"message":"Request Too Long"}\` (\`application/json\`)`, {
-    bodyTooLarge: problems.bodyTooLarge,
-  });
+  const handler = problemResponse(
+    413,
+    `The body exceeds ${LIMITS.maxBodyBytes} bytes (64 KiB): a problem; over API Gateway's 10 MB payload limit, API Gateway's own \`{"message":"Request Too Long"}\` (\`application/json\`)`,
+    {
+      bodyTooLarge: problems.bodyTooLarge,
+    },
+  );
   return { ...handler, content: { ...(handler.content as Record<string, unknown>), ...requestTooLongContent() } };
 })();
 const unsupportedMediaType = problemResponse(
@@ -116,7 +125,9 @@ export const OPERATIONS = {
     parameters: [parameterRef('IfMatch'), parameterRef('IfNoneMatch'), parameterRef('IdempotencyKey')],
     requestBody: {
       required: true,
-      content: json(schemaRef('CreateSpecialEventRequest'), { nightAtTheMuseum: { summary: 'A two-day event', value: exampleCreateRequest } }),
+      content: json(schemaRef('CreateSpecialEventRequest'), {
+        nightAtTheMuseum: { summary: 'A two-day event', value: exampleCreateRequest },
+      }),
     },
     success: {
       description: 'Created: the event with all six fields, including the assigned `eventId`',
@@ -124,19 +135,25 @@ export const OPERATIONS = {
       body: { schema: 'SpecialEvent', example: { name: 'created', summary: 'The created event', value: exampleEvent } },
     },
     errors: {
-      400: problemResponse(400, `The body is not UTF-8 JSON, repeats a field or fails validation, a query parameter is given, \`Idempotency-Key\` is out of bounds, or ${INVALID_PRECONDITION}`, {
-        ...bodyErrors,
-        idempotencyKeyLength: problems.idempotencyKeyLength,
-        unknownQueryParameter: problems.unknownQueryParameter,
-        ...preconditionErrors,
-      }),
+      400: problemResponse(
+        400,
+        `The body is not UTF-8 JSON, repeats a field or fails validation, a query parameter is given, \`Idempotency-Key\` is out of bounds, or ${INVALID_PRECONDITION}`,
+        {
+          ...bodyErrors,
+          idempotencyKeyLength: problems.idempotencyKeyLength,
+          unknownQueryParameter: problems.unknownQueryParameter,
+          ...preconditionErrors,
+        },
+      ),
       412: problemResponse(412, '`If-None-Match` is `*` (the collection exists) or `If-Match` lists entity-tags: nothing was created', {
         collectionIfNoneMatch: problems.collectionIfNoneMatch,
         collectionIfMatch: problems.collectionIfMatch,
       }),
       413: bodyTooLarge,
       415: unsupportedMediaType,
-      422: problemResponse(422, 'The `Idempotency-Key` was already used with a different body', { idempotencyKeyReused: problems.idempotencyKeyReused }),
+      422: problemResponse(422, 'The `Idempotency-Key` was already used with a different body', {
+        idempotencyKeyReused: problems.idempotencyKeyReused,
+      }),
     },
     // Location is relative: against /<stage>/special-events it resolves to /<stage>/special-events/<id>.
     mockHeaders: { Location: `special-events/${exampleEvent.eventId}`, ETag: '"1"' },
@@ -149,14 +166,21 @@ export const OPERATIONS = {
     success: {
       description: 'Success: one page of events (an empty array past the last page)',
       headers: readSuccessHeaders('ContentETag', { Link: { $ref: '#/components/headers/Link' } }),
-      body: { schema: 'SpecialEventList', example: { name: 'page', summary: 'A page of two events', value: [exampleEvent, exampleOtherEvent] } },
+      body: {
+        schema: 'SpecialEventList',
+        example: { name: 'page', summary: 'A page of two events', value: [exampleEvent, exampleOtherEvent] },
+      },
     },
     errors: {
       304: notModifiedResponse('ContentETag'),
-      400: problemResponse(400, `A query parameter is invalid, unknown or repeated, or the date range is reversed or too long; or ${INVALID_PRECONDITION}`, {
-        invalidQuery: problems.invalidQuery,
-        ...preconditionErrors,
-      }),
+      400: problemResponse(
+        400,
+        `A query parameter is invalid, unknown or repeated, or the date range is reversed or too long; or ${INVALID_PRECONDITION}`,
+        {
+          invalidQuery: problems.invalidQuery,
+          ...preconditionErrors,
+        },
+      ),
       412: readPreconditionFailed('ContentETag'),
       413: gatewayTooLarge,
     },
@@ -187,19 +211,25 @@ export const OPERATIONS = {
     description:
       'Changes the fields sent and keeps the others; returns the whole event. With `If-Match` the update applies only ' +
       'to a version it names (otherwise 412); without it the last writer wins. `If-None-Match` makes it apply only while the current version is ' +
-      'not one it names (`*`: never, the event exists; otherwise 412). ' + WRITE_OUTCOMES,
+      'not one it names (`*`: never, the event exists; otherwise 412). ' +
+      WRITE_OUTCOMES,
     parameters: [parameterRef('EventId'), parameterRef('IfMatch'), parameterRef('IfNoneMatch'), parameterRef('IdempotencyKey')],
     requestBody: {
       required: true,
       content: {
-        ...json(schemaRef('UpdateSpecialEventRequest'), { newPriceAndDates: { summary: 'Change the price and the dates', value: exampleUpdateRequest } }),
+        ...json(schemaRef('UpdateSpecialEventRequest'), {
+          newPriceAndDates: { summary: 'Change the price and the dates', value: exampleUpdateRequest },
+        }),
         'application/merge-patch+json': { schema: schemaRef('UpdateSpecialEventRequest') },
       },
     },
     success: {
       description: 'Success: the whole event after the update',
       headers: { ETag: HEADER_REFS.ETag },
-      body: { schema: 'SpecialEvent', example: { name: 'updated', summary: 'The updated event', value: { ...exampleEvent, ...exampleUpdateRequest } } },
+      body: {
+        schema: 'SpecialEvent',
+        example: { name: 'updated', summary: 'The updated event', value: { ...exampleEvent, ...exampleUpdateRequest } },
+      },
     },
     errors: {
       400: problemResponse(
@@ -248,5 +278,8 @@ export function operationDetails(route: Route<OperationId>): OperationDetails {
 export function successResponse({ success }: OperationDetails): Record<string, unknown> {
   const { body, ...response } = success;
   if (!body) return response;
-  return { ...response, content: json(schemaRef(body.schema), { [body.example.name]: { summary: body.example.summary, value: body.example.value } }) };
+  return {
+    ...response,
+    content: json(schemaRef(body.schema), { [body.example.name]: { summary: body.example.summary, value: body.example.value } }),
+  };
 }

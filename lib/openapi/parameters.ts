@@ -11,7 +11,10 @@ import { schemaWithReferences, type JsonSchema } from './json-schemas.ts';
 import { IF_NONE_MATCH_PARAMETER } from './read-semantics.ts';
 
 /** Descriptions and defaults of the list query parameters; typed so a new parameter must be described here. */
-const LIST_PARAMETERS: Record<keyof typeof ListEventsQuery.entries, { name: string; description: string; default?: number; example: unknown }> = {
+const LIST_PARAMETERS: Record<
+  keyof typeof ListEventsQuery.entries,
+  { name: string; description: string; default?: number; example: unknown }
+> = {
   startDate: {
     name: 'StartDate',
     description: "Start of the date range (inclusive). Defaults to today's date in the museum's time zone.",
@@ -54,7 +57,14 @@ export function parameters(): Record<string, unknown> {
     }),
   );
   return {
-    EventId: { name: 'eventId', in: 'path', required: true, description: 'Identifier of the event', schema: schemaRef('EventId'), example: exampleEvent.eventId },
+    EventId: {
+      name: 'eventId',
+      in: 'path',
+      required: true,
+      description: 'Identifier of the event',
+      schema: schemaRef('EventId'),
+      example: exampleEvent.eventId,
+    },
     IfMatch: {
       name: 'If-Match',
       in: 'header',

@@ -3,8 +3,21 @@
 // are produced by the same code that answers at run time wherever it can be called offline.
 import { STATUS_CODES } from 'node:http';
 import * as v from 'valibot';
-import { gatewayResponse, REQUEST_TOO_LARGE_DEFAULT, WWW_AUTHENTICATE, type GatewayResponseType } from '../../functions/http/gateway-responses.ts';
-import { PROBLEM_CONTENT_TYPE, PROBLEM_KINDS, PROBLEM_TYPE_BASE, RETRY_AFTER_SECONDS, toProblem, type Problem, type ProblemKind } from '../../functions/events/problems.ts';
+import {
+  gatewayResponse,
+  REQUEST_TOO_LARGE_DEFAULT,
+  WWW_AUTHENTICATE,
+  type GatewayResponseType,
+} from '../../functions/http/gateway-responses.ts';
+import {
+  PROBLEM_CONTENT_TYPE,
+  PROBLEM_KINDS,
+  PROBLEM_TYPE_BASE,
+  RETRY_AFTER_SECONDS,
+  toProblem,
+  type Problem,
+  type ProblemKind,
+} from '../../functions/events/problems.ts';
 import { componentSchemas, SCHEMA_REF_PREFIX, schemaWithReferences, type JsonSchema } from './json-schemas.ts';
 
 /** `Bad Request` -> `BadRequest`: the component names for a status come from Node's reason phrases. */
@@ -22,11 +35,18 @@ function kindsWithStatus(status: number): ProblemKind[] {
   return (Object.keys(PROBLEM_KINDS) as ProblemKind[]).filter((kind) => PROBLEM_KINDS[kind].status === status);
 }
 
-export const PROBLEM_STATUSES: readonly number[] = [...new Set(Object.values(PROBLEM_KINDS).map((kind) => kind.status))].sort((a, b) => a - b);
+export const PROBLEM_STATUSES: readonly number[] = [...new Set(Object.values(PROBLEM_KINDS).map((kind) => kind.status))].sort(
+  (a, b) => a - b,
+);
 
 const FieldError = v.pipe(
   v.strictObject({
-    field: v.pipe(v.string(), v.description('Dotted path of the invalid field, query parameter or header (`dates.2`, `limit`, `If-Match`); empty for the whole body')),
+    field: v.pipe(
+      v.string(),
+      v.description(
+        'Dotted path of the invalid field, query parameter or header (`dates.2`, `limit`, `If-Match`); empty for the whole body',
+      ),
+    ),
     message: v.pipe(v.string(), v.description('What is wrong with it')),
   }),
   v.description('One invalid input'),
@@ -65,7 +85,9 @@ export function problemSchemas(): Record<string, JsonSchema> {
 export function methodNotAllowedProblemResponse(description: string, example: ProblemExample, allow: string): Record<string, unknown> {
   return {
     description,
-    headers: { Allow: { description: 'The methods the path has (RFC 9110 §10.2.1)', required: true, schema: { type: 'string', const: allow } } },
+    headers: {
+      Allow: { description: 'The methods the path has (RFC 9110 §10.2.1)', required: true, schema: { type: 'string', const: allow } },
+    },
     content: {
       [PROBLEM_CONTENT_TYPE]: { schema: schemaWithReferences(problemSchema(405), { FieldError }), examples: { methodNotAllowed: example } },
     },
@@ -204,9 +226,12 @@ export function sharedResponses(): Record<string, Record<string, unknown>> {
       },
       { 'Retry-After': HEADER_REFS.RetryAfter },
     ),
-    GatewayTimeout: problemResponse(504, 'The operation did not answer within the API Gateway integration timeout, or a write could not learn whether it applied (retry it with the same `Idempotency-Key`, or read the event)', {
-      integrationTimeout: gatewayExample('INTEGRATION_TIMEOUT', 'The function timed out'),
-    }),
+    GatewayTimeout: problemResponse(
+      504,
+      'The operation did not answer within the API Gateway integration timeout, or a write could not learn whether it applied (retry it with the same `Idempotency-Key`, or read the event)',
+      {
+        integrationTimeout: gatewayExample('INTEGRATION_TIMEOUT', 'The function timed out'),
+      },
+    ),
   };
 }
-

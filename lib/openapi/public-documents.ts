@@ -5,7 +5,15 @@
 // API, which serves it as one more document (the one local-only path: the deployed page's script
 // is not served by API Gateway).
 import { readFile } from 'node:fs/promises';
-import { DOCS_SPEC_URL, docsPageHeaders, docsPageHtml, LOCAL_REDOC_SCRIPT_PATH, LOCAL_REDOC_SCRIPT_URL, localRedocBundle, redocBundlePath } from './docs-page.ts';
+import {
+  DOCS_SPEC_URL,
+  docsPageHeaders,
+  docsPageHtml,
+  LOCAL_REDOC_SCRIPT_PATH,
+  LOCAL_REDOC_SCRIPT_URL,
+  localRedocBundle,
+  redocBundlePath,
+} from './docs-page.ts';
 import type { StaticDocument } from './mock-answers.ts';
 import { buildOpenApiDocument } from './openapi-document.ts';
 import { serviceIndexDocument } from './service-index.ts';
@@ -33,7 +41,11 @@ export function localDocuments(): (path: string) => Promise<StaticDocument | und
     '/docs': async () => ({ path: 'docs', headers: docsPageHeaders(localPage), body: docsPageHtml(localPage) }),
     [LOCAL_REDOC_SCRIPT_PATH]: async () => ({
       path: LOCAL_REDOC_SCRIPT_PATH.slice(1),
-      headers: { 'Content-Type': 'text/javascript; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'public, max-age=3600' },
+      headers: {
+        'Content-Type': 'text/javascript; charset=utf-8',
+        'X-Content-Type-Options': 'nosniff',
+        'Cache-Control': 'public, max-age=3600',
+      },
       body: localRedocBundle(await readFile(redocBundlePath())).toString('utf8'),
     }),
   };

@@ -8,7 +8,8 @@ import { CORS_EXPOSED_HEADERS } from '../../functions/routes.ts';
 
 export const READ_HEADERS = {
   ContentETag: {
-    description: 'Strong entity tag of this exact body (a hash of its bytes): send it in `If-None-Match` to get a 304 while the answer is unchanged',
+    description:
+      'Strong entity tag of this exact body (a hash of its bytes): send it in `If-None-Match` to get a 304 while the answer is unchanged',
     required: true,
     schema: { type: 'string', pattern: '^"[A-Za-z0-9_-]{22}"$', examples: ['"mC3y0lE2G1xWq9v8b7n6aA"'] },
   },
@@ -32,7 +33,9 @@ export const READ_HEADERS = {
     required: true,
     schema: {
       type: 'string',
-      examples: ['<?startDate=2026-12-01&endDate=2026-12-08&page=1&limit=10>; rel="first", <?startDate=2026-12-01&endDate=2026-12-08&page=3&limit=10>; rel="next"'],
+      examples: [
+        '<?startDate=2026-12-01&endDate=2026-12-08&page=1&limit=10>; rel="first", <?startDate=2026-12-01&endDate=2026-12-08&page=3&limit=10>; rel="next"',
+      ],
     },
   },
 } as const;

@@ -8,7 +8,10 @@ import { TEST_USERS, testEnvironment } from '../support/test-environment.ts';
 import { redocly } from './redocly-cli.ts';
 
 interface RespectReport {
-  files: Record<string, { executedWorkflows: { workflowId: string; executedSteps: { stepId: string; checks: { name: string; passed: boolean }[] }[] }[] }>;
+  files: Record<
+    string,
+    { executedWorkflows: { workflowId: string; executedSteps: { stepId: string; checks: { name: string; passed: boolean }[] }[] }[] }
+  >;
 }
 
 test('the special-event life cycle runs against the local API: create, get, list, update, delete, then 404', async () => {
@@ -26,12 +29,22 @@ test('the special-event life cycle runs against the local API: create, get, list
       '--json-output',
       report,
     ]);
-    expect({ exitCode: result.exitCode, output: result.exitCode === 0 ? '' : result.stdout + result.stderr }).toEqual({ exitCode: 0, output: '' });
+    expect({ exitCode: result.exitCode, output: result.exitCode === 0 ? '' : result.stdout + result.stderr }).toEqual({
+      exitCode: 0,
+      output: '',
+    });
 
     const { files } = JSON.parse(await readFile(report, 'utf8')) as RespectReport;
     const [workflow] = Object.values(files).flatMap((file) => file.executedWorkflows);
     expect(workflow?.workflowId).toBe('specialEventLifeCycle');
-    expect(workflow?.executedSteps.map((step) => step.stepId)).toEqual(['createEvent', 'getEvent', 'listEvents', 'updateEvent', 'deleteEvent', 'getDeletedEvent']);
+    expect(workflow?.executedSteps.map((step) => step.stepId)).toEqual([
+      'createEvent',
+      'getEvent',
+      'listEvents',
+      'updateEvent',
+      'deleteEvent',
+      'getDeletedEvent',
+    ]);
     const checks = workflow?.executedSteps.flatMap((step) => step.checks.map((check) => ({ step: step.stepId, ...check }))) ?? [];
     expect(checks.filter((check) => !check.passed)).toEqual([]);
     expect(checks.filter((check) => check.name === 'schema check').length).toBe(5);

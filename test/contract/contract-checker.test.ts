@@ -18,7 +18,8 @@ function response(status: number, body: unknown, headers: Record<string, string>
   return { status, text, headers: new Headers(body === undefined ? headers : { 'Content-Type': contentType, ...headers }) };
 }
 
-const accepts = (method: string, path: string, observed: ObservedResponse) => expect(() => checker.check(method, path, observed)).not.toThrow();
+const accepts = (method: string, path: string, observed: ObservedResponse) =>
+  expect(() => checker.check(method, path, observed)).not.toThrow();
 function rejects(method: string, path: string, observed: ObservedResponse, message: RegExp): void {
   let thrown: unknown;
   try {
@@ -38,7 +39,11 @@ describe('the contract checker', () => {
     accepts('DELETE', `/special-events/${eventId}`, response(204, undefined));
     accepts('GET', `/special-events/${eventId}`, response(404, problemBody('not-found', 'No special event has this id')));
     accepts('GET', `/special-events/${eventId}`, response(304, undefined, { ETag: '"1"', ...READ }));
-    accepts('HEAD', `/special-events/${eventId}`, { status: 200, text: '', headers: new Headers({ 'Content-Type': 'application/json', ETag: '"1"', ...READ }) });
+    accepts('HEAD', `/special-events/${eventId}`, {
+      status: 200,
+      text: '',
+      headers: new Headers({ 'Content-Type': 'application/json', ETag: '"1"', ...READ }),
+    });
   });
 
   test('rejects a HEAD answer with content, and a 304 without its validator', () => {
@@ -52,16 +57,50 @@ describe('the contract checker', () => {
   });
 
   test('rejects a body that does not match the schema', () => {
-    rejects('GET', `/special-events/${eventId}`, response(200, { ...event, version: 3 }, { ETag: '"1"', ...READ }), /does not match the documented schema/);
+    rejects(
+      'GET',
+      `/special-events/${eventId}`,
+      response(200, { ...event, version: 3 }, { ETag: '"1"', ...READ }),
+      /does not match the documented schema/,
+    );
     rejects('GET', `/special-events/${eventId}`, response(200, { ...event, price: '25' }, { ETag: '"1"', ...READ }), /does not match/);
-    rejects('GET', `/special-events/${eventId}`, response(200, { ...event, dates: ['2031-02-30'] }, { ETag: '"1"', ...READ }), /does not match/);
-    rejects('GET', '/special-events', response(200, Array.from({ length: 31 }, () => event), LIST), /does not match/);
-    rejects('GET', `/special-events/${eventId}`, response(400, problemBody('not-found', 'x')), /status 400 is not documented|does not match/);
+    rejects(
+      'GET',
+      `/special-events/${eventId}`,
+      response(200, { ...event, dates: ['2031-02-30'] }, { ETag: '"1"', ...READ }),
+      /does not match/,
+    );
+    rejects(
+      'GET',
+      '/special-events',
+      response(
+        200,
+        Array.from({ length: 31 }, () => event),
+        LIST,
+      ),
+      /does not match/,
+    );
+    rejects(
+      'GET',
+      `/special-events/${eventId}`,
+      response(400, problemBody('not-found', 'x')),
+      /status 400 is not documented|does not match/,
+    );
   });
 
   test('rejects a wrong content type and a body where none is documented', () => {
-    rejects('GET', `/special-events/${eventId}`, { ...response(200, event, { ETag: '"1"', ...READ }), headers: new Headers({ 'Content-Type': 'text/plain', ETag: '"1"', ...READ }) }, /content type "text\/plain" is not documented/);
-    rejects('GET', `/special-events/${eventId}`, { ...response(404, problemBody('not-found', 'x')), headers: new Headers({ 'Content-Type': 'application/json' }) }, /content type "application\/json" is not documented/);
+    rejects(
+      'GET',
+      `/special-events/${eventId}`,
+      { ...response(200, event, { ETag: '"1"', ...READ }), headers: new Headers({ 'Content-Type': 'text/plain', ETag: '"1"', ...READ }) },
+      /content type "text\/plain" is not documented/,
+    );
+    rejects(
+      'GET',
+      `/special-events/${eventId}`,
+      { ...response(404, problemBody('not-found', 'x')), headers: new Headers({ 'Content-Type': 'application/json' }) },
+      /content type "application\/json" is not documented/,
+    );
     rejects('DELETE', `/special-events/${eventId}`, response(204, {}), /declares no body/);
   });
 

@@ -79,9 +79,18 @@ async function fromPage(origin: string, calls: Call[]): Promise<Seen[]> {
         const seen = [];
         for (const call of calls) {
           try {
-            const response = await fetch(`${base}${call.path}`, { method: call.method, headers: call.headers, body: call.body, cache: 'no-store' });
+            const response = await fetch(`${base}${call.path}`, {
+              method: call.method,
+              headers: call.headers,
+              body: call.body,
+              cache: 'no-store',
+            });
             const names = ['content-type', 'etag', 'location', 'allow', 'link', 'retry-after', 'cache-control', 'vary'];
-            seen.push({ status: response.status, body: await response.text(), headers: Object.fromEntries(names.map((name) => [name, response.headers.get(name)])) });
+            seen.push({
+              status: response.status,
+              body: await response.text(),
+              headers: Object.fromEntries(names.map((name) => [name, response.headers.get(name)])),
+            });
           } catch (error) {
             seen.push({ error: String(error) });
           }
@@ -103,7 +112,9 @@ describe('a page on an allowed origin, in Chromium', () => {
   test('reads every answer of the handlers and of the MOCK integrations, and the headers it needs; a gateway response (401) it cannot read, as deployed with two origins', async () => {
     const key = randomUUID();
     const event = { ...sampleEvent(), dates: [`${privateYear()}-05-03`] };
-    const [created] = await fromPage(pageOrigin, [{ method: 'POST', path: '/special-events', headers: { ...asJson, 'Idempotency-Key': key }, body: JSON.stringify(event) }]);
+    const [created] = await fromPage(pageOrigin, [
+      { method: 'POST', path: '/special-events', headers: { ...asJson, 'Idempotency-Key': key }, body: JSON.stringify(event) },
+    ]);
     expect(created?.status).toBe(201);
     const eventPath = new URL(created?.headers?.location ?? '', 'http://x').pathname.replace(/^\/v1\.1/, '');
     expect(eventPath).toMatch(/^\/special-events\/[0-9a-f-]{36}$/);
@@ -122,15 +133,44 @@ describe('a page on an allowed origin, in Chromium', () => {
       [405, 'method-not-allowed', { method: 'PUT', path: '/special-events', headers: asJson, body: '{}' }],
       [405, 'method-not-allowed', { method: 'DELETE', path: '/openapi.json' }],
       [412, 'precondition-failed', { method: 'PATCH', path: eventPath, headers: { ...asJson, 'If-Match': '"999"' }, body: '{"price":1}' }],
-      [413, 'payload-too-large', { method: 'POST', path: '/special-events', headers: asJson, body: JSON.stringify({ ...event, eventDescription: 'x'.repeat(LIMITS.maxBodyBytes) }) }],
-      [415, 'unsupported-media-type', { method: 'POST', path: '/special-events', headers: { ...editor, 'Content-Type': 'text/plain' }, body: JSON.stringify(event) }],
-      [422, 'idempotency-key-reused', { method: 'POST', path: '/special-events', headers: { ...asJson, 'Idempotency-Key': key }, body: JSON.stringify({ ...event, price: 2 }) }],
+      [
+        413,
+        'payload-too-large',
+        {
+          method: 'POST',
+          path: '/special-events',
+          headers: asJson,
+          body: JSON.stringify({ ...event, eventDescription: 'x'.repeat(LIMITS.maxBodyBytes) }),
+        },
+      ],
+      [
+        415,
+        'unsupported-media-type',
+        { method: 'POST', path: '/special-events', headers: { ...editor, 'Content-Type': 'text/plain' }, body: JSON.stringify(event) },
+      ],
+      [
+        422,
+        'idempotency-key-reused',
+        {
+          method: 'POST',
+          path: '/special-events',
+          headers: { ...asJson, 'Idempotency-Key': key },
+          body: JSON.stringify({ ...event, price: 2 }),
+        },
+      ],
       [200, undefined, { method: 'GET', path: '' }],
       [200, undefined, { method: 'GET', path: '/openapi.json' }],
       [204, undefined, { method: 'DELETE', path: eventPath, headers: editor }],
     ];
-    const seen = await fromPage(pageOrigin, calls.map(([, , call]) => call));
-    const summary = seen.map((answer, index) => ({ call: `${calls[index]?.[2].method} ${calls[index]?.[2].path}`, status: answer.status ?? ((answer.error ?? '').includes('Failed to fetch') ? 0 : answer.error), kind: answer.status && answer.status >= 400 ? problemType(answer) : undefined }));
+    const seen = await fromPage(
+      pageOrigin,
+      calls.map(([, , call]) => call),
+    );
+    const summary = seen.map((answer, index) => ({
+      call: `${calls[index]?.[2].method} ${calls[index]?.[2].path}`,
+      status: answer.status ?? ((answer.error ?? '').includes('Failed to fetch') ? 0 : answer.error),
+      kind: answer.status && answer.status >= 400 ? problemType(answer) : undefined,
+    }));
     expect(summary).toEqual(calls.map(([status, kind, call]) => ({ call: `${call.method} ${call.path}`, status, kind })));
     // Exposed headers are readable: the event's ETag, the list's Link, Allow of a 405.
     expect(seen[0]?.headers?.etag).toBe('"1"');
@@ -154,7 +194,9 @@ describe('a page on an allowed origin, in Chromium', () => {
   test('revalidates: If-None-Match with the ETag the page read is a 304, on an event, a list page and the document', async () => {
     // A year of its own, so no other test's event changes the list page between the two reads.
     const event = { ...sampleEvent(), dates: [`${privateYear()}-05-02`] };
-    const [created] = await fromPage(pageOrigin, [{ method: 'POST', path: '/special-events', headers: asJson, body: JSON.stringify(event) }]);
+    const [created] = await fromPage(pageOrigin, [
+      { method: 'POST', path: '/special-events', headers: asJson, body: JSON.stringify(event) },
+    ]);
     const eventPath = new URL(created?.headers?.location ?? '', 'http://x').pathname.replace(/^\/v1\.1/, '');
     const listPath = `/special-events?startDate=${event.dates[0]}&endDate=${event.dates[0]}`;
     const first = await fromPage(pageOrigin, [
@@ -174,7 +216,12 @@ describe('a page on an allowed origin, in Chromium', () => {
       [304, ''],
       [200, ''],
     ]);
-    expect(again.map((answer) => answer.headers?.etag)).toEqual([first[0]?.headers?.etag, first[1]?.headers?.etag, first[2]?.headers?.etag, first[0]?.headers?.etag]);
+    expect(again.map((answer) => answer.headers?.etag)).toEqual([
+      first[0]?.headers?.etag,
+      first[1]?.headers?.etag,
+      first[2]?.headers?.etag,
+      first[0]?.headers?.etag,
+    ]);
   }, 60_000);
 });
 

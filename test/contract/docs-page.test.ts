@@ -3,7 +3,14 @@
 import { readFileSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { routes } from '../../functions/routes.ts';
-import { docsPageHeaders, docsPageHtml, DOCS_SPEC_URL, redocBundleIntegrity, redocCdnUrl, redocVersion } from '../../lib/openapi/docs-page.ts';
+import {
+  docsPageHeaders,
+  docsPageHtml,
+  DOCS_SPEC_URL,
+  redocBundleIntegrity,
+  redocCdnUrl,
+  redocVersion,
+} from '../../lib/openapi/docs-page.ts';
 import { COMMITTED_OPENAPI_FILE } from '../support/contract.ts';
 import { testEnvironment } from '../support/test-environment.ts';
 import { launchChromium } from '../support/chromium.ts';
@@ -36,7 +43,9 @@ describe('the docs page HTML', () => {
     expect(docsPageHtml(options)).toBe(docsPageHtml({ ...options }));
     expect(docsPageHtml(options)).toContain('import { init } from "https://cdn.redocly.com/redoc/v3.0.1/bundles/redoc.standalone.js"');
     expect(docsPageHtml(options)).toContain('integrity="sha384-abc"');
-    expect(docsPageHeaders(options)['Content-Security-Policy']).toMatch(/script-src https:\/\/cdn\.redocly\.com 'sha256-[A-Za-z0-9+/]+={0,2}'/);
+    expect(docsPageHeaders(options)['Content-Security-Policy']).toMatch(
+      /script-src https:\/\/cdn\.redocly\.com 'sha256-[A-Za-z0-9+/]+={0,2}'/,
+    );
     expect(docsPageHtml({ scriptUrl: './r.js', specUrl: '</script><script>alert(1)</script>' })).not.toContain('</script><script>');
   });
 
@@ -84,7 +93,10 @@ describe('GET /v1.1/docs in headless Chromium', () => {
     await page.waitForFunction(
       (lines) => {
         // Runs in the page (the page's CSP forbids evaluating strings; this project has no DOM types).
-        const page = globalThis as unknown as { scrollTo(x: number, y: number): void; document: { body: { innerText: string; scrollHeight: number } } };
+        const page = globalThis as unknown as {
+          scrollTo(x: number, y: number): void;
+          document: { body: { innerText: string; scrollHeight: number } };
+        };
         // Redoc renders sections as they scroll into view: scroll as a reader would, past the introduction.
         page.scrollTo(0, page.document.body.scrollHeight);
         const text = page.document.body.innerText;

@@ -11,14 +11,21 @@ const SLICE = { seed: fuzzSeed(20_261_123), runsPerKind: fuzzCount('MUSEUM_AGREE
 const TIMEOUT_MS = Math.max(60_000, SLICE.runsPerKind * 4 * 250);
 
 describe('the served OpenAPI document and the server', () => {
-  test(`agree on ${SLICE.runsPerKind * 4} requests generated from the document's schemas (seed ${SLICE.seed}): schema-valid is 2xx, a 400 is schema-invalid`, async () => {
-    const report = await runAgreement({ url: testEnvironment().url, ...SLICE });
-    recordFigures('document-agreement', { ...report, disagreements: report.disagreements.length });
-    if (longFuzzRun) console.log(`${report.requests} requests: ${report.accepted} accepted, ${report.rejected} rejected with 400, ${report.disagreements.length} disagreements`);
-    expect(report.disagreements).toEqual([]);
-    expect(report.requests).toBe(SLICE.runsPerKind * 4);
-    // Both directions were exercised.
-    expect(report.accepted).toBeGreaterThan(SLICE.runsPerKind);
-    expect(report.rejected).toBeGreaterThan(SLICE.runsPerKind / 2);
-  }, TIMEOUT_MS);
+  test(
+    `agree on ${SLICE.runsPerKind * 4} requests generated from the document's schemas (seed ${SLICE.seed}): schema-valid is 2xx, a 400 is schema-invalid`,
+    async () => {
+      const report = await runAgreement({ url: testEnvironment().url, ...SLICE });
+      recordFigures('document-agreement', { ...report, disagreements: report.disagreements.length });
+      if (longFuzzRun)
+        console.log(
+          `${report.requests} requests: ${report.accepted} accepted, ${report.rejected} rejected with 400, ${report.disagreements.length} disagreements`,
+        );
+      expect(report.disagreements).toEqual([]);
+      expect(report.requests).toBe(SLICE.runsPerKind * 4);
+      // Both directions were exercised.
+      expect(report.accepted).toBeGreaterThan(SLICE.runsPerKind);
+      expect(report.rejected).toBeGreaterThan(SLICE.runsPerKind / 2);
+    },
+    TIMEOUT_MS,
+  );
 });

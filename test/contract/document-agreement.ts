@@ -41,19 +41,28 @@ export function arbitraryFor(schema: Json, defs: Json): fc.Arbitrary<unknown> {
   if (typeof schema.$ref === 'string') return arbitraryFor(defs[schema.$ref.split('/').pop() as string], defs);
   switch (schema.type) {
     case 'object': {
-      const properties = Object.fromEntries(Object.entries(schema.properties as Json).map(([name, child]) => [name, arbitraryFor(child as Json, defs)]));
+      const properties = Object.fromEntries(
+        Object.entries(schema.properties as Json).map(([name, child]) => [name, arbitraryFor(child as Json, defs)]),
+      );
       const record = fc.record(properties, { requiredKeys: schema.required ?? [] });
       return schema.minProperties ? record.filter((value) => Object.keys(value).length >= schema.minProperties) : record;
     }
     case 'array':
-      return fc.array(arbitraryFor(schema.items as Json, defs), { minLength: schema.minItems ?? 0, maxLength: schema.maxItems, size: 'small' });
+      return fc.array(arbitraryFor(schema.items as Json, defs), {
+        minLength: schema.minItems ?? 0,
+        maxLength: schema.maxItems,
+        size: 'small',
+      });
     case 'number': {
       const [minimum, maximum] = [schema.minimum ?? -1e9, schema.maximum ?? 1e9];
       if (schema.multipleOf === undefined) return fc.double({ min: minimum, max: maximum, noNaN: true });
       if (schema.multipleOf !== 0.01) throw new Error(`no generator for numbers with multipleOf ${schema.multipleOf}`);
       // Whole cents divided by 100: the JSON numbers with at most two decimals.
       const cents = fc.integer({ min: Math.ceil(minimum * 100), max: Math.floor(maximum * 100) });
-      return fc.oneof(cents.map((n) => n / 100), fc.constantFrom(minimum, maximum, 19.99, 0.07, 0.3));
+      return fc.oneof(
+        cents.map((n) => n / 100),
+        fc.constantFrom(minimum, maximum, 19.99, 0.07, 0.3),
+      );
     }
     case 'integer':
       return fc.integer({ min: schema.minimum ?? -1e6, max: schema.maximum ?? 1e6 });
@@ -67,7 +76,30 @@ export function arbitraryFor(schema: Json, defs: Json): fc.Arbitrary<unknown> {
 }
 
 /** Invalid-looking values for one field: wrong types, odd text, odd numbers and dates. */
-const NASTY_UNITS = ['\u0000', '\u0007', '\u0085', '\u200b', '\u200d', '\u2060', '\u00ad', '\ufe0f', '\u200e', '\u202e', '\u2066', '\ufeff', '\ufffd', '\ud800', '\u2028', '\u3000', ' ', '\t', '\n', 'a', '🦕', '\u{e0041}'];
+const NASTY_UNITS = [
+  '\u0000',
+  '\u0007',
+  '\u0085',
+  '\u200b',
+  '\u200d',
+  '\u2060',
+  '\u00ad',
+  '\ufe0f',
+  '\u200e',
+  '\u202e',
+  '\u2066',
+  '\ufeff',
+  '\ufffd',
+  '\ud800',
+  '\u2028',
+  '\u3000',
+  ' ',
+  '\t',
+  '\n',
+  'a',
+  '🦕',
+  '\u{e0041}',
+];
 const nastyValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.string({ unit: fc.constantFrom(...NASTY_UNITS), maxLength: 12 }),
   fc.string({ unit: 'binary', maxLength: 20 }),
@@ -75,7 +107,15 @@ const nastyValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.double(),
   fc.integer({ min: -10_000, max: 200_000_000 }).map((n) => n / 1000),
   fc.constantFrom(1e-7, 0.030000000000000002, 1000000.01, -0.01, 1e21, 1.005),
-  fc.constantFrom(`${STORED_YEAR}-02-30`, `${STORED_YEAR}-1-1`, '0299-01-01', '1899-12-31', '10000-01-01', `${STORED_YEAR}-13-01`, `${STORED_YEAR}-01-01T00:00:00Z`),
+  fc.constantFrom(
+    `${STORED_YEAR}-02-30`,
+    `${STORED_YEAR}-1-1`,
+    '0299-01-01',
+    '1899-12-31',
+    '10000-01-01',
+    `${STORED_YEAR}-13-01`,
+    `${STORED_YEAR}-01-01T00:00:00Z`,
+  ),
   fc.array(fc.constantFrom(`${STORED_YEAR}-02-30`, '0299-01-01', `${STORED_YEAR}-03-01`, '', 5), { maxLength: 4 }),
   fc.jsonValue({ maxDepth: 2 }),
 );
@@ -83,7 +123,9 @@ const nastyValue: fc.Arbitrary<unknown> = fc.oneof(
 /** Dates of a body that could be stored move to STORED_YEAR (any month-day is valid there: it is a leap year). */
 function toStoredYear(body: unknown): unknown {
   if (!body || typeof body !== 'object' || !Array.isArray((body as Json).dates)) return body;
-  const dates = (body as Json).dates.map((date: unknown) => (typeof date === 'string' && /^\d{4}-/.test(date) ? `${STORED_YEAR}${date.slice(4)}` : date));
+  const dates = (body as Json).dates.map((date: unknown) =>
+    typeof date === 'string' && /^\d{4}-/.test(date) ? `${STORED_YEAR}${date.slice(4)}` : date,
+  );
   return { ...(body as Json), dates };
 }
 
@@ -107,16 +149,25 @@ export async function runAgreement(options: AgreementOptions): Promise<Agreement
   const updateName = requestSchema('patch', '/special-events/{eventId}');
   // The query parameters (the list also takes If-None-Match, a header: not generated here).
   const listParameters = (document.paths['/special-events'].get.parameters as Json[])
-    .map((parameter) => (typeof parameter.$ref === 'string' ? document.components.parameters[parameter.$ref.split('/').pop() as string] : parameter))
+    .map((parameter) =>
+      typeof parameter.$ref === 'string' ? document.components.parameters[parameter.$ref.split('/').pop() as string] : parameter,
+    )
     .filter((parameter) => parameter.in === 'query');
-  const parameterValidators = Object.fromEntries(listParameters.map((parameter) => [parameter.name, ajv.compile(JSON.parse(JSON.stringify(parameter.schema).replaceAll('"#/components/schemas/', `"${SCHEMAS_ID}#/$defs/`)))]));
+  const parameterValidators = Object.fromEntries(
+    listParameters.map((parameter) => [
+      parameter.name,
+      ajv.compile(JSON.parse(JSON.stringify(parameter.schema).replaceAll('"#/components/schemas/', `"${SCHEMAS_ID}#/$defs/`))),
+    ]),
+  );
 
   const createBody = arbitraryFor(defs[createName], defs);
   const updateBody = arbitraryFor(defs[updateName], defs);
   const mutated = (valid: fc.Arbitrary<unknown>, fields: string[]) =>
     fc.oneof(
       fc.tuple(valid, fc.constantFrom(...fields), nastyValue).map(([body, field, value]) => ({ ...(body as Json), [field]: value })),
-      fc.tuple(valid, fc.constantFrom(...fields)).map(([body, field]) => Object.fromEntries(Object.entries(body as Json).filter(([name]) => name !== field))),
+      fc
+        .tuple(valid, fc.constantFrom(...fields))
+        .map(([body, field]) => Object.fromEntries(Object.entries(body as Json).filter(([name]) => name !== field))),
       fc.tuple(valid, fc.constantFrom('eventId', 'extra', '', 'Name')).map(([body, field]) => ({ ...(body as Json), [field]: 'x' })),
     );
   const fields = Object.keys(defs[createName].properties);
@@ -128,15 +179,50 @@ export async function runAgreement(options: AgreementOptions): Promise<Agreement
     .record(Object.fromEntries(listParameters.map((parameter) => [parameter.name, queryValue(parameter.name)])), { requiredKeys: [] })
     .chain((query: Partial<Record<string, string>>) =>
       // Half the time endDate follows startDate closely, so that the range rules in the description hold.
-      query.startDate && query.endDate ? fc.oneof(fc.constant(query), fc.integer({ min: 0, max: 366 }).map((days) => ({ ...query, endDate: addDays(query.startDate!, days) }))) : fc.constant(query),
+      query.startDate && query.endDate
+        ? fc.oneof(
+            fc.constant(query),
+            fc.integer({ min: 0, max: 366 }).map((days) => ({ ...query, endDate: addDays(query.startDate!, days) })),
+          )
+        : fc.constant(query),
     ) as fc.Arbitrary<Record<string, string>>;
   const mutatedQuery = fc
-    .tuple(validQuery, fc.constantFrom(...listParameters.map((parameter) => parameter.name as string)), fc.oneof(fc.constantFrom('0', '01', '101', '31', '-1', '1.5', '1e1', '+1', '', ' 1', '1000000', '9'.repeat(30), 'abc', '0299-01-01', '2031-02-30', '2031-2-1', '10000-01-01', '1900-01-01', '9999-12-31'), fc.string({ maxLength: 6 })))
+    .tuple(
+      validQuery,
+      fc.constantFrom(...listParameters.map((parameter) => parameter.name as string)),
+      fc.oneof(
+        fc.constantFrom(
+          '0',
+          '01',
+          '101',
+          '31',
+          '-1',
+          '1.5',
+          '1e1',
+          '+1',
+          '',
+          ' 1',
+          '1000000',
+          '9'.repeat(30),
+          'abc',
+          '0299-01-01',
+          '2031-02-30',
+          '2031-2-1',
+          '10000-01-01',
+          '1900-01-01',
+          '9999-12-31',
+        ),
+        fc.string({ maxLength: 6 }),
+      ),
+    )
     .map(([query, name, value]) => ({ ...query, [name]: value }));
 
   const probes = fc.sample(
     fc.oneof(
-      fc.oneof(createBody.map((body): Probe => ({ kind: 'valid-body', method: 'POST', body })), updateBody.map((body): Probe => ({ kind: 'valid-body', method: 'PATCH', body }))),
+      fc.oneof(
+        createBody.map((body): Probe => ({ kind: 'valid-body', method: 'POST', body })),
+        updateBody.map((body): Probe => ({ kind: 'valid-body', method: 'PATCH', body })),
+      ),
       fc.oneof(
         mutated(createBody, fields).map((body): Probe => ({ kind: 'mutated-body', method: 'POST', body })),
         mutated(updateBody, fields).map((body): Probe => ({ kind: 'mutated-body', method: 'PATCH', body })),
@@ -153,7 +239,13 @@ export async function runAgreement(options: AgreementOptions): Promise<Agreement
     await fetch(`${options.url}/special-events`, {
       method: 'POST',
       headers,
-      body: JSON.stringify({ name: 'Agreement target', location: 'Lab', eventDescription: 'PATCHed by the agreement test', dates: [`${STORED_YEAR}-06-01`], price: 1 }),
+      body: JSON.stringify({
+        name: 'Agreement target',
+        location: 'Lab',
+        eventDescription: 'PATCHed by the agreement test',
+        dates: [`${STORED_YEAR}-06-01`],
+        price: 1,
+      }),
     })
   ).json()) as { eventId: string };
 
@@ -180,7 +272,8 @@ export async function runAgreement(options: AgreementOptions): Promise<Agreement
     if (response.ok) {
       report.accepted += 1;
       if (!valid) report.disagreements.push(`the server accepted what the document rejects: ${where}`);
-      if (probe.method === 'POST') await fetch(`${options.url}/special-events/${(JSON.parse(text) as { eventId: string }).eventId}`, { method: 'DELETE', headers });
+      if (probe.method === 'POST')
+        await fetch(`${options.url}/special-events/${(JSON.parse(text) as { eventId: string }).eventId}`, { method: 'DELETE', headers });
     } else if (response.status === 400) {
       report.rejected += 1;
       const errors = ((JSON.parse(text) as { errors?: { field: string; message: string }[] }).errors ?? []).filter(

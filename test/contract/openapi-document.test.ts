@@ -19,7 +19,12 @@ const allOperations = Object.entries(document.paths).flatMap(([path, item]) =>
 /** The operations of the route table (the service index at `/` is documented apart). */
 const operations = allOperations.filter(({ path }) => path !== '/');
 const resolve = (object: Json): Json =>
-  typeof object.$ref === 'string' ? object.$ref.slice(2).split('/').reduce((node: Json, key: string) => node[key], json) : object;
+  typeof object.$ref === 'string'
+    ? object.$ref
+        .slice(2)
+        .split('/')
+        .reduce((node: Json, key: string) => node[key], json)
+    : object;
 
 describe('the committed openapi/openapi.json', () => {
   test('is exactly what `npm run openapi` generates from the code', () => {
@@ -69,7 +74,9 @@ describe('the OpenAPI document', () => {
       // REQUEST_TOO_LARGE cannot be customised: API Gateway's own body, beside the handler's problem where the handler limits the body.
       const tooLarge = resolve(operation.responses[413] as Json).content as Json;
       expect(tooLarge['application/json'].examples.requestTooLarge.value).toEqual(REQUEST_TOO_LARGE_DEFAULT.body);
-      expect(Object.keys(tooLarge).filter((type) => type !== 'application/json')).toEqual(operation.requestBody ? ['application/problem+json'] : []);
+      expect(Object.keys(tooLarge).filter((type) => type !== 'application/json')).toEqual(
+        operation.requestBody ? ['application/problem+json'] : [],
+      );
     }
     const documented = new Set(operations.flatMap(({ operation }) => Object.keys(operation.responses).map(Number)));
     if (Object.values(json.paths as Json).some((item) => item['x-method-not-allowed'])) documented.add(405);
@@ -91,20 +98,31 @@ describe('the OpenAPI document', () => {
     expect(schemas.UpdateSpecialEventRequest).toMatchObject({ additionalProperties: false, minProperties: 1, required: [] });
     expect(schemas.SpecialEventList).toMatchObject({ maxItems: LIMITS.maxListLimit });
     const parameters = json.components.parameters;
-    expect(parameters.Limit).toMatchObject({ in: 'query', schema: { type: 'integer', minimum: 1, maximum: LIMITS.maxListLimit, default: LIMITS.defaultListLimit } });
-    expect(parameters.Page).toMatchObject({ in: 'query', schema: { type: 'integer', minimum: 1, maximum: LIMITS.maxListPage, default: 1 } });
+    expect(parameters.Limit).toMatchObject({
+      in: 'query',
+      schema: { type: 'integer', minimum: 1, maximum: LIMITS.maxListLimit, default: LIMITS.defaultListLimit },
+    });
+    expect(parameters.Page).toMatchObject({
+      in: 'query',
+      schema: { type: 'integer', minimum: 1, maximum: LIMITS.maxListPage, default: 1 },
+    });
     expect(parameters.StartDate).toMatchObject({ in: 'query', schema: { format: 'date' } });
     expect(parameters.EndDate).toMatchObject({ in: 'query', schema: { format: 'date' } });
   });
 
   test('documents the Idempotency-Key bounds the create handler enforces', () => {
-    expect(json.components.parameters.IdempotencyKey.schema).toEqual({ type: 'string', minLength: 1, maxLength: LIMITS.idempotencyKeyLength });
+    expect(json.components.parameters.IdempotencyKey.schema).toEqual({
+      type: 'string',
+      minLength: 1,
+      maxLength: LIMITS.idempotencyKeyLength,
+    });
     expect(json.components.parameters.IdempotencyKey.description).toContain(`${LIMITS.idempotencyWindowHours} hours`);
   });
 
   test('documents the headers: Location and ETag on success, If-Match, If-None-Match and Idempotency-Key on requests, challenges and Retry-After on errors', () => {
     const byId = Object.fromEntries(operations.map(({ operation }) => [operation.operationId, operation]));
-    const headersOf = (operationId: string, status: number) => Object.keys(resolve(byId[operationId]!.responses[status] as Json).headers ?? {});
+    const headersOf = (operationId: string, status: number) =>
+      Object.keys(resolve(byId[operationId]!.responses[status] as Json).headers ?? {});
     expect(headersOf('createSpecialEvent', 201)).toEqual(['Location', 'ETag']);
     expect(headersOf('getSpecialEvent', 200)).toEqual(['ETag', 'Cache-Control', 'Vary']);
     expect(headersOf('getSpecialEvent', 304)).toEqual(['ETag', 'Cache-Control', 'Vary']);
@@ -147,7 +165,9 @@ describe('the OpenAPI document', () => {
 
   test('documents 405 with Allow for the methods each path does not have', () => {
     for (const [, item] of Object.entries(json.paths as Json).filter(([path]) => path !== '/')) {
-      const methods = Object.keys(item).filter(isOperation).map((method) => method.toUpperCase());
+      const methods = Object.keys(item)
+        .filter(isOperation)
+        .map((method) => method.toUpperCase());
       const answer = (item as Json)['x-method-not-allowed'];
       expect(answer.headers.Allow.schema.const).toBe(allowHeader(methods));
       expect(answer.headers.Allow.schema.const).toContain(methods.includes('GET') ? 'GET, HEAD' : 'OPTIONS');

@@ -24,10 +24,56 @@ const patterns = [...patternsOf(buildOpenApiDocument())];
 const TAG = '\u{E0001}';
 /** Texts of every kind the patterns tell apart: visible, invisible, controls, line breaks, bidi, astral, tags, dates, entity-tags. */
 const samples = [
-  'Museum tour', ' x ', 'é', 'Ⅷ', '𝒳', '\u00a0x', 'x\u00ad', '\u200b', '\u200bx', 'x\u200dy', '\ufeffx', '👨‍👩‍👧', '🏴󠁧󠁢󠁥󠁮󠁧󠁿',
-  TAG, `${TAG}x`, `x${TAG}`, '\u{1BCA0}', '\u{1D173}x', '', '   ', '\t', 'a\tb', 'a\nb', 'a\rb', 'a\u0000', '\u007f', 'x\u0085y',
-  '\u202ex', 'x\u2066', '\u061c', 'x\u2028y', 'x\u2029y', '\ufffd', 'x\uffff', '\ufff9x', '2026-12-01', '1899-12-31', '9999-12-31',
-  '2026-1-01', '"3"', '*', 'W/"3", "4"', '"a,b"', ',,', ' "1" , ', '"a"b"', 'abc', '"3', '"\u00e9"', '"\u0100"',
+  'Museum tour',
+  ' x ',
+  'é',
+  'Ⅷ',
+  '𝒳',
+  '\u00a0x',
+  'x\u00ad',
+  '\u200b',
+  '\u200bx',
+  'x\u200dy',
+  '\ufeffx',
+  '👨‍👩‍👧',
+  '🏴󠁧󠁢󠁥󠁮󠁧󠁿',
+  TAG,
+  `${TAG}x`,
+  `x${TAG}`,
+  '\u{1BCA0}',
+  '\u{1D173}x',
+  '',
+  '   ',
+  '\t',
+  'a\tb',
+  'a\nb',
+  'a\rb',
+  'a\u0000',
+  '\u007f',
+  'x\u0085y',
+  '\u202ex',
+  'x\u2066',
+  '\u061c',
+  'x\u2028y',
+  'x\u2029y',
+  '\ufffd',
+  'x\uffff',
+  '\ufff9x',
+  '2026-12-01',
+  '1899-12-31',
+  '9999-12-31',
+  '2026-1-01',
+  '"3"',
+  '*',
+  'W/"3", "4"',
+  '"a,b"',
+  ',,',
+  ' "1" , ',
+  '"a"b"',
+  'abc',
+  '"3',
+  '"\u00e9"',
+  '"\u0100"',
 ];
 /** `$` of Python and Java also matches before a final line terminator: compared only in full-match form below. */
 const trailingTerminators = ['x\n', 'x\r\n', 'x\u0085', 'x\u2028', '"3"\n', '2026-12-01\n'];
@@ -35,7 +81,7 @@ const trailingTerminators = ['x\n', 'x\r\n', 'x\u0085', 'x\u2028', '"3"\n', '202
 describe('the patterns of the published document', () => {
   const reference = ENGINES['ECMA-262 (u)']!(patterns, samples);
 
-  test('the engines include RE2 and, where installed, Python and Java (Rust\'s regex crate cannot be built offline)', () => {
+  test("the engines include RE2 and, where installed, Python and Java (Rust's regex crate cannot be built offline)", () => {
     expect(Object.keys(ENGINES)).toEqual(expect.arrayContaining(['ECMA-262 (u)', 'ECMA-262 (no u)', 'RE2']));
   });
 
@@ -52,7 +98,9 @@ describe('the patterns of the published document', () => {
     '%s compiles each and matches exactly the samples ECMA-262 with `u` matches',
     (engine) => {
       const matrix = ENGINES[engine]!(patterns, samples);
-      expect(Object.fromEntries(patterns.map((p, i) => [p, matrix[i]]))).toEqual(Object.fromEntries(patterns.map((p, i) => [p, reference[i]])));
+      expect(Object.fromEntries(patterns.map((p, i) => [p, matrix[i]]))).toEqual(
+        Object.fromEntries(patterns.map((p, i) => [p, reference[i]])),
+      );
     },
   );
 
@@ -61,7 +109,13 @@ describe('the patterns of the published document', () => {
     for (const engine of ['ECMA-262 (no u)', 'RE2']) expect(ENGINES[engine]!(patterns, trailingTerminators)).toEqual(expected);
     // The one difference the field descriptions name: Python's and Java's `$` (no ECMA-262 `\z` exists to avoid it).
     const python = ENGINES['Python re'];
-    if (python) expect(python(patterns.map((p) => `(?:${p})\\Z`), trailingTerminators)).toEqual(expected);
+    if (python)
+      expect(
+        python(
+          patterns.map((p) => `(?:${p})\\Z`),
+          trailingTerminators,
+        ),
+      ).toEqual(expected);
   });
 
   test.each([
@@ -77,10 +131,16 @@ describe('the patterns of the published document', () => {
 
 test('spectral lint with spectral:oas finds no error in openapi/openapi.json', async () => {
   const run = promisify(execFile);
-  const { stdout } = await run('node_modules/.bin/spectral', ['lint', 'openapi/openapi.json', '--ruleset', '.spectral.yaml', '--format', 'json', '--fail-severity', 'error', '--quiet'], {
-    env: { ...process.env, SCARF_ANALYTICS: 'false' },
-    timeout: 120_000,
-  }).catch((error: unknown) => ({ stdout: (error as { stdout?: string }).stdout ?? '' }));
-  const errors = (JSON.parse(stdout || '[]') as { severity: number; code: string; message: string; path: string[] }[]).filter((result) => result.severity === 0);
+  const { stdout } = await run(
+    'node_modules/.bin/spectral',
+    ['lint', 'openapi/openapi.json', '--ruleset', '.spectral.yaml', '--format', 'json', '--fail-severity', 'error', '--quiet'],
+    {
+      env: { ...process.env, SCARF_ANALYTICS: 'false' },
+      timeout: 120_000,
+    },
+  ).catch((error: unknown) => ({ stdout: (error as { stdout?: string }).stdout ?? '' }));
+  const errors = (JSON.parse(stdout || '[]') as { severity: number; code: string; message: string; path: string[] }[]).filter(
+    (result) => result.severity === 0,
+  );
   expect(errors).toEqual([]);
 });

@@ -100,7 +100,9 @@ describe('the cached authorizer result', () => {
   });
 
   test('credentials are checked by value, not by the first request: a header for another user is not reused', async () => {
-    const response = await refused('GET', '/special-events', { as: { header: basicAuthorization(TEST_USERS.editor.username, 'wrong-password!') } });
+    const response = await refused('GET', '/special-events', {
+      as: { header: basicAuthorization(TEST_USERS.editor.username, 'wrong-password!') },
+    });
     expect(response.status).toBe(401);
   });
 });

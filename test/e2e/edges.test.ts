@@ -30,11 +30,20 @@ describe('the list at the ends of the calendar', () => {
 
   test('over the whole calendar, with endDate given or defaulted, the list answers 200 or 400, never 5xx', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.oneof(anyDate, nearTheEnds), fc.option(fc.oneof(anyDate, nearTheEnds)), fc.option(fc.integer({ min: 1, max: 100 })), async (startDate, endDate, page) => {
-        const query = [`startDate=${startDate}`, ...(endDate === null ? [] : [`endDate=${endDate}`]), ...(page === null ? [] : [`page=${page}`])].join('&');
-        const response = await api('GET', `/special-events?${query}`);
-        expect([query, response.status === 200 || response.status === 400]).toEqual([query, true]);
-      }),
+      fc.asyncProperty(
+        fc.oneof(anyDate, nearTheEnds),
+        fc.option(fc.oneof(anyDate, nearTheEnds)),
+        fc.option(fc.integer({ min: 1, max: 100 })),
+        async (startDate, endDate, page) => {
+          const query = [
+            `startDate=${startDate}`,
+            ...(endDate === null ? [] : [`endDate=${endDate}`]),
+            ...(page === null ? [] : [`page=${page}`]),
+          ].join('&');
+          const response = await api('GET', `/special-events?${query}`);
+          expect([query, response.status === 200 || response.status === 400]).toEqual([query, true]);
+        },
+      ),
       { numRuns: 150, seed: 20_261_123 },
     );
     // Without startDate, today is the start (the unit property covers every "today" of the calendar).
@@ -45,16 +54,20 @@ describe('the list at the ends of the calendar', () => {
 
 describe('If-Match (RFC 9110 §13.1.1)', () => {
   let event: SpecialEventBody;
-  const patch = (ifMatch: string, price = 7) => api<SpecialEventBody>('PATCH', `/special-events/${event.eventId}`, { json: { price }, headers: { 'If-Match': ifMatch } });
+  const patch = (ifMatch: string, price = 7) =>
+    api<SpecialEventBody>('PATCH', `/special-events/${event.eventId}`, { json: { price }, headers: { 'If-Match': ifMatch } });
 
   beforeEach(async () => {
     event = await createEvent({ dates: [scratchDate] });
   });
 
-  test.each(['', '"01"', '"0000001"', 'W/"1"', '"x,y"', '"2", "3"', ',', '"1.0"'])('If-Match: %j matches nothing: 412, nothing written', async (value) => {
-    expect((await patch(value)).status).toBe(412);
-    expect((await api<SpecialEventBody>('GET', `/special-events/${event.eventId}`)).headers.get('etag')).toBe('"1"');
-  });
+  test.each(['', '"01"', '"0000001"', 'W/"1"', '"x,y"', '"2", "3"', ',', '"1.0"'])(
+    'If-Match: %j matches nothing: 412, nothing written',
+    async (value) => {
+      expect((await patch(value)).status).toBe(412);
+      expect((await api<SpecialEventBody>('GET', `/special-events/${event.eventId}`)).headers.get('etag')).toBe('"1"');
+    },
+  );
 
   test.each(['"1"', '"2", "1"', '"x,y", "1"', 'W/"1", "1"', '*', '"1",,'])('If-Match: %j matches version 1', async (value) => {
     const response = await patch(value);
@@ -82,12 +95,15 @@ describe('If-None-Match on writes, and the precedence of RFC 9110 §13.2.2', () 
     event = await createEvent({ dates: [scratchDate] });
   });
 
-  test.each(['*', '"1"', 'W/"1"', '"7", "1"', ' * '])('If-None-Match: %j fails for the existing version 1: PATCH and DELETE are 412, nothing written', async (condition) => {
-    const patch = await api('PATCH', path(), { json: { price: 9 }, headers: { 'If-None-Match': condition } });
-    expect([patch.status, patch.headers.get('content-type')]).toEqual([412, 'application/problem+json']);
-    expect((await api('DELETE', path(), { headers: { 'If-None-Match': condition } })).status).toBe(412);
-    expect(await version()).toBe('"1"');
-  });
+  test.each(['*', '"1"', 'W/"1"', '"7", "1"', ' * '])(
+    'If-None-Match: %j fails for the existing version 1: PATCH and DELETE are 412, nothing written',
+    async (condition) => {
+      const patch = await api('PATCH', path(), { json: { price: 9 }, headers: { 'If-None-Match': condition } });
+      expect([patch.status, patch.headers.get('content-type')]).toEqual([412, 'application/problem+json']);
+      expect((await api('DELETE', path(), { headers: { 'If-None-Match': condition } })).status).toBe(412);
+      expect(await version()).toBe('"1"');
+    },
+  );
 
   test('If-None-Match naming only other versions lets the write through', async () => {
     expect((await api('PATCH', path(), { json: { price: 9 }, headers: { 'If-None-Match': '"2", W/"3"' } })).status).toBe(200);
@@ -153,9 +169,16 @@ describe('If-None-Match on writes, and the precedence of RFC 9110 §13.2.2', () 
 });
 
 /** A POST whose Content-Type is sent as one field line per value (fetch would join them into one line). */
-function postWithContentTypes(contentTypes: string[], body: string): Promise<{ status: number; body: { errors?: { field: string; message: string }[] } }> {
+function postWithContentTypes(
+  contentTypes: string[],
+  body: string,
+): Promise<{ status: number; body: { errors?: { field: string; message: string }[] } }> {
   const { username, password } = TEST_USERS.editor;
-  const headers = { 'Content-Type': contentTypes, Authorization: basicAuthorization(username, password), 'Content-Length': String(Buffer.byteLength(body)) };
+  const headers = {
+    'Content-Type': contentTypes,
+    Authorization: basicAuthorization(username, password),
+    'Content-Length': String(Buffer.byteLength(body)),
+  };
   return new Promise((resolve, reject) => {
     const outgoing = request(new URL(`${testEnvironment().url}/special-events`), { method: 'POST', headers }, (response) => {
       let text = '';
@@ -172,7 +195,11 @@ describe('Content-Type and numbers as sent', () => {
   const valid = { name: 'Typed', location: 'Lab', eventDescription: 'Edges', dates: [scratchDate], price: 1 };
 
   test('two Content-Type lines, or one with two charsets, are a 400 naming Content-Type, and nothing is created', async () => {
-    for (const lines of [['application/json', 'application/json'], ['application/json', 'text/plain'], ['application/json; charset=utf-8; charset=latin1']]) {
+    for (const lines of [
+      ['application/json', 'application/json'],
+      ['application/json', 'text/plain'],
+      ['application/json; charset=utf-8; charset=latin1'],
+    ]) {
       const response = await postWithContentTypes(lines, JSON.stringify(valid));
       expect([lines, response.status, response.body.errors?.[0]?.field]).toEqual([lines, 400, 'Content-Type']);
     }
@@ -189,14 +216,20 @@ describe('Content-Type and numbers as sent', () => {
     const created = await api('POST', '/special-events', { rawBody: body, headers: { 'Content-Type': 'application/json' } });
     expect([created.status, (created.body as { errors: unknown }).errors]).toEqual([400, [{ field: 'price', message }]]);
     const event = await createEvent({ dates: [scratchDate] });
-    const patched = await api('PATCH', `/special-events/${event.eventId}`, { rawBody: `{"price":${price}}`, headers: { 'Content-Type': 'application/json' } });
+    const patched = await api('PATCH', `/special-events/${event.eventId}`, {
+      rawBody: `{"price":${price}}`,
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect([patched.status, (patched.body as { errors: unknown }).errors]).toEqual([400, [{ field: 'price', message }]]);
     expect((await api<SpecialEventBody>('GET', `/special-events/${event.eventId}`)).body.price).toBe(event.price);
   });
 
   test('a price in exponent notation with at most 2 decimals is stored as the value it names', async () => {
     const body = JSON.stringify(valid).replace('"price":1', '"price":1999.000000000000000000E-2');
-    const created = await api<SpecialEventBody>('POST', '/special-events', { rawBody: body, headers: { 'Content-Type': 'application/json' } });
+    const created = await api<SpecialEventBody>('POST', '/special-events', {
+      rawBody: body,
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect([created.status, created.body.price]).toEqual([201, 19.99]);
   });
 });
@@ -211,15 +244,22 @@ describe('request bodies and text', () => {
     ['overlong \\xc0\\x80', [0xc0, 0x80]],
     ['encoded surrogate \\xed\\xa0\\x80', [0xed, 0xa0, 0x80]],
   ])('a name with the bytes %s is a 400, not stored with U+FFFD', async (_, bytes) => {
-    const body = Buffer.concat([Buffer.from('{"name":"'), Buffer.from(bytes), Buffer.from(`",${JSON.stringify(valid).slice(JSON.stringify(valid).indexOf('"location"'))}`)]);
+    const body = Buffer.concat([
+      Buffer.from('{"name":"'),
+      Buffer.from(bytes),
+      Buffer.from(`",${JSON.stringify(valid).slice(JSON.stringify(valid).indexOf('"location"'))}`),
+    ]);
     expect((await post(body)).status).toBe(400);
   });
 
-  test.each(['\u200b', '\u200d', '\ufeff', '\u200b\u200d\ufeff', '\u2060\u00ad', ' \u3000 '])('a text field of only %j is empty: 400', async (text) => {
-    for (const field of ['name', 'location', 'eventDescription']) {
-      expect([field, (await post(JSON.stringify({ ...valid, [field]: text }))).status]).toEqual([field, 400]);
-    }
-  });
+  test.each(['\u200b', '\u200d', '\ufeff', '\u200b\u200d\ufeff', '\u2060\u00ad', ' \u3000 '])(
+    'a text field of only %j is empty: 400',
+    async (text) => {
+      for (const field of ['name', 'location', 'eventDescription']) {
+        expect([field, (await post(JSON.stringify({ ...valid, [field]: text }))).status]).toEqual([field, 400]);
+      }
+    },
+  );
 
   test.each(['\u202e', '\u2066', '\u200f'])('a text field with the bidirectional control %j is a 400', async (control) => {
     for (const field of ['name', 'location', 'eventDescription']) {
@@ -251,7 +291,13 @@ describe('query parameters', () => {
     expect((await api('GET', `/special-events/${eventId}?expand=all`)).status).toBe(400);
     expect((await api('PATCH', `/special-events/${eventId}?dryRun=1`, { json: { price: 2 } })).status).toBe(400);
     expect((await api('DELETE', `/special-events/${eventId}?force=1`)).status).toBe(400);
-    expect((await api('POST', '/special-events?x=1', { json: { name: 'Q', location: 'L', eventDescription: 'D', dates: [scratchDate], price: 1 } })).status).toBe(400);
+    expect(
+      (
+        await api('POST', '/special-events?x=1', {
+          json: { name: 'Q', location: 'L', eventDescription: 'D', dates: [scratchDate], price: 1 },
+        })
+      ).status,
+    ).toBe(400);
     expect((await api('GET', '/special-events?page=1000000')).text).toContain(`must be at most ${LIMITS.maxListPage}`);
     expect((await api('GET', `/special-events/${eventId}`)).status).toBe(200);
   });

@@ -32,8 +32,14 @@ function rawRequest(request: string | Buffer, port = new URL(testEnvironment().u
       const text = data.toString('utf8');
       const [head = '', body = ''] = text.split('\r\n\r\n');
       const [statusLine = '', ...headerLines] = head.split('\r\n');
-      const headers = Object.fromEntries(headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
-      resolve({ status: Number(statusLine.split(' ')[1]), headers, body: headers['transfer-encoding'] === 'chunked' ? dechunk(body) : body });
+      const headers = Object.fromEntries(
+        headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+      );
+      resolve({
+        status: Number(statusLine.split(' ')[1]),
+        headers,
+        body: headers['transfer-encoding'] === 'chunked' ? dechunk(body) : body,
+      });
     });
   });
 }
@@ -68,7 +74,11 @@ describe('requests the HTTP parser refuses are answered with problem+json', () =
     ['a NUL in a header', `GET /v1.1/special-events HTTP/1.1\r\n${host}X-Nul: a\u0000b\r\n\r\n`, 400],
     ['an obs-fold header', `GET /v1.1/special-events HTTP/1.1\r\n${host}X-Fold: a\r\n b\r\n\r\n`, 400],
     ['a lowercase method', `get /v1.1/special-events HTTP/1.1\r\n${host}\r\n`, 400],
-    ['Content-Length with chunked', `POST /v1.1/special-events HTTP/1.1\r\n${host}Content-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`, 400],
+    [
+      'Content-Length with chunked',
+      `POST /v1.1/special-events HTTP/1.1\r\n${host}Content-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
+      400,
+    ],
     ['a method HTTP does not know', `BREW /v1.1/special-events HTTP/1.1\r\n${host}\r\n`, 501],
     ['CONNECT', `CONNECT 127.0.0.1:22 HTTP/1.1\r\n${host}\r\n`, 501],
   ])('%s', async (_name, request, status) => {
@@ -91,17 +101,33 @@ describe('while the local API is starting', () => {
 });
 
 describe('request targets that are not paths of this API', () => {
-  test.each(['//v1.1/special-events', '//evil.example/v1.1/special-events', '/v1.1//special-events'])('%s is a 404 problem, never a host', async (target) => {
-    const problem = expectProblem(await rawRequest(`GET ${target} HTTP/1.1\r\n${host}Authorization: ${basicAuthorization(TEST_USERS.viewer.username, TEST_USERS.viewer.password)}\r\n\r\n`), 404);
-    expect(problem.detail).not.toMatch(/stack|Error:/);
-  });
-
-  test.each(['/v1.1/special-events/..', '/v1.1/special-events/%2e%2E', '/v1.1/special-events/./x', '/v1.1/docs/..', '/v1.1/%2E/openapi.json'])(
-    '%s (a dot-segment) is a 404 problem, not resolved into another resource',
+  test.each(['//v1.1/special-events', '//evil.example/v1.1/special-events', '/v1.1//special-events'])(
+    '%s is a 404 problem, never a host',
     async (target) => {
-      expectProblem(await rawRequest(`GET ${target} HTTP/1.1\r\n${host}Authorization: ${basicAuthorization(TEST_USERS.viewer.username, TEST_USERS.viewer.password)}\r\n\r\n`), 404);
+      const problem = expectProblem(
+        await rawRequest(
+          `GET ${target} HTTP/1.1\r\n${host}Authorization: ${basicAuthorization(TEST_USERS.viewer.username, TEST_USERS.viewer.password)}\r\n\r\n`,
+        ),
+        404,
+      );
+      expect(problem.detail).not.toMatch(/stack|Error:/);
     },
   );
+
+  test.each([
+    '/v1.1/special-events/..',
+    '/v1.1/special-events/%2e%2E',
+    '/v1.1/special-events/./x',
+    '/v1.1/docs/..',
+    '/v1.1/%2E/openapi.json',
+  ])('%s (a dot-segment) is a 404 problem, not resolved into another resource', async (target) => {
+    expectProblem(
+      await rawRequest(
+        `GET ${target} HTTP/1.1\r\n${host}Authorization: ${basicAuthorization(TEST_USERS.viewer.username, TEST_USERS.viewer.password)}\r\n\r\n`,
+      ),
+      404,
+    );
+  });
 
   test('the absolute form keeps only its path (the host in it is not a route)', async () => {
     const response = await rawRequest(`GET http://evil.example/v1.1 HTTP/1.1\r\n${host}\r\n`);
@@ -120,7 +146,11 @@ describe('the access log', () => {
     await rawRequest(request(`http://user:${secret}@${secret}.example${marker}?token=${secret}`));
     const { logFile } = testEnvironment();
     let log = '';
-    for (const started = Date.now(); !log.includes(marker) && Date.now() - started < 5_000; await new Promise((resolve) => setTimeout(resolve, 50))) {
+    for (
+      const started = Date.now();
+      !log.includes(marker) && Date.now() - started < 5_000;
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    ) {
       log = await readFile(logFile, 'utf8');
     }
     expect(log).toContain(marker);
@@ -198,7 +228,10 @@ describe('a request body that is not UTF-8', () => {
     const body = Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
     const response = await fetch(`${testEnvironment().url}/special-events`, {
       method: 'POST',
-      headers: { Authorization: basicAuthorization(TEST_USERS.editor.username, TEST_USERS.editor.password), 'Content-Type': 'application/json' },
+      headers: {
+        Authorization: basicAuthorization(TEST_USERS.editor.username, TEST_USERS.editor.password),
+        'Content-Type': 'application/json',
+      },
       body,
     });
     expect(response.status).toBe(400);
@@ -215,7 +248,12 @@ describe('a flood of wrong passwords', () => {
     // with the deployed method throttling (lib/local/gateway-throttling.ts).
     work = await mkdtemp(join(tmpdir(), 'museum-flood-'));
     flooded = await startLocalApiProcess(
-      { DYNAMODB_ENDPOINT: testEnvironment().dynamodbEndpoint, MUSEUM_DATA_DIR: join(work, 'data'), MUSEUM_THROTTLE_RATE_LIMIT: '', MUSEUM_THROTTLE_BURST_LIMIT: '' },
+      {
+        DYNAMODB_ENDPOINT: testEnvironment().dynamodbEndpoint,
+        MUSEUM_DATA_DIR: join(work, 'data'),
+        MUSEUM_THROTTLE_RATE_LIMIT: '',
+        MUSEUM_THROTTLE_BURST_LIMIT: '',
+      },
       join(work, 'api.log'),
     );
   }, LOCAL_API_START_TIMEOUT_MS + 30_000);
@@ -225,13 +263,15 @@ describe('a flood of wrong passwords', () => {
     if (work) await rm(work, { recursive: true, force: true });
   });
 
-  test('is answered 401, the method throttle\'s 429 or the documented 503 with Retry-After, never another 5xx, and a right password gets in', async () => {
+  test("is answered 401, the method throttle's 429 or the documented 503 with Retry-After, never another 5xx, and a right password gets in", async () => {
     const right = basicAuthorization(TEST_USERS.viewer.username, TEST_USERS.viewer.password);
     const send = (authorization: string) => fetch(`${flooded?.url}/special-events`, { headers: { Authorization: authorization } });
     // The same wrong password 40 times at once and 40 different ones for the same user: the method's
     // burst passes to the authorizer, the rest is throttled (429) before it.
     const repeated = basicAuthorization(TEST_USERS.editor.username, 'not-the-password-1');
-    const distinct = Array.from({ length: 40 }, () => basicAuthorization(TEST_USERS.editor.username, `guess-${randomBytes(8).toString('hex')}`));
+    const distinct = Array.from({ length: 40 }, () =>
+      basicAuthorization(TEST_USERS.editor.username, `guess-${randomBytes(8).toString('hex')}`),
+    );
     const responses = await Promise.all([...Array.from({ length: 40 }, () => send(repeated)), ...distinct.map(send), send(right)]);
     const legitimate = responses.pop() as Response;
     for (const response of responses) {
@@ -294,7 +334,8 @@ export async function handler() {
     const consoleError = console.error;
     console.error = () => undefined; // the gateway reports each timed-out or throttled authorizer: expected here
     try {
-      const send = (user: string) => fetch(`${gateway.url}/special-events`, { headers: { Authorization: basicAuthorization(user, 'some-password-1') } });
+      const send = (user: string) =>
+        fetch(`${gateway.url}/special-events`, { headers: { Authorization: basicAuthorization(user, 'some-password-1') } });
       const cap = settings.reservedConcurrency;
       const hanging = Promise.all(Array.from({ length: cap }, (_, i) => send(`user${i}`)));
       const state = { settled: false };

@@ -58,9 +58,16 @@ describe('a request Content-Encoding (https://docs.aws.amazon.com/apigateway/lat
       ['br', '{}'],
       ['gzip', '{"not":"gzip"}'],
     ] as const) {
-      const response = await api<{ detail: string }>('POST', '/special-events', { rawBody: body, headers: { 'Content-Type': 'application/json', 'Content-Encoding': coding } });
+      const response = await api<{ detail: string }>('POST', '/special-events', {
+        rawBody: body,
+        headers: { 'Content-Type': 'application/json', 'Content-Encoding': coding },
+      });
       // The UNSUPPORTED_MEDIA_TYPE gateway response, not the handler's problem.
-      expect([response.status, response.body.detail, response.headers.get('accept-encoding')]).toEqual([415, 'The request body must be sent as it is, without a Content-Encoding', 'identity']);
+      expect([response.status, response.body.detail, response.headers.get('accept-encoding')]).toEqual([
+        415,
+        'The request body must be sent as it is, without a Content-Encoding',
+        'identity',
+      ]);
     }
   });
 
@@ -76,8 +83,16 @@ describe('a request Content-Encoding (https://docs.aws.amazon.com/apigateway/lat
 
 describe('payload limits (https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html)', () => {
   test("a body whose event passes Lambda's 6 MB invocation limit never reaches the handler: API Gateway's uncustomisable 413", async () => {
-    const response = await api<{ message: string }>('POST', '/special-events', { rawBody: 'x'.repeat(6 * 1024 * 1024), headers: { 'Content-Type': 'application/json' }, skipContract: true });
-    expect([response.status, response.headers.get('content-type'), response.body]).toEqual([413, 'application/json', { message: 'Request Too Long' }]);
+    const response = await api<{ message: string }>('POST', '/special-events', {
+      rawBody: 'x'.repeat(6 * 1024 * 1024),
+      headers: { 'Content-Type': 'application/json' },
+      skipContract: true,
+    });
+    expect([response.status, response.headers.get('content-type'), response.body]).toEqual([
+      413,
+      'application/json',
+      { message: 'Request Too Long' },
+    ]);
   });
 });
 
@@ -99,7 +114,9 @@ function rawExchange(bytes: string): Promise<string> {
 
 describe('a malformed chunked body (RFC 9112 §7.1)', () => {
   test('is answered 400 and the connection is closed, never held open', async () => {
-    const answer = await rawExchange('POST /v1.1/special-events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n');
+    const answer = await rawExchange(
+      'POST /v1.1/special-events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
+    );
     expect(answer).toMatch(/^HTTP\/1\.1 400 /);
     expect(answer).toMatch(/application\/problem\+json/);
     expect(answer.match(/^HTTP\/1\.1 /gm)).toHaveLength(1);
@@ -109,10 +126,15 @@ describe('a malformed chunked body (RFC 9112 §7.1)', () => {
     ['a method the resource lacks (a MOCK 405)', 'POST /v1.1/ HTTP/1.1'],
     ['a path below the base path that names nothing', 'POST /v1.1/nothing-here HTTP/1.1'],
     ['a path outside the base path', 'POST /elsewhere HTTP/1.1'],
-  ])('on %s gets that answer (then at most the framing problem), the connection closes, and the server keeps answering', async (_case, requestLine) => {
-    const answer = await rawExchange(`${requestLine}\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\nzz\r\n0\r\n\r\n`);
-    expect(answer).toMatch(/^HTTP\/1\.1 4\d\d /);
-    expect(answer.match(/^HTTP\/1\.1 /gm)?.length).toBeLessThanOrEqual(2);
-    expect((await fetch(testEnvironment().url)).status).toBe(200);
-  });
+  ])(
+    'on %s gets that answer (then at most the framing problem), the connection closes, and the server keeps answering',
+    async (_case, requestLine) => {
+      const answer = await rawExchange(
+        `${requestLine}\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\nzz\r\n0\r\n\r\n`,
+      );
+      expect(answer).toMatch(/^HTTP\/1\.1 4\d\d /);
+      expect(answer.match(/^HTTP\/1\.1 /gm)?.length).toBeLessThanOrEqual(2);
+      expect((await fetch(testEnvironment().url)).status).toBe(200);
+    },
+  );
 });

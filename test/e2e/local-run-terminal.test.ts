@@ -12,7 +12,16 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CreateTableCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { runningRuns, type RunRecord } from '../../lib/local/run-registry.ts';
-import { eventually, isRunning, javaProcessesUsing, killAllRuns, lockRecord, startLocalRun, untilListening, type LocalRun } from '../support/local-run.ts';
+import {
+  eventually,
+  isRunning,
+  javaProcessesUsing,
+  killAllRuns,
+  lockRecord,
+  startLocalRun,
+  untilListening,
+  type LocalRun,
+} from '../support/local-run.ts';
 
 // Real processes on a loaded machine: a first start has taken 35 s there. Generous bounds, no timing asserts.
 jest.setTimeout(300_000);
@@ -66,7 +75,9 @@ describe('Ctrl-C in a terminal (SIGINT to the whole process group)', () => {
       expect(await local.exited).toBe(0);
       expect(local.output()).toMatch(/SIGINT: stopping/);
       expect(local.output()).not.toMatch(/again/);
-      expect(await eventually(() => !isRunning(lock?.pid) && !isRunning(lock?.javaPid) && javaProcessesUsing(data).length === 0, 30_000)).toBe(true);
+      expect(
+        await eventually(() => !isRunning(lock?.pid) && !isRunning(lock?.javaPid) && javaProcessesUsing(data).length === 0, 30_000),
+      ).toBe(true);
       expect(lockRecord(data)).toBeUndefined();
     },
     START_TIMEOUT + 60_000,
@@ -76,7 +87,10 @@ describe('Ctrl-C in a terminal (SIGINT to the whole process group)', () => {
     'in memory: npm exits 0 and the temporary directory (the database, the password hashes) is removed',
     async () => {
       const data = await dataDirectory();
-      const local = await startLocalRun({ MUSEUM_DATA_DIR: data, MUSEUM_IN_MEMORY: '1', MUSEUM_ADMIN_PASSWORD: 'laptop-admin-password-1' }, { npm: true });
+      const local = await startLocalRun(
+        { MUSEUM_DATA_DIR: data, MUSEUM_IN_MEMORY: '1', MUSEUM_ADMIN_PASSWORD: 'laptop-admin-password-1' },
+        { npm: true },
+      );
       await untilListening(local, START_TIMEOUT);
       const record = await runRecord(local);
       const directory = record.temporaryDirectory as string;
@@ -121,16 +135,29 @@ describe('the in-memory database', () => {
       const local = await startLocalRun({ MUSEUM_DATA_DIR: data, MUSEUM_IN_MEMORY: '1', MUSEUM_IN_MEMORY_MAX_MB: '2' });
       await untilListening(local, START_TIMEOUT);
       const record = await runRecord(local);
-      const outsider = new DynamoDBClient({ endpoint: record.dynamodbEndpoint, region: 'local', credentials: { accessKeyId: 'outsider', secretAccessKey: 'x' }, maxAttempts: 1 });
+      const outsider = new DynamoDBClient({
+        endpoint: record.dynamodbEndpoint,
+        region: 'local',
+        credentials: { accessKeyId: 'outsider', secretAccessKey: 'x' },
+        maxAttempts: 1,
+      });
       try {
         await outsider.send(
-          new CreateTableCommand({ TableName: 'filler', BillingMode: 'PAY_PER_REQUEST', AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }], KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }] }),
+          new CreateTableCommand({
+            TableName: 'filler',
+            BillingMode: 'PAY_PER_REQUEST',
+            AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+            KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+          }),
         );
         // 300 KB items until the run stops (it then refuses connections): at most 40 (12 MB).
         for (let i = 0; i < 40 && local.child.exitCode === null; i++) {
           const written = await outsider
             .send(new PutItemCommand({ TableName: 'filler', Item: { pk: { S: `item${i}` }, data: { S: 'x'.repeat(300_000) } } }))
-            .then(() => true, () => false);
+            .then(
+              () => true,
+              () => false,
+            );
           if (!written) break;
         }
       } finally {
@@ -138,7 +165,12 @@ describe('the in-memory database', () => {
       }
       expect(await local.exited).toBe(1);
       expect(local.stderr()).toMatch(/over the bound of 2 MB \(MUSEUM_IN_MEMORY_MAX_MB\)/);
-      expect(await eventually(() => !existsSync(record.temporaryDirectory as string) && javaProcessesUsing(record.temporaryDirectory as string).length === 0, 30_000)).toBe(true);
+      expect(
+        await eventually(
+          () => !existsSync(record.temporaryDirectory as string) && javaProcessesUsing(record.temporaryDirectory as string).length === 0,
+          30_000,
+        ),
+      ).toBe(true);
     },
     START_TIMEOUT + 120_000,
   );
@@ -154,7 +186,9 @@ describe('the users CLI beside an in-memory run', () => {
       // The start advises exactly this command for the generated password.
       expect(local.output()).toContain('change it with: npm run users -- passwd admin');
       const users = async (args: string[], password: string) => {
-        const child = run(process.execPath, ['--import', 'tsx', 'bin/users.ts', ...args], { env: { ...process.env, MUSEUM_DATA_DIR: data } });
+        const child = run(process.execPath, ['--import', 'tsx', 'bin/users.ts', ...args], {
+          env: { ...process.env, MUSEUM_DATA_DIR: data },
+        });
         child.child.stdin?.end(password);
         return child.then(
           ({ stdout }) => ({ code: 0, output: stdout }),
@@ -170,7 +204,9 @@ describe('the users CLI beside an in-memory run', () => {
       const added = await users(['add', 'alice', '--role', 'viewer'], 'alice-password-1\n');
       expect(added).toMatchObject({ code: 0 });
       const as = (user: string, password: string) =>
-        fetch(`${url}/special-events`, { headers: { Authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` } }).then((response) => response.status);
+        fetch(`${url}/special-events`, {
+          headers: { Authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` },
+        }).then((response) => response.status);
       expect(await as('alice', 'alice-password-1')).toBe(200);
       expect(await as('admin', 'new-admin-password-1')).toBe(200);
       expect(existsSync(data)).toBe(false); // no lock taken, no DynamoDB Local started on it
@@ -185,7 +221,12 @@ describe('the bundles', () => {
     async () => {
       const bundles = await mkdtemp(join(tmpdir(), 'museum-bundles-'));
       try {
-        const env = { MUSEUM_IN_MEMORY: '1', MUSEUM_ADMIN_PASSWORD: 'laptop-admin-password-1', MUSEUM_BUNDLES_DIR: bundles, MUSEUM_DATA_DIR: await dataDirectory() };
+        const env = {
+          MUSEUM_IN_MEMORY: '1',
+          MUSEUM_ADMIN_PASSWORD: 'laptop-admin-password-1',
+          MUSEUM_BUNDLES_DIR: bundles,
+          MUSEUM_DATA_DIR: await dataDirectory(),
+        };
         const first = await startLocalRun(env, { build: true });
         await untilListening(first, START_TIMEOUT);
         expect(first.output()).toMatch(/bundles\s+…\n/);

@@ -7,7 +7,10 @@ import { testEnvironment } from '../support/test-environment.ts';
 
 /** The Link header as rel -> target (RFC 8288, as this API writes it: one target per rel). */
 function links(header: string | null): Record<string, string> {
-  return Object.fromEntries([...(header ?? '').matchAll(/<([^>]*)>; rel="([^"]+)"/g)].map((match) => [match[2], match[1]])) as Record<string, string>;
+  return Object.fromEntries([...(header ?? '').matchAll(/<([^>]*)>; rel="([^"]+)"/g)].map((match) => [match[2], match[1]])) as Record<
+    string,
+    string
+  >;
 }
 
 describe('HEAD', () => {
@@ -18,7 +21,8 @@ describe('HEAD', () => {
       const get = await api('GET', path);
       const head = await api('HEAD', path);
       expect([head.status, head.text]).toEqual([200, '']);
-      for (const name of ['etag', 'cache-control', 'vary', 'content-type', 'link']) expect([name, head.headers.get(name)]).toEqual([name, get.headers.get(name)]);
+      for (const name of ['etag', 'cache-control', 'vary', 'content-type', 'link'])
+        expect([name, head.headers.get(name)]).toEqual([name, get.headers.get(name)]);
       expect(head.headers.get('content-length')).toBe(String(Buffer.byteLength(get.text)));
     }
   });
@@ -92,7 +96,12 @@ describe('If-Match on GET and HEAD (RFC 9110 §13.1.1)', () => {
           expect(failed.text === '').toBe(method === 'HEAD');
         }
         for (const condition of [current, `"2", ${current}`, '*']) {
-          expect([method, path, condition, (await api(method, path, { headers: { 'If-Match': condition } })).status]).toEqual([method, path, condition, 200]);
+          expect([method, path, condition, (await api(method, path, { headers: { 'If-Match': condition } })).status]).toEqual([
+            method,
+            path,
+            condition,
+            200,
+          ]);
         }
       }
     }
@@ -134,7 +143,11 @@ describe('paging links (RFC 8288)', () => {
       // Query-only references resolve against the request's own path.
       path = pageLinks.next ? `/special-events${pageLinks.next}` : undefined;
     }
-    expect(rels).toEqual([['first', 'next'], ['first', 'prev', 'next'], ['first', 'prev']]);
+    expect(rels).toEqual([
+      ['first', 'next'],
+      ['first', 'prev', 'next'],
+      ['first', 'prev'],
+    ]);
     expect(seen.sort()).toEqual(created.map((event) => event.eventId).sort());
     // A last page that is exactly full has no next: the look-ahead event says so.
     const full = await api('GET', `/special-events?startDate=${date}&endDate=${date}&limit=5`);

@@ -27,7 +27,7 @@ async function readmeExamples(): Promise<Example[]> {
   if (!block) throw new Error('README.md has no ```console block of examples starting with $ B=');
   const examples: Example[] = [];
   const lines = block.replace(/\n$/, '').split('\n');
-  for (let i = 0; i < lines.length; ) {
+  for (let i = 0; i < lines.length;) {
     const line = lines[i] as string;
     if (!line.startsWith('$ ')) throw new Error(`Output without a command in the README: ${line}`);
     let command = line.slice(2);
@@ -57,7 +57,9 @@ test("the README's examples answer exactly what the README shows", async () => {
     const url = await untilListening(local);
     let eventId = '<eventId>';
     for (const { command, expected } of examples) {
-      const { stdout } = await run('sh', ['-c', command.replaceAll('<eventId>', eventId)], { env: { ...process.env, B: url, A: `admin:${PASSWORD}` } });
+      const { stdout } = await run('sh', ['-c', command.replaceAll('<eventId>', eventId)], {
+        env: { ...process.env, B: url, A: `admin:${PASSWORD}` },
+      });
       eventId = /^Location: \/v1\.1\/special-events\/(\S+)\r?$/m.exec(stdout)?.[1] ?? eventId;
       const shown = stdout
         .replace(/\r\n/g, '\n')

@@ -2,8 +2,14 @@
 import { api, createEvent, sampleEvent, type SpecialEventBody } from '../support/api-client.ts';
 import { addDays } from '../../functions/events/calendar-dates.ts';
 
-// eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- jest's asymmetric matchers are typed any
-const problemFields = { type: expect.stringMatching(/^https:\/\//), title: expect.any(String), status: expect.any(Number), detail: expect.any(String) };
+/* eslint-disable @typescript-eslint/no-unsafe-assignment -- jest's asymmetric matchers are typed any */
+const problemFields = {
+  type: expect.stringMatching(/^https:\/\//),
+  title: expect.any(String),
+  status: expect.any(Number),
+  detail: expect.any(String),
+};
+/* eslint-enable @typescript-eslint/no-unsafe-assignment */
 
 describe('POST /special-events', () => {
   test('creates an event: 201, all six fields, a Location header and an ETag', async () => {
@@ -12,8 +18,9 @@ describe('POST /special-events', () => {
     });
     expect(response.status).toBe(201);
     expect(response.body).toEqual({
-      // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- jest's asymmetric matchers are typed any
+      /* eslint-disable @typescript-eslint/no-unsafe-assignment -- jest's asymmetric matchers are typed any */
       eventId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      /* eslint-enable @typescript-eslint/no-unsafe-assignment */
       name: 'Spaced',
       location: 'Main Hall',
       eventDescription: sampleEvent().eventDescription,
@@ -67,7 +74,10 @@ describe('POST /special-events', () => {
   test.each([['text/plain'], ['application/x-www-form-urlencoded'], ['application/json; charset=latin1']])(
     'a body sent as %s is a 415 problem',
     async (contentType) => {
-      const response = await api('POST', '/special-events', { rawBody: JSON.stringify(sampleEvent()), headers: { 'Content-Type': contentType } });
+      const response = await api('POST', '/special-events', {
+        rawBody: JSON.stringify(sampleEvent()),
+        headers: { 'Content-Type': contentType },
+      });
       expect(response.status).toBe(415);
     },
   );
@@ -109,7 +119,9 @@ describe('GET /special-events/{eventId}', () => {
 describe('PATCH /special-events/{eventId}', () => {
   test('changes only the fields sent and returns the whole event', async () => {
     const created = await createEvent();
-    const response = await api<SpecialEventBody>('PATCH', `/special-events/${created.eventId}`, { json: { price: 30, dates: ['2031-06-02', '2031-06-01'] } });
+    const response = await api<SpecialEventBody>('PATCH', `/special-events/${created.eventId}`, {
+      json: { price: 30, dates: ['2031-06-02', '2031-06-01'] },
+    });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ ...created, price: 30, dates: ['2031-06-01', '2031-06-02'] });
     expect(response.headers.get('etag')).toBe('"2"');

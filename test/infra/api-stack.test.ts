@@ -99,7 +99,10 @@ describe('Lambda functions', () => {
   });
 
   test('each function logs to its own log group, kept 90 days in production and 7 in previews', () => {
-    for (const [app, days] of [[prod, 90], [preview, 7]] as const) {
+    for (const [app, days] of [
+      [prod, 90],
+      [preview, 7],
+    ] as const) {
       const functions = resourcesOfType(app.apiTemplate, 'AWS::Lambda::Function');
       const logGroups = resourcesOfType(app.apiTemplate, 'AWS::Logs::LogGroup');
       const used = FUNCTION_NAMES.map((name) => {
@@ -114,13 +117,25 @@ describe('Lambda functions', () => {
   test('handlers get the table names, time zone and Powertools settings; the authorizer only what it reads', () => {
     const functions = resourcesOfType(prod.apiTemplate, 'AWS::Lambda::Function');
     const env = (name: string) => (functions[functionLogicalId(prod, name)]?.Properties as any).Environment.Variables;
-    expect(Object.keys(env('list-special-events')).sort()).toEqual(
-      ['CORS_ALLOWED_ORIGINS', 'IDEMPOTENCY_TABLE_NAME', 'MUSEUM_TIME_ZONE', 'NODE_OPTIONS', 'POWERTOOLS_LOG_LEVEL', 'POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_SERVICE_NAME', 'TABLE_NAME'],
-    );
+    expect(Object.keys(env('list-special-events')).sort()).toEqual([
+      'CORS_ALLOWED_ORIGINS',
+      'IDEMPOTENCY_TABLE_NAME',
+      'MUSEUM_TIME_ZONE',
+      'NODE_OPTIONS',
+      'POWERTOOLS_LOG_LEVEL',
+      'POWERTOOLS_METRICS_NAMESPACE',
+      'POWERTOOLS_SERVICE_NAME',
+      'TABLE_NAME',
+    ]);
     expect(env('list-special-events').MUSEUM_TIME_ZONE).toBe('UTC');
-    expect(Object.keys(env(AUTHORIZER_HANDLER)).sort()).toEqual(
-      ['AUTH_CACHE_TTL_SECONDS', 'NODE_OPTIONS', 'POWERTOOLS_LOG_LEVEL', 'POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_SERVICE_NAME', 'TABLE_NAME'],
-    );
+    expect(Object.keys(env(AUTHORIZER_HANDLER)).sort()).toEqual([
+      'AUTH_CACHE_TTL_SECONDS',
+      'NODE_OPTIONS',
+      'POWERTOOLS_LOG_LEVEL',
+      'POWERTOOLS_METRICS_NAMESPACE',
+      'POWERTOOLS_SERVICE_NAME',
+      'TABLE_NAME',
+    ]);
   });
 
   test('every function of every stack logs JSON and maps stack traces through the shipped source maps', () => {
@@ -214,10 +229,19 @@ describe('REST API', () => {
       .filter((m) => m.HttpMethod !== 'OPTIONS' && m.HttpMethod !== 'ANY');
     const found = methods.map((m) => `${m.HttpMethod} ${m.path}`);
     // HEAD wherever GET is: the GET route's function, and the documents' MOCKs.
-    const documents = [...apiDocuments().map((document) => `/v1.1/${document.path}`), '/v1.1'].flatMap((path) => [`GET ${path}`, `HEAD ${path}`]);
-    expect(found.sort()).toEqual([...routes.flatMap((route) => routeMethods(route).map((method) => `${method} /v1.1${route.path}`)), ...documents].sort());
+    const documents = [...apiDocuments().map((document) => `/v1.1/${document.path}`), '/v1.1'].flatMap((path) => [
+      `GET ${path}`,
+      `HEAD ${path}`,
+    ]);
+    expect(found.sort()).toEqual(
+      [...routes.flatMap((route) => routeMethods(route).map((method) => `${method} /v1.1${route.path}`)), ...documents].sort(),
+    );
     for (const method of methods.filter((m) => !documents.includes(`${m.HttpMethod} ${m.path}`))) {
-      expect(method).toMatchObject({ AuthorizationType: 'CUSTOM', AuthorizerId: { Ref: authorizerId }, Integration: { Type: 'AWS_PROXY' } });
+      expect(method).toMatchObject({
+        AuthorizationType: 'CUSTOM',
+        AuthorizerId: { Ref: authorizerId },
+        Integration: { Type: 'AWS_PROXY' },
+      });
     }
   });
 
@@ -239,7 +263,10 @@ describe('REST API', () => {
       expect(template).toContain(`#set($context.responseOverride.header.ETag = '${contentTag(document.body)}')`);
       expect(template).toContain(`$condition.contains('${contentTag(document.body)}')`);
       expect(template).toContain('#set($context.responseOverride.status = 304)');
-      expect(methods.find((m) => m.HttpMethod === 'HEAD' && m.path === `/v1.1/${document.path}`)?.Integration.IntegrationResponses[0].ResponseTemplates['application/json']).toBe(template);
+      expect(
+        methods.find((m) => m.HttpMethod === 'HEAD' && m.path === `/v1.1/${document.path}`)?.Integration.IntegrationResponses[0]
+          .ResponseTemplates['application/json'],
+      ).toBe(template);
     }
     const [openapi, docs] = apiDocuments();
     expect(JSON.parse(openapi!.body)).toEqual(buildOpenApiDocument());
@@ -266,7 +293,9 @@ describe('REST API', () => {
         expect(JSON.stringify(method.Properties?.Integration)).toContain("'https://museum.example'");
       }
       // The 405s, and the 404 of an unknown path ({proxy+}), echo an allowed Origin too, so the browser can read them.
-      const notAllowed = Object.values(resourcesOfType(configured.apiTemplate, 'AWS::ApiGateway::Method')).filter((m) => m.Properties?.HttpMethod === 'ANY');
+      const notAllowed = Object.values(resourcesOfType(configured.apiTemplate, 'AWS::ApiGateway::Method')).filter(
+        (m) => m.Properties?.HttpMethod === 'ANY',
+      );
       expect(notAllowed).toHaveLength(resourceMethods().size + apiDocuments().length + 2);
       for (const method of notAllowed) {
         const template = (method.Properties?.Integration as any).IntegrationResponses[0].ResponseTemplates['application/json'] as string;
@@ -283,7 +312,9 @@ describe('REST API', () => {
       // WAF on request in a preview: the same web ACL as production's, associated with the stage.
       configured.apiTemplate.hasResourceProperties('AWS::WAFv2::WebACL', {
         Scope: 'REGIONAL',
-        Rules: Match.arrayWith([Match.objectLike({ Action: { Block: {} }, Statement: { RateBasedStatement: Match.objectLike({ AggregateKeyType: 'IP' }) } })]),
+        Rules: Match.arrayWith([
+          Match.objectLike({ Action: { Block: {} }, Statement: { RateBasedStatement: Match.objectLike({ AggregateKeyType: 'IP' }) } }),
+        ]),
       });
       configured.apiTemplate.resourceCountIs('AWS::WAFv2::WebACLAssociation', 1);
       // Monitoring on request in a preview, with the e-mail subscription.
@@ -311,7 +342,9 @@ describe('REST API', () => {
       expect(method).toMatchObject({ AuthorizationType: 'NONE', Integration: { Type: 'MOCK' } });
       const [response] = method.Integration.IntegrationResponses;
       expect(response.StatusCode).toBe('204');
-      expect(response.ResponseParameters).toEqual({ 'method.response.header.Allow': `'${methodNotAllowedResponse(allowed).headers.Allow}'` });
+      expect(response.ResponseParameters).toEqual({
+        'method.response.header.Allow': `'${methodNotAllowedResponse(allowed).headers.Allow}'`,
+      });
     }
   });
 
@@ -321,11 +354,16 @@ describe('REST API', () => {
         .map((m) => ({ ...(m.Properties as any), path: resourcePath(app.apiTemplate, m.Properties?.ResourceId) }))
         .filter((m) => m.HttpMethod === 'ANY');
       const documentPaths = [...apiDocuments().map((document) => `/${document.path}`), ''];
-      expect(anyMethods.map((m) => m.path).sort()).toEqual([...resourceMethods().keys(), ...documentPaths].map((path) => `/v1.1${path}`).sort());
+      expect(anyMethods.map((m) => m.path).sort()).toEqual(
+        [...resourceMethods().keys(), ...documentPaths].map((path) => `/v1.1${path}`).sort(),
+      );
       for (const method of anyMethods) {
         // The public documents have GET (and so HEAD) only.
         const expected = methodNotAllowedResponse(resourceMethods().get(method.path.replace('/v1.1', '')) ?? ['GET']);
-        expect(method).toMatchObject({ AuthorizationType: 'NONE', Integration: { Type: 'MOCK', PassthroughBehavior: 'WHEN_NO_TEMPLATES' } });
+        expect(method).toMatchObject({
+          AuthorizationType: 'NONE',
+          Integration: { Type: 'MOCK', PassthroughBehavior: 'WHEN_NO_TEMPLATES' },
+        });
         // No request template: whatever the body's content type, the default integration response answers.
         expect(method.Integration.RequestTemplates).toBeUndefined();
         const [response, ...others] = method.Integration.IntegrationResponses;
@@ -333,7 +371,9 @@ describe('REST API', () => {
         expect(response.SelectionPattern).toBeUndefined();
         expect(response.StatusCode).toBe('405');
         // The problem, but for HEAD (no content).
-        expect(response.ResponseTemplates['application/json']).toBe(`#if($context.httpMethod != 'HEAD')${JSON.stringify(expected.body)}#end`);
+        expect(response.ResponseTemplates['application/json']).toBe(
+          `#if($context.httpMethod != 'HEAD')${JSON.stringify(expected.body)}#end`,
+        );
         for (const [name, value] of Object.entries(expected.headers)) {
           expect(response.ResponseParameters[`method.response.header.${name}`]).toBe(`'${value}'`);
         }
@@ -381,7 +421,14 @@ describe('REST API', () => {
   test('gateway responses answer problem+json, UNAUTHORIZED with the Basic challenge', () => {
     const responses = Object.values(resourcesOfType(prod.apiTemplate, 'AWS::ApiGateway::GatewayResponse')).map((r) => r.Properties as any);
     const byType = new Map(responses.map((r) => [r.ResponseType as string, r]));
-    for (const type of [...CONFIGURABLE_TYPES, 'DEFAULT_4XX', 'DEFAULT_5XX', 'BAD_REQUEST_PARAMETERS', 'BAD_REQUEST_BODY', 'WAF_FILTERED']) {
+    for (const type of [
+      ...CONFIGURABLE_TYPES,
+      'DEFAULT_4XX',
+      'DEFAULT_5XX',
+      'BAD_REQUEST_PARAMETERS',
+      'BAD_REQUEST_BODY',
+      'WAF_FILTERED',
+    ]) {
       const response = byType.get(type);
       expect(response).toBeDefined();
       expect(response.ResponseParameters['gatewayresponse.header.Content-Type']).toBe(`'${PROBLEM_CONTENT_TYPE}'`);
@@ -409,18 +456,32 @@ describe('REST API', () => {
     }
     // DEFAULT_4XX keeps the status of whatever 4xx it answers; its detail is API Gateway's message.
     expect(byType.get('DEFAULT_4XX').StatusCode).toBeUndefined();
-    const default4xx = byType.get('DEFAULT_4XX').ResponseTemplates['application/json'].replace('$context.error.messageString', '"Forbidden"');
+    const default4xx = byType
+      .get('DEFAULT_4XX')
+      .ResponseTemplates['application/json'].replace('$context.error.messageString', '"Forbidden"');
     expect(JSON.parse(default4xx)).toMatchObject({ title: 'Request rejected', detail: 'Forbidden' });
   });
 
   test('the stage throttles per context (lower in previews), logs JSON access lines and errors, and traces', () => {
     const { production, preview: previewThrottle } = METHOD_THROTTLING.authenticated;
-    for (const [app, rate, burst] of [[prod, production.rateLimit, production.burstLimit], [preview, previewThrottle.rateLimit, previewThrottle.burstLimit]] as const) {
+    for (const [app, rate, burst] of [
+      [prod, production.rateLimit, production.burstLimit],
+      [preview, previewThrottle.rateLimit, previewThrottle.burstLimit],
+    ] as const) {
       app.apiTemplate.hasResourceProperties('AWS::ApiGateway::Stage', {
         StageName: app.config.stage,
         TracingEnabled: true,
         // The stage-wide entry first; the unauthenticated methods' own throttles follow (tested below).
-        MethodSettings: Match.arrayWith([Match.objectLike({ HttpMethod: '*', ResourcePath: '/*', LoggingLevel: 'ERROR', DataTraceEnabled: false, ThrottlingRateLimit: rate, ThrottlingBurstLimit: burst })]),
+        MethodSettings: Match.arrayWith([
+          Match.objectLike({
+            HttpMethod: '*',
+            ResourcePath: '/*',
+            LoggingLevel: 'ERROR',
+            DataTraceEnabled: false,
+            ThrottlingRateLimit: rate,
+            ThrottlingBurstLimit: burst,
+          }),
+        ]),
       });
     }
     const stage = Object.values(resourcesOfType(prod.apiTemplate, 'AWS::ApiGateway::Stage'))[0]?.Properties as any;
@@ -429,7 +490,7 @@ describe('REST API', () => {
     expect(JSON.stringify(format).toLowerCase()).not.toContain('authorization');
   });
 
-  test('the account-level CloudWatch role is set once, by the production app\'s account stack, never by a preview', () => {
+  test("the account-level CloudWatch role is set once, by the production app's account stack, never by a preview", () => {
     for (const app of [prod, preview]) {
       for (const template of [app.apiTemplate, app.mockTemplate]) {
         template.resourceCountIs('AWS::ApiGateway::Account', 0);
@@ -452,9 +513,17 @@ describe('REST API', () => {
 
   test('outputs: the base URL ends in /v1.1 on the stage, and the table name', () => {
     const outputs = prod.apiTemplate.toJSON().Outputs as Record<string, { Value: unknown }>;
-    expect(Object.keys(outputs).sort()).toEqual(
-      ['AlarmTopicArn', 'ApiBaseUrl', 'BlockedIpv4SetId', 'BlockedIpv4SetName', 'BlockedIpv6SetId', 'BlockedIpv6SetName', 'IdempotencyTableName', 'ReleaseVersions', 'TableName'],
-    );
+    expect(Object.keys(outputs).sort()).toEqual([
+      'AlarmTopicArn',
+      'ApiBaseUrl',
+      'BlockedIpv4SetId',
+      'BlockedIpv4SetName',
+      'BlockedIpv6SetId',
+      'BlockedIpv6SetName',
+      'IdempotencyTableName',
+      'ReleaseVersions',
+      'TableName',
+    ]);
     const url = JSON.stringify(outputs.ApiBaseUrl?.Value);
     expect(url).toMatch(/"\/v1\.1"\]\]\}$/);
     expect(url).toContain('.execute-api.');
@@ -509,7 +578,9 @@ describe('DynamoDB', () => {
     }
     // Nothing of a preview outlives it: no resource of either stack is retained.
     for (const template of [preview.apiTemplate, preview.mockTemplate]) {
-      const resources = Object.entries(template.toJSON().Resources as Record<string, { DeletionPolicy?: string; UpdateReplacePolicy?: string }>);
+      const resources = Object.entries(
+        template.toJSON().Resources as Record<string, { DeletionPolicy?: string; UpdateReplacePolicy?: string }>,
+      );
       expect(resources.filter(([, resource]) => resource.DeletionPolicy === 'Retain').map(([id]) => id)).toEqual([]);
     }
   });
@@ -522,7 +593,10 @@ describe('TableV2 checks (cdk-nag rules Museum-DDBGT1/2)', () => {
     const tables = stacks.flatMap((template) => Object.entries(resourcesOfType(template, 'AWS::DynamoDB::GlobalTable')));
     expect(tables).toHaveLength(2);
     for (const [id, table] of tables) {
-      const replicas = table.Properties?.Replicas as { DeletionProtectionEnabled?: boolean; PointInTimeRecoverySpecification?: { PointInTimeRecoveryEnabled: boolean } }[];
+      const replicas = table.Properties?.Replicas as {
+        DeletionProtectionEnabled?: boolean;
+        PointInTimeRecoverySpecification?: { PointInTimeRecoveryEnabled: boolean };
+      }[];
       expect(replicas.length).toBeGreaterThan(0);
       for (const replica of replicas) {
         expect(replica.DeletionProtectionEnabled).toBe(true);
@@ -547,8 +621,11 @@ describe('TableV2 checks (cdk-nag rules Museum-DDBGT1/2)', () => {
         pluginReports: { violations: { ruleName: string; violatingConstructs: { constructPath: string }[] }[] }[];
       };
       const violations = report.pluginReports.flatMap((plugin) => plugin.violations);
-      expect(violations.map((v) => v.ruleName).sort()).toEqual([MUSEUM_NAG_RULES.pointInTimeRecovery, MUSEUM_NAG_RULES.deletionProtection].sort());
-      for (const violation of violations) expect(violation.violatingConstructs.map((c) => c.constructPath)).toEqual(['MuseumApi-prod/Unprotected/Resource']);
+      expect(violations.map((v) => v.ruleName).sort()).toEqual(
+        [MUSEUM_NAG_RULES.pointInTimeRecovery, MUSEUM_NAG_RULES.deletionProtection].sort(),
+      );
+      for (const violation of violations)
+        expect(violation.violatingConstructs.map((c) => c.constructPath)).toEqual(['MuseumApi-prod/Unprotected/Resource']);
     } finally {
       rmSync(outdir, { recursive: true, force: true });
     }
@@ -586,15 +663,24 @@ describe('WAF', () => {
       Action: { Block: {} },
       Statement: {
         OrStatement: {
-          Statements: [sets.ipv4, sets.ipv6].map((set) => ({ IPSetReferenceStatement: { Arn: { 'Fn::GetAtt': [prod.api.getLogicalId(set), 'Arn'] } } })),
+          Statements: [sets.ipv4, sets.ipv6].map((set) => ({
+            IPSetReferenceStatement: { Arn: { 'Fn::GetAtt': [prod.api.getLogicalId(set), 'Arn'] } },
+          })),
         },
       },
     });
     for (const version of ['IPV4', 'IPV6']) {
-      prod.apiTemplate.hasResourceProperties('AWS::WAFv2::IPSet', { Scope: 'REGIONAL', IPAddressVersion: version, Addresses: [], Name: Match.absent() });
+      prod.apiTemplate.hasResourceProperties('AWS::WAFv2::IPSet', {
+        Scope: 'REGIONAL',
+        IPAddressVersion: version,
+        Addresses: [],
+        Name: Match.absent(),
+      });
     }
     const outputs = prod.apiTemplate.toJSON().Outputs as Record<string, unknown>;
-    expect(Object.keys(outputs)).toEqual(expect.arrayContaining(['BlockedIpv4SetName', 'BlockedIpv4SetId', 'BlockedIpv6SetName', 'BlockedIpv6SetId']));
+    expect(Object.keys(outputs)).toEqual(
+      expect.arrayContaining(['BlockedIpv4SetName', 'BlockedIpv4SetId', 'BlockedIpv6SetName', 'BlockedIpv6SetId']),
+    );
     const aclId = prod.api.getLogicalId(prod.api.firewall!.webAcl);
     prod.apiTemplate.hasResourceProperties('AWS::WAFv2::WebACLAssociation', {
       WebACLArn: { 'Fn::GetAtt': [aclId, 'Arn'] },
@@ -606,7 +692,10 @@ describe('WAF', () => {
     // The name ends in the stack id's UUID: retained, it must not collide with the next deployment's.
     prod.apiTemplate.hasResourceProperties('AWS::Logs::LogGroup', {
       LogGroupName: {
-        'Fn::Join': ['', ['aws-waf-logs-museum-special-events-prod-', { 'Fn::Select': [2, { 'Fn::Split': ['/', { Ref: 'AWS::StackId' }] }] }]],
+        'Fn::Join': [
+          '',
+          ['aws-waf-logs-museum-special-events-prod-', { 'Fn::Select': [2, { 'Fn::Split': ['/', { Ref: 'AWS::StackId' }] }] }],
+        ],
       },
       RetentionInDays: 90,
     });
@@ -661,8 +750,9 @@ test('no retained resource of production or a preview has a fixed physical name 
   for (const app of [prod, preview]) {
     expect(app.nagViolations).toEqual([]);
     for (const template of [app.apiTemplate, app.mockTemplate]) {
-      const retained = Object.values(template.toJSON().Resources as Record<string, { DeletionPolicy?: string; Properties?: Record<string, unknown> }>)
-        .filter((resource) => resource.DeletionPolicy === 'Retain');
+      const retained = Object.values(
+        template.toJSON().Resources as Record<string, { DeletionPolicy?: string; Properties?: Record<string, unknown> }>,
+      ).filter((resource) => resource.DeletionPolicy === 'Retain');
       for (const resource of retained) {
         for (const [key, value] of Object.entries(resource.Properties ?? {})) {
           if (key.endsWith('Name') && typeof value === 'string') throw new Error(`retained resource with a literal ${key}: ${value}`);
@@ -673,13 +763,23 @@ test('no retained resource of production or a preview has a fixed physical name 
 });
 
 describe('operations', () => {
-  interface Alarm { AlarmName?: string; MetricName?: string; Metrics?: any[]; Threshold: number; EvaluationPeriods: number; DatapointsToAlarm?: number; AlarmActions: unknown[]; AlarmDescription: string }
+  interface Alarm {
+    AlarmName?: string;
+    MetricName?: string;
+    Metrics?: any[];
+    Threshold: number;
+    EvaluationPeriods: number;
+    DatapointsToAlarm?: number;
+    AlarmActions: unknown[];
+    AlarmDescription: string;
+  }
   // The paging alarms (lib/cdk/api-monitoring.ts); the canary's release alarms are tested with it below.
   const alarmsOf = (app: Synthesized) =>
     Object.entries(resourcesOfType(app.apiTemplate, 'AWS::CloudWatch::Alarm'))
       .filter(([id]) => id.startsWith('Monitoring'))
       .map(([id, a]) => ({ id, ...(a.Properties as unknown as Alarm) }));
-  const metricNamesOf = (alarm: Alarm) => [alarm.MetricName, ...(alarm.Metrics ?? []).map((m) => m.MetricStat?.Metric.MetricName)].filter(Boolean);
+  const metricNamesOf = (alarm: Alarm) =>
+    [alarm.MetricName, ...(alarm.Metrics ?? []).map((m) => m.MetricStat?.Metric.MetricName)].filter(Boolean);
 
   test('production alarms cover 5xx rate, p99 latency, authorizer failures, throttles and duration, failed logins, handler errors and throttles, DynamoDB throttling and system errors', () => {
     const alarms = alarmsOf(prod);
@@ -711,7 +811,15 @@ describe('operations', () => {
   test('the dashboard has what each runbook cites: the latency split, 5xx by source, 401s by address', () => {
     const [dashboard] = Object.values(resourcesOfType(prod.apiTemplate, 'AWS::CloudWatch::Dashboard'));
     const body = JSON.stringify(dashboard?.Properties?.DashboardBody);
-    for (const text of ['integration p99', 'authorizer p99', 'Latency', 'filter status like /^5/', 'by resourcePath, errorType', '401', 'by ip']) {
+    for (const text of [
+      'integration p99',
+      'authorizer p99',
+      'Latency',
+      'filter status like /^5/',
+      'by resourcePath, errorType',
+      '401',
+      'by ip',
+    ]) {
       expect([text, body.includes(text)]).toEqual([text, true]);
     }
   });
@@ -777,7 +885,11 @@ describe('canary releases', () => {
       expect(Object.keys(aliases).sort()).toEqual(aliasIds(app).sort());
       for (const { fn, alias } of app.api.functions.allLive) {
         const properties = aliases[logicalId(app.api, alias)]?.Properties;
-        expect(properties).toMatchObject({ Name: 'live', FunctionName: { Ref: logicalId(app.api, fn) }, FunctionVersion: { 'Fn::GetAtt': [expect.any(String), 'Version'] } });
+        expect(properties).toMatchObject({
+          Name: 'live',
+          FunctionName: { Ref: logicalId(app.api, fn) },
+          FunctionVersion: { 'Fn::GetAtt': [expect.any(String), 'Version'] },
+        });
       }
       // In production old versions stay: a rollback points the alias back at one.
       for (const version of Object.values(resourcesOfType(app.apiTemplate, 'AWS::Lambda::Version'))) {
@@ -799,7 +911,9 @@ describe('canary releases', () => {
         expect(ids.some((id) => uri.includes(`{"Ref":"${id}"}`))).toBe(true);
       }
       const [authorizer] = Object.values(resourcesOfType(app.apiTemplate, 'AWS::ApiGateway::Authorizer'));
-      expect(JSON.stringify(authorizer?.Properties?.AuthorizerUri)).toContain(`{"Ref":"${logicalId(app.api, app.api.functions.liveAuthorizer)}"}`);
+      expect(JSON.stringify(authorizer?.Properties?.AuthorizerUri)).toContain(
+        `{"Ref":"${logicalId(app.api, app.api.functions.liveAuthorizer)}"}`,
+      );
       // API Gateway may invoke the aliases only.
       for (const permission of Object.values(resourcesOfType(app.apiTemplate, 'AWS::Lambda::Permission'))) {
         expect(ids).toContain((permission.Properties?.FunctionName as { Ref: string }).Ref);
@@ -814,16 +928,23 @@ describe('canary releases', () => {
     for (const group of groups) {
       expect(group.Properties).toMatchObject({
         DeploymentConfigName: 'CodeDeployDefault.LambdaCanary10Percent5Minutes',
-        AutoRollbackConfiguration: { Enabled: true, Events: expect.arrayContaining(['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_REQUEST', 'DEPLOYMENT_STOP_ON_ALARM']) },
+        AutoRollbackConfiguration: {
+          Enabled: true,
+          Events: expect.arrayContaining(['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_REQUEST', 'DEPLOYMENT_STOP_ON_ALARM']),
+        },
         AlarmConfiguration: { Enabled: true, Alarms: expect.any(Array) },
       });
-      const watched = (group.Properties?.AlarmConfiguration as { Alarms: { Name: { Ref: string } }[] }).Alarms.map((alarm) => alarm.Name.Ref);
+      const watched = (group.Properties?.AlarmConfiguration as { Alarms: { Name: { Ref: string } }[] }).Alarms.map(
+        (alarm) => alarm.Name.Ref,
+      );
       expect(watched.length).toBeGreaterThanOrEqual(1);
       for (const id of watched) expect(releaseAlarms).toContain(id);
     }
     // Each alias update waits for its CodeDeploy deployment.
     for (const id of aliasIds(prod)) {
-      expect((prod.apiTemplate.toJSON().Resources[id] as { UpdatePolicy?: unknown }).UpdatePolicy).toMatchObject({ CodeDeployLambdaAliasUpdate: expect.any(Object) });
+      expect((prod.apiTemplate.toJSON().Resources[id] as { UpdatePolicy?: unknown }).UpdatePolicy).toMatchObject({
+        CodeDeployLambdaAliasUpdate: expect.any(Object),
+      });
     }
     // Release alarms look at one minute (the canary lasts five): the stage's 5xx from the access
     // log, and each handler's new version's errors.
@@ -835,7 +956,9 @@ describe('canary releases', () => {
 
   test('previews deploy all at once: no CodeDeploy', () => {
     for (const type of ['AWS::CodeDeploy::DeploymentGroup', 'AWS::CodeDeploy::Application']) preview.apiTemplate.resourceCountIs(type, 0);
-    for (const alias of Object.values(preview.apiTemplate.toJSON().Resources as Record<string, { Type: string; UpdatePolicy?: unknown }>).filter((r) => r.Type === 'AWS::Lambda::Alias')) {
+    for (const alias of Object.values(
+      preview.apiTemplate.toJSON().Resources as Record<string, { Type: string; UpdatePolicy?: unknown }>,
+    ).filter((r) => r.Type === 'AWS::Lambda::Alias')) {
       expect(alias.UpdatePolicy).toBeUndefined();
     }
   });
@@ -846,33 +969,50 @@ describe('unauthenticated routes', () => {
     const { rateLimit: rate, burstLimit: burst } = METHOD_THROTTLING.unauthenticated;
     for (const app of [prod, preview]) {
       const [stage] = Object.values(resourcesOfType(app.apiTemplate, 'AWS::ApiGateway::Stage'));
-      const settings = stage?.Properties?.MethodSettings as { ResourcePath: string; HttpMethod: string; ThrottlingRateLimit: number; ThrottlingBurstLimit: number; LoggingLevel?: string }[];
+      const settings = stage?.Properties?.MethodSettings as {
+        ResourcePath: string;
+        HttpMethod: string;
+        ThrottlingRateLimit: number;
+        ThrottlingBurstLimit: number;
+        LoggingLevel?: string;
+      }[];
       const open = Object.values(resourcesOfType(app.apiTemplate, 'AWS::ApiGateway::Method'))
         .filter((method) => (method.Properties?.AuthorizationType ?? 'NONE') === 'NONE')
         .map((method) => `${String(method.Properties?.HttpMethod)} ${resourcePath(app.apiTemplate, method.Properties?.ResourceId)}`)
         .sort();
       // The 405 mocks, OPTIONS, the service index and the documents at least.
-      expect(open).toEqual(expect.arrayContaining(['ANY /v1.1/special-events', 'ANY /v1.1/special-events/{eventId}', 'OPTIONS /v1.1/special-events', 'GET /v1.1', 'GET /v1.1/openapi.json', 'GET /v1.1/docs']));
+      expect(open).toEqual(
+        expect.arrayContaining([
+          'ANY /v1.1/special-events',
+          'ANY /v1.1/special-events/{eventId}',
+          'OPTIONS /v1.1/special-events',
+          'GET /v1.1',
+          'GET /v1.1/openapi.json',
+          'GET /v1.1/docs',
+        ]),
+      );
       const throttled = settings
         .filter((setting) => setting.ResourcePath !== '/*')
         .map((setting) => `${setting.HttpMethod} ${setting.ResourcePath.slice(1).replace(/~1/g, '/')}`)
         .sort();
       expect(throttled).toEqual(open);
       for (const setting of settings) {
-        if (setting.ResourcePath === '/*') expect(setting).toMatchObject({ HttpMethod: '*', ThrottlingRateLimit: app.config.throttle.rateLimit });
+        if (setting.ResourcePath === '/*')
+          expect(setting).toMatchObject({ HttpMethod: '*', ThrottlingRateLimit: app.config.throttle.rateLimit });
         else expect(setting).toMatchObject({ ThrottlingRateLimit: rate, ThrottlingBurstLimit: burst, LoggingLevel: 'ERROR' });
       }
     }
   });
 });
 
-test('every role of a preview carries the preview account\'s permissions boundary; production roles do not', () => {
+test("every role of a preview carries the preview account's permissions boundary; production roles do not", () => {
   for (const template of [preview.apiTemplate, preview.mockTemplate]) {
     for (const role of Object.values(resourcesOfType(template, 'AWS::IAM::Role'))) {
       expect(JSON.stringify(role.Properties?.PermissionsBoundary)).toContain(`:policy/${PREVIEW_BOUNDARY_NAME}`);
     }
   }
-  for (const role of Object.values(resourcesOfType(prod.apiTemplate, 'AWS::IAM::Role'))) expect(role.Properties?.PermissionsBoundary).toBeUndefined();
+  for (const role of Object.values(resourcesOfType(prod.apiTemplate, 'AWS::IAM::Role')))
+    expect(role.Properties?.PermissionsBoundary).toBeUndefined();
 });
 
 describe('the mock stack, MuseumMockApi-<stage> (of the same preview synthesis)', () => {

@@ -17,7 +17,9 @@ test('the local gateway reads the identity source the deployed authorizer names,
   const { IdentitySource } = deployedAuthorizer();
   const header = /^method\.request\.header\.([A-Za-z0-9-]+)$/.exec(IdentitySource)?.[1];
   if (!header) throw new Error(`The deployed identity source is not one header: ${IdentitySource}`);
-  expect(identitySource({ rawHeaders: ['Accept', 'application/json', header.toLowerCase(), 'Basic first', header.toUpperCase(), 'Basic last'] })).toBe('Basic last');
+  expect(
+    identitySource({ rawHeaders: ['Accept', 'application/json', header.toLowerCase(), 'Basic first', header.toUpperCase(), 'Basic last'] }),
+  ).toBe('Basic last');
   // Without that header the local gateway has no identity source, and answers 401 before the authorizer.
   expect(identitySource({ rawHeaders: ['Accept', 'application/json', 'Proxy-Authorization', 'Basic x'] })).toBeUndefined();
 });

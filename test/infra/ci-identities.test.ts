@@ -44,7 +44,8 @@ function rolesOf(kind: 'production' | 'preview') {
 }
 
 const actions = (statement: Statement) => [statement.Action].flat();
-const subjectOf = (trust: Statement[]) => trust.map((statement) => statement.Condition?.StringEquals?.['token.actions.githubusercontent.com:sub']);
+const subjectOf = (trust: Statement[]) =>
+  trust.map((statement) => statement.Condition?.StringEquals?.['token.actions.githubusercontent.com:sub']);
 
 test('without githubRepository the app has no CI stacks; with it, one per account, and the two accounts must differ', () => {
   const context = (values: Record<string, string>) => ({ tryGetContext: (key: string) => values[key] });
@@ -53,15 +54,26 @@ test('without githubRepository the app has no CI stacks; with it, one per accoun
     ['MuseumCiIdentities-production', PRODUCTION_ACCOUNT],
     ['MuseumCiIdentities-preview', PREVIEW_ACCOUNT],
   ]);
-  expect(() => readCiIdentitiesConfig(context({ githubRepository: REPOSITORY, productionAccount: PRODUCTION_ACCOUNT, previewAccount: PRODUCTION_ACCOUNT }))).toThrow(/previewAccount/);
-  expect(() => readCiIdentitiesConfig(context({ githubRepository: 'not a repo', productionAccount: PRODUCTION_ACCOUNT, previewAccount: PREVIEW_ACCOUNT }))).toThrow(/owner\/name/);
+  expect(() =>
+    readCiIdentitiesConfig(
+      context({ githubRepository: REPOSITORY, productionAccount: PRODUCTION_ACCOUNT, previewAccount: PRODUCTION_ACCOUNT }),
+    ),
+  ).toThrow(/previewAccount/);
+  expect(() =>
+    readCiIdentitiesConfig(
+      context({ githubRepository: 'not a repo', productionAccount: PRODUCTION_ACCOUNT, previewAccount: PREVIEW_ACCOUNT }),
+    ),
+  ).toThrow(/owner\/name/);
   expect(() => readCiIdentitiesConfig(context({ githubRepository: REPOSITORY, productionAccount: '1' }))).toThrow(/12-digit/);
 });
 
 test('every role trusts only GitHub tokens for this repository with the STS audience, and exactly one subject', () => {
   for (const kind of ['production', 'preview'] as const) {
     const { roles, template } = rolesOf(kind);
-    template.hasResourceProperties('AWS::IAM::OIDCProvider', { Url: 'https://token.actions.githubusercontent.com', ClientIdList: ['sts.amazonaws.com'] });
+    template.hasResourceProperties('AWS::IAM::OIDCProvider', {
+      Url: 'https://token.actions.githubusercontent.com',
+      ClientIdList: ['sts.amazonaws.com'],
+    });
     for (const role of roles) {
       expect(role.trust).toHaveLength(1);
       const [trust] = role.trust;
@@ -93,7 +105,9 @@ test('the preview account trusts pull requests to deploy and main to clean up, a
   // The cleanup role can list stacks and delete previews, nothing else.
   const cleanup = roles.find((role) => role.name === CI_ROLE_NAMES.previewCleanup)!;
   expect(cleanup.statements.flatMap(actions).sort()).toEqual(['cloudformation:DeleteStack', 'cloudformation:DescribeStacks']);
-  const deletable = JSON.stringify(cleanup.statements.filter((s) => actions(s).includes('cloudformation:DeleteStack')).map((s) => s.Resource));
+  const deletable = JSON.stringify(
+    cleanup.statements.filter((s) => actions(s).includes('cloudformation:DeleteStack')).map((s) => s.Resource),
+  );
   expect(deletable).toContain(`:${PREVIEW_ACCOUNT}:stack/MuseumApi-pr-*/*`);
   expect(deletable).not.toContain('-prod');
   expect(JSON.stringify(roles)).not.toContain('environment:production');
@@ -105,7 +119,9 @@ test('the production deploy role can only assume the CDK bootstrap roles of the 
   // The release history bin/rollback.sh reads: one parameter, written only.
   const record = deploy.statements.find((statement) => actions(statement).includes('ssm:PutParameter'))!;
   expect(actions(record)).toEqual(['ssm:PutParameter']);
-  expect(JSON.stringify(record.Resource)).toMatch(new RegExp(`:ssm:${TEST_REGION}:${PRODUCTION_ACCOUNT}:parameter${releaseHistoryParameter('prod')}"`));
+  expect(JSON.stringify(record.Resource)).toMatch(
+    new RegExp(`:ssm:${TEST_REGION}:${PRODUCTION_ACCOUNT}:parameter${releaseHistoryParameter('prod')}"`),
+  );
   const resources = JSON.stringify(deploy.statements.map((statement) => statement.Resource));
   for (const role of ['deploy-role', 'file-publishing-role', 'image-publishing-role', 'lookup-role']) {
     expect(resources).toContain(`:iam::${PRODUCTION_ACCOUNT}:role/cdk-hnb659fds-${role}-${PRODUCTION_ACCOUNT}-`);
@@ -114,7 +130,7 @@ test('the production deploy role can only assume the CDK bootstrap roles of the 
   expect(resources).not.toContain('*');
 });
 
-test('the diff identity can only read the production stacks\' templates', () => {
+test("the diff identity can only read the production stacks' templates", () => {
   const diff = rolesOf('production').roles.find((role) => role.name === CI_ROLE_NAMES.diff)!;
   expect(diff.statements.flatMap(actions).sort()).toEqual(['cloudformation:DescribeStacks', 'cloudformation:GetTemplate']);
   const resources = JSON.stringify(diff.statements.map((statement) => statement.Resource));
@@ -124,16 +140,26 @@ test('the diff identity can only read the production stacks\' templates', () => 
 
 test('the preview role can reach only the preview account: its bootstrap roles, and deleting pull-request stacks', () => {
   const preview = rolesOf('preview').roles.find((role) => role.name === CI_ROLE_NAMES.preview)!;
-  expect(preview.statements.flatMap(actions).sort()).toEqual(
-    ['cloudformation:DeleteStack', 'cloudformation:DescribeStacks', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'sts:AssumeRole', 'sts:TagSession'],
-  );
+  expect(preview.statements.flatMap(actions).sort()).toEqual([
+    'cloudformation:DeleteStack',
+    'cloudformation:DescribeStacks',
+    'dynamodb:DeleteItem',
+    'dynamodb:PutItem',
+    'sts:AssumeRole',
+    'sts:TagSession',
+  ]);
   // The smoke test's temporary user: preview tables, USERS partition only.
-  const users = preview.statements.find((s) => actions(s).includes('dynamodb:PutItem')) as unknown as { Resource: unknown; Condition: unknown };
+  const users = preview.statements.find((s) => actions(s).includes('dynamodb:PutItem')) as unknown as {
+    Resource: unknown;
+    Condition: unknown;
+  };
   expect(JSON.stringify(users.Resource)).toContain(`:${PREVIEW_ACCOUNT}:table/MuseumApi-pr-*`);
   expect(users.Condition).toEqual({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['USERS'] } });
   const resources = JSON.stringify(preview.statements.map((statement) => statement.Resource));
   expect(resources).not.toContain(PRODUCTION_ACCOUNT);
-  const stackResources = preview.statements.filter((s) => actions(s).includes('cloudformation:DeleteStack')).map((s) => JSON.stringify(s.Resource));
+  const stackResources = preview.statements
+    .filter((s) => actions(s).includes('cloudformation:DeleteStack'))
+    .map((s) => JSON.stringify(s.Resource));
   expect(stackResources.join()).toContain(`:${PREVIEW_ACCOUNT}:stack/MuseumApi-pr-*/*`);
   expect(stackResources.join()).toContain(`:${PREVIEW_ACCOUNT}:stack/MuseumMockApi-pr-*/*`);
   expect(stackResources.join()).not.toContain('-prod');
@@ -148,7 +174,9 @@ test('the CI stacks are termination-protected and pass cdk-nag with nothing unac
 
 test('the preview account gets a CloudFormation execution policy without a way out through IAM, and a boundary for the roles previews create', () => {
   const managed = (kind: 'production' | 'preview') =>
-    Object.values(resourcesOfType(rolesOf(kind).template, 'AWS::IAM::ManagedPolicy')).map((policy) => policy.Properties as { ManagedPolicyName: string; PolicyDocument: { Statement: Statement[] } });
+    Object.values(resourcesOfType(rolesOf(kind).template, 'AWS::IAM::ManagedPolicy')).map(
+      (policy) => policy.Properties as { ManagedPolicyName: string; PolicyDocument: { Statement: Statement[] } },
+    );
   expect(managed('production')).toEqual([]);
   const policies = Object.fromEntries(managed('preview').map((policy) => [policy.ManagedPolicyName, policy.PolicyDocument.Statement]));
   expect(Object.keys(policies).sort()).toEqual([PREVIEW_BOUNDARY_NAME, PREVIEW_EXECUTION_POLICY_NAME].sort());
@@ -157,7 +185,8 @@ test('the preview account gets a CloudFormation execution policy without a way o
   for (const statement of execution) {
     for (const action of actions(statement)) {
       expect(action).not.toMatch(/^(\*|iam:\*)$/);
-      if (action.startsWith('iam:') && statement.Effect !== 'Deny') expect(JSON.stringify(statement.Resource)).toMatch(/role\/Museum(Mock)?Api-pr-\*/);
+      if (action.startsWith('iam:') && statement.Effect !== 'Deny')
+        expect(JSON.stringify(statement.Resource)).toMatch(/role\/Museum(Mock)?Api-pr-\*/);
     }
   }
   // ...and a role can be created or given a policy only with the boundary attached.
@@ -165,7 +194,9 @@ test('the preview account gets a CloudFormation execution policy without a way o
   expect(actions(create).sort()).toEqual(['iam:AttachRolePolicy', 'iam:CreateRole', 'iam:PutRolePolicy']);
   expect(JSON.stringify(create.Condition)).toContain('iam:PermissionsBoundary');
   const denied = execution.find((statement) => statement.Effect === 'Deny')!;
-  expect(actions(denied)).toEqual(expect.arrayContaining(['iam:DeleteRolePermissionsBoundary', 'iam:PutRolePermissionsBoundary', 'iam:CreateUser']));
+  expect(actions(denied)).toEqual(
+    expect.arrayContaining(['iam:DeleteRolePermissionsBoundary', 'iam:PutRolePermissionsBoundary', 'iam:CreateUser']),
+  );
   // The boundary: the handlers' needs, on preview tables.
   expect(policies[PREVIEW_BOUNDARY_NAME]!.flatMap(actions).sort()).toEqual(
     ['dynamodb:*', 'logs:CreateLogStream', 'logs:PutLogEvents', 'xray:PutTelemetryRecords', 'xray:PutTraceSegments'].sort(),

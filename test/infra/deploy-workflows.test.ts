@@ -56,7 +56,9 @@ function deployCommands(workflow: Workflow): string[] {
 
 /** Lines of the fenced shell blocks of a Markdown file. */
 function shellLines(markdown: string): string[] {
-  return [...markdown.matchAll(/```(?:sh|bash|shell)\n([\s\S]*?)```/g)].flatMap((match) => (match[1] ?? '').split('\n').map((line) => line.trim()));
+  return [...markdown.matchAll(/```(?:sh|bash|shell)\n([\s\S]*?)```/g)].flatMap((match) =>
+    (match[1] ?? '').split('\n').map((line) => line.trim()),
+  );
 }
 
 const deployGuide = shellLines(read('docs/DEPLOY.md'));
@@ -67,7 +69,8 @@ test('every workflow file parses as YAML', () => {
 
 const steps = (job: Job) => job.steps;
 const runs = (job: Job) => job.steps.map((step) => step.run ?? '').join('\n');
-const roleOf = (job: Job) => job.steps.find((step) => step.uses?.startsWith('aws-actions/configure-aws-credentials@'))?.with?.['role-to-assume'];
+const roleOf = (job: Job) =>
+  job.steps.find((step) => step.uses?.startsWith('aws-actions/configure-aws-credentials@'))?.with?.['role-to-assume'];
 const needs = (job: Job) => [job.needs ?? []].flat();
 
 test.each(workflowFiles)('every action %s uses is pinned to a full commit SHA, with its release in a comment', (file) => {
@@ -97,7 +100,11 @@ test('closing a pull request deletes its preview stacks by name, without checkin
   const destroy = workflows['preview.yml']!.jobs.destroy!;
   expect(destroy.if).toContain("github.event.action == 'closed'");
   expect(roleOf(destroy)).toBe('${{ vars.AWS_PREVIEW_ROLE_ARN }}');
-  expect(steps(destroy).map((step) => step.uses ?? '').filter((uses) => !uses.startsWith('aws-actions/configure-aws-credentials@'))).toEqual(['']);
+  expect(
+    steps(destroy)
+      .map((step) => step.uses ?? '')
+      .filter((uses) => !uses.startsWith('aws-actions/configure-aws-credentials@')),
+  ).toEqual(['']);
   expect(runs(destroy)).not.toMatch(/npm|npx|checkout/);
   for (const stack of ['MuseumApi-pr-$PR_NUMBER', 'MuseumMockApi-pr-$PR_NUMBER']) {
     expect(runs(destroy)).toContain(`aws cloudformation delete-stack --stack-name ${stack}`);
@@ -108,7 +115,9 @@ test('closing a pull request deletes its preview stacks by name, without checkin
 test('production and previews assume different roles, each from its own variable', () => {
   const roles = Object.fromEntries(
     Object.entries(workflows).flatMap(([file, workflow]) =>
-      Object.entries(workflow.jobs).filter(([, job]) => roleOf(job)).map(([name, job]) => [`${file} ${name}`, roleOf(job)]),
+      Object.entries(workflow.jobs)
+        .filter(([, job]) => roleOf(job))
+        .map(([name, job]) => [`${file} ${name}`, roleOf(job)]),
     ),
   );
   expect(roles).toEqual({
@@ -142,7 +151,10 @@ test('a push to main is tested and synthesized once, diffed read-only before the
   expect(typeof deploy!.environment === 'string' ? deploy!.environment : deploy!.environment?.name).toBe('production');
   expect(deploy!.permissions?.['id-token']).toBe('write');
   for (const job of [diff!, deploy!]) {
-    expect(steps(job).find((step) => step.uses?.startsWith('actions/download-artifact@'))?.with).toMatchObject({ name: 'cloud-assembly', path: 'cdk.out' });
+    expect(steps(job).find((step) => step.uses?.startsWith('actions/download-artifact@'))?.with).toMatchObject({
+      name: 'cloud-assembly',
+      path: 'cdk.out',
+    });
   }
   expect(runs(deploy!)).toContain('npx cdk deploy --app cdk.out --all');
   expect(runs(deploy!)).not.toMatch(/cdk synth|CI=true|-c stage=/);
@@ -220,7 +232,7 @@ test('the production job fails unless it runs for main, and the build fails unle
   expect(steps(build)[rule]!.run).toMatch(/if \[ "\$branches" != branch:main \]; then[\s\S]*exit 1/);
 });
 
-test('the branch-rule check accepts exactly one rule, the branch main, as GitHub\'s API lists it', () => {
+test("the branch-rule check accepts exactly one rule, the branch main, as GitHub's API lists it", () => {
   const script = steps(workflows['production.yml']!.jobs.build!).find((step) => step.run?.includes('deployment-branch-policies'))!.run!;
   const dir = mkdtempSync(join(tmpdir(), 'museum-gh-'));
   try {
@@ -228,15 +240,26 @@ test('the branch-rule check accepts exactly one rule, the branch main, as GitHub
     const fakeGh = (environment: unknown, policies: unknown) => {
       writeFileSync(join(dir, 'environment.json'), JSON.stringify(environment));
       writeFileSync(join(dir, 'policies.json'), JSON.stringify(policies));
-      writeFileSync(join(dir, 'gh'), `#!/bin/sh\ncase "$2" in */deployment-branch-policies) f=policies ;; *) f=environment ;; esac\nexec jq -r "$4" "${dir}/$f.json"\n`);
+      writeFileSync(
+        join(dir, 'gh'),
+        `#!/bin/sh\ncase "$2" in */deployment-branch-policies) f=policies ;; *) f=environment ;; esac\nexec jq -r "$4" "${dir}/$f.json"\n`,
+      );
       chmodSync(join(dir, 'gh'), 0o755);
-      return spawnSync('bash', ['-e', '-c', script], { env: { ...process.env, PATH: `${dir}:${process.env.PATH ?? ''}`, GITHUB_REPOSITORY: 'museum/api' }, encoding: 'utf8' }).status;
+      return spawnSync('bash', ['-e', '-c', script], {
+        env: { ...process.env, PATH: `${dir}:${process.env.PATH ?? ''}`, GITHUB_REPOSITORY: 'museum/api' },
+        encoding: 'utf8',
+      }).status;
     };
-    const policy = (...names: string[]) => ({ total_count: names.length, branch_policies: names.map((name) => ({ name, type: 'branch' })) });
+    const policy = (...names: string[]) => ({
+      total_count: names.length,
+      branch_policies: names.map((name) => ({ name, type: 'branch' })),
+    });
     expect(fakeGh({ deployment_branch_policy: { protected_branches: false, custom_branch_policies: true } }, policy('main'))).toBe(0);
     expect(fakeGh({ deployment_branch_policy: null }, policy())).toBe(1);
     expect(fakeGh({ deployment_branch_policy: { protected_branches: true, custom_branch_policies: false } }, policy())).toBe(1);
-    expect(fakeGh({ deployment_branch_policy: { protected_branches: false, custom_branch_policies: true } }, policy('main', 'release/*'))).toBe(1);
+    expect(
+      fakeGh({ deployment_branch_policy: { protected_branches: false, custom_branch_policies: true } }, policy('main', 'release/*')),
+    ).toBe(1);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -9,7 +9,12 @@ import { resourcesOfType, synthesize, type Synthesized } from './synthesize.ts';
 
 const root = new URL('../..', import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, root), 'utf8');
-const DOCS = ['README.md', ...readdirSync(new URL('docs/', root)).filter((file) => file.endsWith('.md')).map((file) => `docs/${file}`)];
+const DOCS = [
+  'README.md',
+  ...readdirSync(new URL('docs/', root))
+    .filter((file) => file.endsWith('.md'))
+    .map((file) => `docs/${file}`),
+];
 /** Index names the data model's migration notes (README, PERFORMANCE) mention as replaced; never in the runbooks. */
 const RETIRED_INDEXES = ['byDate'];
 
@@ -39,7 +44,13 @@ function render(value: unknown): string {
 
 /** A documented name with placeholders (`<stage>`, `<stack UUID>`) as a pattern over a rendered template name. */
 function documentedPattern(name: string): RegExp {
-  return new RegExp(`^${name.replace('<stage>', 'prod').split(/<[^>]+>/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.+')}$`);
+  return new RegExp(
+    `^${name
+      .replace('<stage>', 'prod')
+      .split(/<[^>]+>/)
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.+')}$`,
+  );
 }
 
 test.each(DOCS)('%s names only indexes the events table has', (file) => {
@@ -53,7 +64,8 @@ test.each(DOCS)('%s names only indexes the events table has', (file) => {
 test.each(DOCS)('%s names only npm scripts and repository files that exist', (file) => {
   const text = read(file);
   const scripts = Object.keys((JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts);
-  for (const [, name] of text.matchAll(/\bnpm run (?:-s )?([\w-]+(?::[\w-]+)*)/g)) expect({ file, script: name, exists: scripts.includes(name!) }).toEqual({ file, script: name, exists: true });
+  for (const [, name] of text.matchAll(/\bnpm run (?:-s )?([\w-]+(?::[\w-]+)*)/g))
+    expect({ file, script: name, exists: scripts.includes(name!) }).toEqual({ file, script: name, exists: true });
   for (const [, name] of text.matchAll(/\bnpm (test|start)\b/g)) expect(scripts).toContain(name);
   const paths = cited(text).filter((span) => /^(\.github|bin|lib|functions|test|scripts|docs|bench|openapi)\/[\w./-]*$/.test(span));
   for (const path of paths) expect({ file, path, exists: existsSync(new URL(path, root)) }).toEqual({ file, path, exists: true });
@@ -62,31 +74,56 @@ test.each(DOCS)('%s names only npm scripts and repository files that exist', (fi
 test.each(DOCS)('%s names only stack outputs, log groups and the dashboard the production templates have', (file) => {
   const outputs = outputsOf(prod);
   const template = prod.apiTemplate.toJSON() as { Resources: Record<string, { Type: string; Properties?: any }> };
-  const logGroups = Object.values(template.Resources).filter((r) => r.Type === 'AWS::Logs::LogGroup').map((r) => render(r.Properties?.LogGroupName));
-  const dashboards = Object.values(resourcesOfType(prod.apiTemplate, 'AWS::CloudWatch::Dashboard')).map((r) => render(r.Properties?.DashboardName));
+  const logGroups = Object.values(template.Resources)
+    .filter((r) => r.Type === 'AWS::Logs::LogGroup')
+    .map((r) => render(r.Properties?.LogGroupName));
+  const dashboards = Object.values(resourcesOfType(prod.apiTemplate, 'AWS::CloudWatch::Dashboard')).map((r) =>
+    render(r.Properties?.DashboardName),
+  );
   const checked: string[] = [];
   for (const span of cited(read(file))) {
     checked.push(span);
     const qualified = /^(MuseumApi|MuseumMockApi)-[a-z0-9<>-]+\.([A-Za-z0-9]+)$/.exec(span);
-    if (qualified) expect({ file, output: span, exists: outputs[`${qualified[1]!}-prod` as keyof typeof outputs].includes(qualified[2]!) }).toEqual({ file, output: span, exists: true });
+    if (qualified)
+      expect({ file, output: span, exists: outputs[`${qualified[1]!}-prod` as keyof typeof outputs].includes(qualified[2]!) }).toEqual({
+        file,
+        output: span,
+        exists: true,
+      });
     if (/^[A-Z][A-Za-z0-9]*(BaseUrl|TableName|SetName|SetId|TopicArn|Versions|DomainTarget)$/.test(span)) {
       expect({ file, output: span, exists: Object.values(outputs).flat().includes(span) }).toEqual({ file, output: span, exists: true });
     }
     if (/^(aws-waf-logs-|API-Gateway-Execution-Logs_)/.test(span)) {
-      const found = span.endsWith('-') ? logGroups.some((name) => name.startsWith(span)) : logGroups.some((name) => documentedPattern(span).test(name));
+      const found = span.endsWith('-')
+        ? logGroups.some((name) => name.startsWith(span))
+        : logGroups.some((name) => documentedPattern(span).test(name));
       expect({ file, logGroup: span, exists: found }).toEqual({ file, logGroup: span, exists: true });
     }
-    if (/^museum-special-events-[a-z<]/.test(span)) expect({ file, dashboard: span, exists: dashboards.some((name) => documentedPattern(span).test(name)) }).toEqual({ file, dashboard: span, exists: true });
+    if (/^museum-special-events-[a-z<]/.test(span))
+      expect({ file, dashboard: span, exists: dashboards.some((name) => documentedPattern(span).test(name)) }).toEqual({
+        file,
+        dashboard: span,
+        exists: true,
+      });
   }
   // The runbook cites one of each kind, so the checks above are not vacuous.
   if (file === 'docs/DEPLOY.md') {
-    expect(checked).toEqual(expect.arrayContaining(['MuseumApi-prod.TableName', 'ReleaseVersions', 'BlockedIpv4SetId', 'aws-waf-logs-museum-special-events-<stage>-<stack UUID>', 'museum-special-events-prod']));
+    expect(checked).toEqual(
+      expect.arrayContaining([
+        'MuseumApi-prod.TableName',
+        'ReleaseVersions',
+        'BlockedIpv4SetId',
+        'aws-waf-logs-museum-special-events-<stage>-<stack UUID>',
+        'museum-special-events-prod',
+      ]),
+    );
   }
 });
 
 test('the alarms the runbooks name exist in the production template', () => {
   const alarmIds = Object.keys(resourcesOfType(prod.apiTemplate, 'AWS::CloudWatch::Alarm'));
-  const exists = (name: string) => alarmIds.some((id) => new RegExp(`^(Monitoring|Releases)${name.replace('<Handler>', '[A-Za-z]+')}Alarm[0-9A-F]{8}$`).test(id));
+  const exists = (name: string) =>
+    alarmIds.some((id) => new RegExp(`^(Monitoring|Releases)${name.replace('<Handler>', '[A-Za-z]+')}Alarm[0-9A-F]{8}$`).test(id));
   const deploy = read('docs/DEPLOY.md');
   // The alarm table's first column ("EventsTable/IdempotencyTable Throttles" names two alarms).
   const table = deploy.slice(deploy.indexOf('## Alarms and their runbook'), deploy.indexOf('### Blocking an address by hand'));
@@ -97,7 +134,9 @@ test('the alarms the runbooks name exist in the production template', () => {
     return kinds!.split('/').map((kind) => `${kind}${suffix}`);
   });
   expect(names.length).toBeGreaterThanOrEqual(10);
-  const spans = DOCS.flatMap((file) => cited(read(file))).filter((span) => /^(<Handler>|[A-Z])[A-Za-z]*(Errors|ErrorRate|Latency|Failures|Throttles|Duration|Logins)$/.test(span));
+  const spans = DOCS.flatMap((file) => cited(read(file))).filter((span) =>
+    /^(<Handler>|[A-Z])[A-Za-z]*(Errors|ErrorRate|Latency|Failures|Throttles|Duration|Logins)$/.test(span),
+  );
   for (const name of [...names, ...spans]) expect({ alarm: name, exists: exists(name) }).toEqual({ alarm: name, exists: true });
 });
 

@@ -17,7 +17,13 @@ export interface FunctionVersion {
 }
 export interface FakeAwsState {
   stacks: Record<string, { Outputs: { OutputKey: string; OutputValue: string }[] }>;
-  functions: Record<string, { versions: Record<string, FunctionVersion>; aliases: Record<string, { FunctionVersion: string; RoutingConfig?: { AdditionalVersionWeights: Record<string, number> } }> }>;
+  functions: Record<
+    string,
+    {
+      versions: Record<string, FunctionVersion>;
+      aliases: Record<string, { FunctionVersion: string; RoutingConfig?: { AdditionalVersionWeights: Record<string, number> } }>;
+    }
+  >;
   parameters: Record<string, { Value: string; Version: number; Type: string }[]>;
 }
 
@@ -52,12 +58,22 @@ function run(state: FakeAwsState, service: string, operation: string, args: Reco
     case 'lambda get-function-configuration': {
       const qualifier = typeof args.qualifier === 'string' ? args.qualifier : '$LATEST';
       const version = fn(arg('function-name'), 'GetFunctionConfiguration').versions[qualifier];
-      if (!version) throw new AwsError('ResourceNotFoundException', 'GetFunctionConfiguration', `Function not found: ${arg('function-name')}:${qualifier}`);
+      if (!version)
+        throw new AwsError(
+          'ResourceNotFoundException',
+          'GetFunctionConfiguration',
+          `Function not found: ${arg('function-name')}:${qualifier}`,
+        );
       return { FunctionName: arg('function-name'), Version: qualifier, ...version };
     }
     case 'lambda update-alias': {
       const target = fn(arg('function-name'), 'UpdateAlias');
-      if (!target.versions[arg('function-version')]) throw new AwsError('ResourceNotFoundException', 'UpdateAlias', `Function not found: ${arg('function-name')}:${arg('function-version')}`);
+      if (!target.versions[arg('function-version')])
+        throw new AwsError(
+          'ResourceNotFoundException',
+          'UpdateAlias',
+          `Function not found: ${arg('function-name')}:${arg('function-version')}`,
+        );
       // Without --routing-config the alias keeps its routing; rollback.sh refuses to run while one is set.
       target.aliases[arg('name')] = { ...target.aliases[arg('name')], FunctionVersion: arg('function-version') };
       return { Name: arg('name'), ...target.aliases[arg('name')] };
@@ -66,7 +82,13 @@ function run(state: FakeAwsState, service: string, operation: string, args: Reco
       const history = state.parameters[arg('name')];
       if (!history) throw new AwsError('ParameterNotFound', 'GetParameterHistory', '');
       // The CLI follows NextToken itself and prints every page as one list.
-      return { Parameters: history.map((version) => ({ Name: arg('name'), LastModifiedUser: 'arn:aws:sts::123456789012:assumed-role/ci', ...version })) };
+      return {
+        Parameters: history.map((version) => ({
+          Name: arg('name'),
+          LastModifiedUser: 'arn:aws:sts::123456789012:assumed-role/ci',
+          ...version,
+        })),
+      };
     }
     case 'ssm put-parameter': {
       const history = state.parameters[arg('name')];

@@ -16,7 +16,20 @@ import { resourcePath, resourcesOfType, synthesize } from './synthesize.ts';
 
 const ORIGINS = ['https://museum.example', 'https://shop.museum.example'];
 const FOREIGN = 'https://evil.example';
-const COMPARED_HEADERS = ['content-type', 'etag', 'allow', 'link', 'vary', 'cache-control', 'www-authenticate', 'access-control-allow-origin', 'access-control-expose-headers', 'access-control-allow-methods', 'access-control-allow-headers', 'access-control-max-age'];
+const COMPARED_HEADERS = [
+  'content-type',
+  'etag',
+  'allow',
+  'link',
+  'vary',
+  'cache-control',
+  'www-authenticate',
+  'access-control-allow-origin',
+  'access-control-expose-headers',
+  'access-control-allow-methods',
+  'access-control-allow-headers',
+  'access-control-max-age',
+];
 
 let template: Template;
 let gateway: LocalApiGateway;
@@ -25,7 +38,11 @@ beforeAll(async () => {
   template = synthesize({ corsOrigins: ORIGINS.join(',') }).apiTemplate;
   // Throttling is not what this compares: lifted, so that the many requests to one document pass.
   const unlimited = { rateLimit: 1_000_000, burstLimit: 1_000_000 };
-  gateway = await startLocalApiGateway({ corsAllowedOrigins: ORIGINS, accessLog: () => undefined, throttleLimits: { authenticated: unlimited, unauthenticated: unlimited } });
+  gateway = await startLocalApiGateway({
+    corsAllowedOrigins: ORIGINS,
+    accessLog: () => undefined,
+    throttleLimits: { authenticated: unlimited, unauthenticated: unlimited },
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -36,7 +53,21 @@ afterAll(async () => {
 /** The synthesized MOCK method API Gateway would pick for `method` on `path` (an explicit method wins over ANY). */
 function deployedMock(path: string, method: string): MockAnswer {
   const methods = Object.values(resourcesOfType(template, 'AWS::ApiGateway::Method'))
-    .map((resource) => resource.Properties as { HttpMethod: string; ResourceId: unknown; Integration: { Type: string; IntegrationResponses: { StatusCode: string; ResponseParameters?: Record<string, string>; ResponseTemplates?: Record<string, string> }[] } })
+    .map(
+      (resource) =>
+        resource.Properties as {
+          HttpMethod: string;
+          ResourceId: unknown;
+          Integration: {
+            Type: string;
+            IntegrationResponses: {
+              StatusCode: string;
+              ResponseParameters?: Record<string, string>;
+              ResponseTemplates?: Record<string, string>;
+            }[];
+          };
+        },
+    )
     .filter((properties) => resourcePath(template, properties.ResourceId) === path);
   const chosen = methods.find((m) => m.HttpMethod === method) ?? methods.find((m) => m.HttpMethod === 'ANY');
   if (chosen?.Integration.Type !== 'MOCK') throw new Error(`No MOCK for ${method} ${path}`);
@@ -44,7 +75,9 @@ function deployedMock(path: string, method: string): MockAnswer {
   if (!response) throw new Error(`No integration response for ${method} ${path}`);
   return {
     statusCode: Number(response.StatusCode),
-    headers: Object.fromEntries(Object.entries(response.ResponseParameters ?? {}).map(([name, value]) => [name.replace('method.response.header.', ''), value])),
+    headers: Object.fromEntries(
+      Object.entries(response.ResponseParameters ?? {}).map(([name, value]) => [name.replace('method.response.header.', ''), value]),
+    ),
     ...(response.ResponseTemplates?.['application/json'] === undefined ? {} : { template: response.ResponseTemplates['application/json'] }),
   };
 }
@@ -94,17 +127,24 @@ const ORIGIN_CASES: [string, Record<string, string>][] = [
   ['no origin', {}],
 ];
 
-describe.each(ORIGIN_CASES)('the synthesized MOCK integrations, run by a Velocity engine, answer %s as the local gateway does', (_, originHeaders) => {
-  test.each(MOCK_CASES)('%s %s', async (method, path, resource) => {
-    const headers = { ...originHeaders, ...(method === 'OPTIONS' ? { 'Access-Control-Request-Method': 'GET' } : {}) };
-    const deployed = mockAnswer(deployedMock(resource, method), request(method, headers));
-    const expected: Observed = { status: deployed.statusCode, headers: pick(deployed.headers), body: method === 'HEAD' ? '' : String(deployed.body ?? '') };
-    expect(await local(method, path, headers)).toEqual(expected);
-    // The allowed origin only, never a foreign one, and Vary wherever the answer depends on it.
-    expect(expected.headers['access-control-allow-origin']).toBe(originHeaders.Origin === ORIGINS[1] ? ORIGINS[1] : undefined);
-    expect(expected.headers.vary).toBe('Origin');
-  });
-});
+describe.each(ORIGIN_CASES)(
+  'the synthesized MOCK integrations, run by a Velocity engine, answer %s as the local gateway does',
+  (_, originHeaders) => {
+    test.each(MOCK_CASES)('%s %s', async (method, path, resource) => {
+      const headers = { ...originHeaders, ...(method === 'OPTIONS' ? { 'Access-Control-Request-Method': 'GET' } : {}) };
+      const deployed = mockAnswer(deployedMock(resource, method), request(method, headers));
+      const expected: Observed = {
+        status: deployed.statusCode,
+        headers: pick(deployed.headers),
+        body: method === 'HEAD' ? '' : String(deployed.body ?? ''),
+      };
+      expect(await local(method, path, headers)).toEqual(expected);
+      // The allowed origin only, never a foreign one, and Vary wherever the answer depends on it.
+      expect(expected.headers['access-control-allow-origin']).toBe(originHeaders.Origin === ORIGINS[1] ? ORIGINS[1] : undefined);
+      expect(expected.headers.vary).toBe('Origin');
+    });
+  },
+);
 
 describe('conditional GET of a public document, by the synthesized template and by the local gateway alike', () => {
   test.each([
@@ -141,47 +181,75 @@ const IF_MATCH_CASES: [string, (etag: string) => string, ((etag: string) => stri
   ['holding, If-None-Match with its ETag still makes a 304', (etag) => etag, (etag) => etag, 304],
 ];
 
-describe.each(['/v1.1', '/v1.1/openapi.json', '/v1.1/docs'])('If-Match on %s, by the synthesized template and by the local gateway alike', (path) => {
-  test.each(IF_MATCH_CASES.flatMap(([name, ifMatch, ifNoneMatch, status]) => ['GET', 'HEAD'].map((method) => [method, name, ifMatch, ifNoneMatch, status] as const)))(
-    '%s, If-Match: %s',
-    async (method, _, ifMatch, ifNoneMatch, status) => {
+describe.each(['/v1.1', '/v1.1/openapi.json', '/v1.1/docs'])(
+  'If-Match on %s, by the synthesized template and by the local gateway alike',
+  (path) => {
+    test.each(
+      IF_MATCH_CASES.flatMap(([name, ifMatch, ifNoneMatch, status]) =>
+        ['GET', 'HEAD'].map((method) => [method, name, ifMatch, ifNoneMatch, status] as const),
+      ),
+    )('%s, If-Match: %s', async (method, _, ifMatch, ifNoneMatch, status) => {
       // Each side's own tag: the docs page differs (deployed, Redoc from the CDN; locally from the local API), so do their tags.
       const conditions = (etag: string) => ({ 'If-Match': ifMatch(etag), ...(ifNoneMatch ? { 'If-None-Match': ifNoneMatch(etag) } : {}) });
       const deployedTag = mockAnswer(deployedMock(path, 'GET'), request('GET', {})).headers.ETag ?? '';
       const deployed = mockAnswer(deployedMock(path, method), request(method, conditions(deployedTag)));
       const localTag = (await local('GET', path, {})).headers.etag ?? '';
       const observed = await local(method, path, conditions(localTag));
-      const expected = { status: deployed.statusCode, headers: pick(deployed.headers), body: method === 'HEAD' ? '' : String(deployed.body ?? '') };
+      const expected = {
+        status: deployed.statusCode,
+        headers: pick(deployed.headers),
+        body: method === 'HEAD' ? '' : String(deployed.body ?? ''),
+      };
       if (localTag === deployedTag) expect(observed).toEqual(expected);
       else {
         // The same answer but for the tag, and for a 200 the page itself.
-        const asDeployed = (answer: Observed, tag: string) => ({ ...answer, headers: { ...answer.headers, etag: '<tag>' }, body: answer.status === 200 ? '<page>' : answer.body.replaceAll(tag.slice(1, -1), '<tag>') });
+        const asDeployed = (answer: Observed, tag: string) => ({
+          ...answer,
+          headers: { ...answer.headers, etag: '<tag>' },
+          body: answer.status === 200 ? '<page>' : answer.body.replaceAll(tag.slice(1, -1), '<tag>'),
+        });
         expect(asDeployed(observed, localTag)).toEqual(asDeployed(expected, deployedTag));
       }
       expect(observed.status).toBe(status);
       if (status === 412) {
         expect(observed.headers['content-type']).toBe('application/problem+json');
         expect(observed.headers.etag).toBe(localTag); // which tag is current
-        if (method === 'GET') expect(JSON.parse(observed.body)).toMatchObject({ status: 412, type: 'https://museum.example/problems/precondition-failed' });
+        if (method === 'GET')
+          expect(JSON.parse(observed.body)).toMatchObject({ status: 412, type: 'https://museum.example/problems/precondition-failed' });
       }
-    },
-  );
-});
+    });
+  },
+);
 
 describe('the synthesized gateway responses, evaluated per request, answer as the local gateway does', () => {
-  test.each(ORIGIN_CASES)('UNAUTHORIZED to %s: the problem, the Basic challenge, and no CORS header (two origins cannot be chosen from statically)', async (_, originHeaders) => {
-    const response = Object.values(resourcesOfType(template, 'AWS::ApiGateway::GatewayResponse'))
-      .map((resource) => resource.Properties as { ResponseType: string; StatusCode: string; ResponseParameters: Record<string, string>; ResponseTemplates: Record<string, string> })
-      .find((properties) => properties.ResponseType === 'UNAUTHORIZED');
-    if (!response) throw new Error('No UNAUTHORIZED gateway response');
-    const vtl = request('GET', originHeaders);
-    const headers: Record<string, string> = {};
-    for (const [name, mapping] of Object.entries(response.ResponseParameters)) {
-      const value = mappedHeaderValue(mapping, vtl);
-      if (value !== undefined) headers[name.replace('gatewayresponse.header.', '')] = value;
-    }
-    const deployed: Observed = { status: Number(response.StatusCode), headers: pick(headers), body: runMappingTemplate(response.ResponseTemplates['application/json'] ?? '', vtl).body };
-    expect(await local('GET', '/v1.1/special-events', originHeaders)).toEqual(deployed);
-    expect(deployed.headers['access-control-allow-origin']).toBeUndefined();
-  });
+  test.each(ORIGIN_CASES)(
+    'UNAUTHORIZED to %s: the problem, the Basic challenge, and no CORS header (two origins cannot be chosen from statically)',
+    async (_, originHeaders) => {
+      const response = Object.values(resourcesOfType(template, 'AWS::ApiGateway::GatewayResponse'))
+        .map(
+          (resource) =>
+            resource.Properties as {
+              ResponseType: string;
+              StatusCode: string;
+              ResponseParameters: Record<string, string>;
+              ResponseTemplates: Record<string, string>;
+            },
+        )
+        .find((properties) => properties.ResponseType === 'UNAUTHORIZED');
+      if (!response) throw new Error('No UNAUTHORIZED gateway response');
+      const vtl = request('GET', originHeaders);
+      const headers: Record<string, string> = {};
+      for (const [name, mapping] of Object.entries(response.ResponseParameters)) {
+        const value = mappedHeaderValue(mapping, vtl);
+        if (value !== undefined) headers[name.replace('gatewayresponse.header.', '')] = value;
+      }
+      const deployed: Observed = {
+        status: Number(response.StatusCode),
+        headers: pick(headers),
+        body: runMappingTemplate(response.ResponseTemplates['application/json'] ?? '', vtl).body,
+      };
+      expect(await local('GET', '/v1.1/special-events', originHeaders)).toEqual(deployed);
+      expect(deployed.headers['access-control-allow-origin']).toBeUndefined();
+    },
+  );
 });

@@ -9,7 +9,12 @@ const PREVIEW_ACCOUNT = '222222222222';
 
 let app: Synthesized;
 beforeAll(() => {
-  app = synthesize({ stage: 'pr-7', githubRepository: 'museum/special-events-api', productionAccount: '111111111111', previewAccount: PREVIEW_ACCOUNT });
+  app = synthesize({
+    stage: 'pr-7',
+    githubRepository: 'museum/special-events-api',
+    productionAccount: '111111111111',
+    previewAccount: PREVIEW_ACCOUNT,
+  });
 });
 
 /**
@@ -38,15 +43,23 @@ function executionPolicy(): Statement[] {
 function needed(): Map<string, string[]> {
   const needs = new Map<string, string[]>();
   for (const template of [app.apiTemplate, app.mockTemplate]) {
-    const json = template.toJSON() as { Resources: Record<string, { Type: string; Properties?: any }>; Parameters?: Record<string, { Type: string; Default?: string }> };
+    const json = template.toJSON() as {
+      Resources: Record<string, { Type: string; Properties?: any }>;
+      Parameters?: Record<string, { Type: string; Default?: string }>;
+    };
     for (const resource of Object.values(json.Resources)) {
       const service = SERVICE_OF(resource.Type);
-      if (service === undefined) throw new Error(`A preview template holds ${resource.Type}: decide what CloudFormation needs for it, in the execution policy and here`);
+      if (service === undefined)
+        throw new Error(
+          `A preview template holds ${resource.Type}: decide what CloudFormation needs for it, in the execution policy and here`,
+        );
       if (service && service !== 'iam') needs.set(`${service}:*`, ['*']);
       // A function's code is an object in the bootstrap's assets bucket, fetched with CloudFormation's credentials.
       const bucket = resource.Type === 'AWS::Lambda::Function' ? resource.Properties?.Code?.S3Bucket : undefined;
       if (bucket) {
-        const name = String(bucket['Fn::Sub'] ?? bucket).replace('${AWS::AccountId}', PREVIEW_ACCOUNT).replace('${AWS::Region}', TEST_REGION);
+        const name = String(bucket['Fn::Sub'] ?? bucket)
+          .replace('${AWS::AccountId}', PREVIEW_ACCOUNT)
+          .replace('${AWS::Region}', TEST_REGION);
         needs.set('s3:GetObject', [`arn:aws:s3:::${name}/*`]);
       }
     }
@@ -65,13 +78,18 @@ test('the execution policy allows exactly the services and objects a preview dep
   const allowed = new Map<string, string[]>();
   for (const statement of executionPolicy().filter((s) => s.Effect === 'Allow')) {
     for (const action of [statement.Action].flat().filter((a) => !a.startsWith('iam:'))) {
-      allowed.set(action, [statement.Resource].flat().map((resource) => JSON.stringify(resource).replace(/^"|"$/g, '')));
+      allowed.set(
+        action,
+        [statement.Resource].flat().map((resource) => JSON.stringify(resource).replace(/^"|"$/g, '')),
+      );
     }
   }
   expect(Object.fromEntries([...allowed].sort())).toEqual(Object.fromEntries([...needs].sort()));
 });
 
-test('the bundles are read from the preview account\'s own CDK assets bucket, nothing else in S3', () => {
+test("the bundles are read from the preview account's own CDK assets bucket, nothing else in S3", () => {
   const s3 = executionPolicy().filter((s) => [s.Action].flat().some((a) => a.startsWith('s3:')));
-  expect(s3).toEqual([{ Effect: 'Allow', Action: 's3:GetObject', Resource: `arn:aws:s3:::cdk-hnb659fds-assets-${PREVIEW_ACCOUNT}-${TEST_REGION}/*` }]);
+  expect(s3).toEqual([
+    { Effect: 'Allow', Action: 's3:GetObject', Resource: `arn:aws:s3:::cdk-hnb659fds-assets-${PREVIEW_ACCOUNT}-${TEST_REGION}/*` },
+  ]);
 });

@@ -22,7 +22,13 @@ test('production and the CI identities synthesized for a configured region carry
   };
   const stacks = Object.entries(manifest.artifacts).filter(([, artifact]) => artifact.type === 'aws:cloudformation:stack');
   expect(stacks.map(([name]) => name).sort()).toEqual(
-    ['MuseumApi-prod', 'MuseumApiGatewayAccount', 'MuseumCiIdentities-preview', 'MuseumCiIdentities-production', 'MuseumMockApi-prod'].sort(),
+    [
+      'MuseumApi-prod',
+      'MuseumApiGatewayAccount',
+      'MuseumCiIdentities-preview',
+      'MuseumCiIdentities-production',
+      'MuseumMockApi-prod',
+    ].sort(),
   );
   for (const [name, artifact] of stacks) expect([name, artifact.environment?.split('/').at(-1)]).toEqual([name, REGION]);
   const templates = readdirSync(app.outdir).filter((file) => file.endsWith('.template.json'));

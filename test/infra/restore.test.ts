@@ -44,7 +44,10 @@ function resolve(value: unknown, resources: Record<string, { Type: string }>): s
 
 /** IAM's resource wildcards: `*` any run of characters, `?` one character. */
 function matches(pattern: string, arn: string): boolean {
-  const source = pattern.split('').map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[.+^${}()|[\]\\]/g, '\\$&'))).join('');
+  const source = pattern
+    .split('')
+    .map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[.+^${}()|[\]\\]/g, '\\$&')))
+    .join('');
   return new RegExp(`^${source}$`).test(arn);
 }
 
@@ -95,7 +98,9 @@ function access(statements: Version['statements'], tables: Version['tables'], in
   ] as const;
   return targets
     .flatMap(([kind, arn]) =>
-      statements.filter((s) => s.resources.some((pattern) => matches(pattern, arn))).flatMap((s) => s.actions.map((action) => `${kind} ${action} ${s.condition}`)),
+      statements
+        .filter((s) => s.resources.some((pattern) => matches(pattern, arn)))
+        .flatMap((s) => s.actions.map((action) => `${kind} ${action} ${s.condition}`)),
     )
     .sort();
 }
@@ -113,9 +118,9 @@ test('with eventsTableName and idempotencyTableName the stage uses those tables 
 });
 
 test.each([
-  ['the stack\'s own tables to restored ones', () => [own, restored] as const],
+  ["the stack's own tables to restored ones", () => [own, restored] as const],
   ['restored tables to tables restored again', () => [restored, restoredAgain] as const],
-  ['restored tables back to the stack\'s own', () => [restored, own] as const],
+  ["restored tables back to the stack's own", () => [restored, own] as const],
 ])('switching from %s leaves no version reachable through the alias without the access it was published with', (_, pair) => {
   const [before, after] = pair();
   const indexes = ['byMonth', 'byMonthEnd'];
@@ -135,9 +140,11 @@ test.each([
   }
 });
 
-test('a table whose name does not carry the stage\'s prefix is refused at synthesis, naming the prefix', () => {
+test("a table whose name does not carry the stage's prefix is refused at synthesis, naming the prefix", () => {
   expect(() => synthesize({ ...ALARMS, eventsTableName: 'museum-events-restored-20261124' })).toThrow(
     /"eventsTableName": "museum-events-restored-20261124" must start with MuseumApi-prod-TablesEvents/,
   );
-  expect(() => synthesize({ ...ALARMS, idempotencyTableName: `${STACK}-TablesEvents-x` })).toThrow(/must start with MuseumApi-prod-TablesIdempotency/);
+  expect(() => synthesize({ ...ALARMS, idempotencyTableName: `${STACK}-TablesEvents-x` })).toThrow(
+    /must start with MuseumApi-prod-TablesIdempotency/,
+  );
 });

@@ -73,7 +73,11 @@ function deploy(release: string, options: { table?: string; canary?: 'passes' | 
   state.stacks[STACK] = { Outputs: Object.entries(outputs).map(([OutputKey, OutputValue]) => ({ OutputKey, OutputValue })) };
   save(state);
   writeFileSync(join(dir, 'cdk-outputs.json'), JSON.stringify({ [STACK]: outputs }));
-  const recorded = spawnSync('bash', ['-eo', 'pipefail', '-c', recordStep], { cwd: dir, env: { ...env(), GITHUB_SHA: release }, encoding: 'utf8' });
+  const recorded = spawnSync('bash', ['-eo', 'pipefail', '-c', recordStep], {
+    cwd: dir,
+    env: { ...env(), GITHUB_SHA: release },
+    encoding: 'utf8',
+  });
   expect(recorded.stderr).toBe('');
   expect(recorded.status).toBe(0);
 }
@@ -83,90 +87,129 @@ function rollback() {
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-test('after a failed canary, a rollback skips the failed release\'s versions and returns to the last good release', () => {
-  deploy('r1');
-  deploy('r2');
-  deploy('r3', { canary: 'fails' }); // versions 3 exist, never served in full, never recorded
-  deploy('r4');
-  expect(live()).toEqual(['4', '4']);
-  const result = rollback();
-  expect(result.stderr).toBe('');
-  expect(result.status).toBe(0);
-  expect(live()).toEqual(['2', '2']);
-  expect(result.stdout).toContain('rolled back from release r4 to release r2');
-  expect(history().at(-1)).toMatchObject({ event: 'rolled-back', release: 'r4', to: 'r2' });
-}, SCENARIO_TIMEOUT_MS);
+test(
+  "after a failed canary, a rollback skips the failed release's versions and returns to the last good release",
+  () => {
+    deploy('r1');
+    deploy('r2');
+    deploy('r3', { canary: 'fails' }); // versions 3 exist, never served in full, never recorded
+    deploy('r4');
+    expect(live()).toEqual(['4', '4']);
+    const result = rollback();
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(live()).toEqual(['2', '2']);
+    expect(result.stdout).toContain('rolled back from release r4 to release r2');
+    expect(history().at(-1)).toMatchObject({ event: 'rolled-back', release: 'r4', to: 'r2' });
+  },
+  SCENARIO_TIMEOUT_MS,
+);
 
-test('after a manual rollback, a second one goes further back, never to the release rolled back from; with none left it refuses and changes nothing', () => {
-  deploy('r1');
-  deploy('r2');
-  deploy('r3');
-  expect(rollback().status).toBe(0);
-  expect(live()).toEqual(['2', '2']);
-  expect(rollback().status).toBe(0);
-  expect(live()).toEqual(['1', '1']); // not r3, which was rolled back from
-  const recorded = history().length;
-  const refused = rollback();
-  expect(refused.status).toBe(1);
-  expect(refused.stderr).toMatch(/rollback refused, nothing was changed: no release of prod older than the live one \(r1\) is recorded as good/);
-  expect(live()).toEqual(['1', '1']);
-  expect(history()).toHaveLength(recorded);
-  // A fix deploys and is recorded; rolling it back skips r2 and r3, both rolled back from.
-  deploy('r4');
-  expect(rollback().status).toBe(0);
-  expect(live()).toEqual(['1', '1']);
-}, SCENARIO_TIMEOUT_MS);
+test(
+  'after a manual rollback, a second one goes further back, never to the release rolled back from; with none left it refuses and changes nothing',
+  () => {
+    deploy('r1');
+    deploy('r2');
+    deploy('r3');
+    expect(rollback().status).toBe(0);
+    expect(live()).toEqual(['2', '2']);
+    expect(rollback().status).toBe(0);
+    expect(live()).toEqual(['1', '1']); // not r3, which was rolled back from
+    const recorded = history().length;
+    const refused = rollback();
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toMatch(
+      /rollback refused, nothing was changed: no release of prod older than the live one \(r1\) is recorded as good/,
+    );
+    expect(live()).toEqual(['1', '1']);
+    expect(history()).toHaveLength(recorded);
+    // A fix deploys and is recorded; rolling it back skips r2 and r3, both rolled back from.
+    deploy('r4');
+    expect(rollback().status).toBe(0);
+    expect(live()).toEqual(['1', '1']);
+  },
+  SCENARIO_TIMEOUT_MS,
+);
 
-test('a rollback never returns to a release published for another table than the functions are now given', () => {
-  deploy('r1', { table: OWN_TABLE });
-  deploy('r2', { table: RESTORED_TABLE }); // the restore's attach
-  const refused = rollback();
-  expect(refused.status).toBe(1);
-  expect(refused.stderr).toContain(`for table ${RESTORED_TABLE}`);
-  expect(live()).toEqual(['2', '2']);
-  deploy('r3', { table: RESTORED_TABLE });
-  expect(rollback().status).toBe(0);
-  expect(live()).toEqual(['2', '2']);
-}, SCENARIO_TIMEOUT_MS);
+test(
+  'a rollback never returns to a release published for another table than the functions are now given',
+  () => {
+    deploy('r1', { table: OWN_TABLE });
+    deploy('r2', { table: RESTORED_TABLE }); // the restore's attach
+    const refused = rollback();
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain(`for table ${RESTORED_TABLE}`);
+    expect(live()).toEqual(['2', '2']);
+    deploy('r3', { table: RESTORED_TABLE });
+    expect(rollback().status).toBe(0);
+    expect(live()).toEqual(['2', '2']);
+  },
+  SCENARIO_TIMEOUT_MS,
+);
 
-test('a record whose versions read another table than the function\'s configuration is refused before any alias moves', () => {
-  deploy('r1');
-  deploy('r2');
-  const state = load();
-  state.functions[FUNCTIONS[1]!]!.versions['1']!.Environment.Variables.TABLE_NAME = RESTORED_TABLE;
-  save(state);
-  const refused = rollback();
-  expect(refused.status).toBe(1);
-  expect(refused.stderr).toContain(`version 1 of ${FUNCTIONS[1]!} (release r1) reads {"TABLE_NAME":"${RESTORED_TABLE}"`);
-  expect(live()).toEqual(['2', '2']);
-  expect(history().map((record) => record.event)).toEqual(['released', 'released']);
-}, SCENARIO_TIMEOUT_MS);
+test(
+  "a record whose versions read another table than the function's configuration is refused before any alias moves",
+  () => {
+    deploy('r1');
+    deploy('r2');
+    const state = load();
+    state.functions[FUNCTIONS[1]!]!.versions['1']!.Environment.Variables.TABLE_NAME = RESTORED_TABLE;
+    save(state);
+    const refused = rollback();
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain(`version 1 of ${FUNCTIONS[1]!} (release r1) reads {"TABLE_NAME":"${RESTORED_TABLE}"`);
+    expect(live()).toEqual(['2', '2']);
+    expect(history().map((record) => record.event)).toEqual(['released', 'released']);
+  },
+  SCENARIO_TIMEOUT_MS,
+);
 
-test('with no release ever recorded, or while a canary shifts traffic, it refuses with what to do instead', () => {
-  deploy('r1', { canary: 'fails' });
-  const state = load();
-  state.stacks[STACK] = { Outputs: [{ OutputKey: 'TableName', OutputValue: OWN_TABLE }, { OutputKey: 'ReleaseVersions', OutputValue: FUNCTIONS.map((fn) => `arn:aws:lambda:eu-west-1:123456789012:function:${fn}:1`).join(' ') }] };
-  for (const fn of FUNCTIONS) state.functions[fn]!.aliases.live = { FunctionVersion: '1' };
-  save(state);
-  expect(rollback().stderr).toMatch(/no release of prod was ever recorded as good \(\/museum-special-events\/prod\/releases does not exist\)/);
-  deploy('r2');
-  deploy('r3');
-  const shifting = load();
-  shifting.functions[FUNCTIONS[0]!]!.aliases.live = { FunctionVersion: '2', RoutingConfig: { AdditionalVersionWeights: { 3: 0.1 } } };
-  save(shifting);
-  const refused = rollback();
-  expect(refused.status).toBe(1);
-  expect(refused.stderr).toContain('aws deploy stop-deployment --auto-rollback-enabled');
-}, SCENARIO_TIMEOUT_MS);
+test(
+  'with no release ever recorded, or while a canary shifts traffic, it refuses with what to do instead',
+  () => {
+    deploy('r1', { canary: 'fails' });
+    const state = load();
+    state.stacks[STACK] = {
+      Outputs: [
+        { OutputKey: 'TableName', OutputValue: OWN_TABLE },
+        {
+          OutputKey: 'ReleaseVersions',
+          OutputValue: FUNCTIONS.map((fn) => `arn:aws:lambda:eu-west-1:123456789012:function:${fn}:1`).join(' '),
+        },
+      ],
+    };
+    for (const fn of FUNCTIONS) state.functions[fn]!.aliases.live = { FunctionVersion: '1' };
+    save(state);
+    expect(rollback().stderr).toMatch(
+      /no release of prod was ever recorded as good \(\/museum-special-events\/prod\/releases does not exist\)/,
+    );
+    deploy('r2');
+    deploy('r3');
+    const shifting = load();
+    shifting.functions[FUNCTIONS[0]!]!.aliases.live = { FunctionVersion: '2', RoutingConfig: { AdditionalVersionWeights: { 3: 0.1 } } };
+    save(shifting);
+    const refused = rollback();
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain('aws deploy stop-deployment --auto-rollback-enabled');
+  },
+  SCENARIO_TIMEOUT_MS,
+);
 
-test('the stack output the release record is built from lists exactly the version each `live` alias serves after the deploy', () => {
-  const app = synthesize({ alarmEmail: 'ops@museum.example' });
-  const template = app.apiTemplate.toJSON() as { Resources: Record<string, { Type: string; Properties?: any }>; Outputs: Record<string, { Value: any }> };
-  const listed = (template.Outputs.ReleaseVersions?.Value['Fn::Join'] as [string, { Ref: string }[]])[1].map((part) => part.Ref).sort();
-  const served = Object.values(template.Resources)
-    .filter((resource) => resource.Type === 'AWS::Lambda::Alias' && resource.Properties?.Name === 'live')
-    .map((alias) => (alias.Properties?.FunctionVersion as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0])
-    .sort();
-  expect(served).toHaveLength(6);
-  expect(listed).toEqual(served);
-}, SCENARIO_TIMEOUT_MS);
+test(
+  'the stack output the release record is built from lists exactly the version each `live` alias serves after the deploy',
+  () => {
+    const app = synthesize({ alarmEmail: 'ops@museum.example' });
+    const template = app.apiTemplate.toJSON() as {
+      Resources: Record<string, { Type: string; Properties?: any }>;
+      Outputs: Record<string, { Value: any }>;
+    };
+    const listed = (template.Outputs.ReleaseVersions?.Value['Fn::Join'] as [string, { Ref: string }[]])[1].map((part) => part.Ref).sort();
+    const served = Object.values(template.Resources)
+      .filter((resource) => resource.Type === 'AWS::Lambda::Alias' && resource.Properties?.Name === 'live')
+      .map((alias) => (alias.Properties?.FunctionVersion as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0])
+      .sort();
+    expect(served).toHaveLength(6);
+    expect(listed).toEqual(served);
+  },
+  SCENARIO_TIMEOUT_MS,
+);

@@ -37,7 +37,12 @@ test('any other stage is a preview: lower throttling, 7-day logs, no alarms or W
 
 test('command-line strings are parsed: numbers, booleans, comma-separated origins', () => {
   const config = readStageConfig(
-    context({ throttleRateLimit: '4', waf: 'true', corsOrigins: 'https://museum.example, https://shop.museum.example', timeZone: 'Europe/Paris' }),
+    context({
+      throttleRateLimit: '4',
+      waf: 'true',
+      corsOrigins: 'https://museum.example, https://shop.museum.example',
+      timeZone: 'Europe/Paris',
+    }),
   );
   expect(config).toMatchObject({ throttle: { rateLimit: 4 }, waf: true, timeZone: 'Europe/Paris' });
   expect(config.corsOrigins).toEqual(['https://museum.example', 'https://shop.museum.example']);
@@ -62,6 +67,8 @@ test.each([
 
 test('the release is a commit id or tag, and absent unless given', () => {
   expect(readStageConfig(context({})).release).toBeUndefined();
-  expect(readStageConfig(context({ release: '0123456789abcdef0123456789abcdef01234567' })).release).toBe('0123456789abcdef0123456789abcdef01234567');
+  expect(readStageConfig(context({ release: '0123456789abcdef0123456789abcdef01234567' })).release).toBe(
+    '0123456789abcdef0123456789abcdef01234567',
+  );
   expect(() => readStageConfig(context({ release: 'a b' }))).toThrow(/commit id or tag/);
 });

@@ -61,7 +61,11 @@ function synthesizeOnce(context: Record<string, string>): Synthesized {
     mockTemplate: Template.fromStack(stacks.mock),
     outdir,
     nagViolations: report.pluginReports.flatMap((plugin) =>
-      plugin.violations.map((v) => ({ ruleName: v.ruleName, severity: v.severity, paths: v.violatingConstructs.map((c) => c.constructPath) })),
+      plugin.violations.map((v) => ({
+        ruleName: v.ruleName,
+        severity: v.severity,
+        paths: v.violatingConstructs.map((c) => c.constructPath),
+      })),
     ),
     // Shared by every test of the file: removed at exit, not by the test that asked first.
     cleanup: () => undefined,

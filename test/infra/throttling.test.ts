@@ -42,7 +42,12 @@ function methodThrottles(template: Template): MethodThrottle[] {
   };
   const stages = Object.values(resources).filter((resource) => resource.Type === 'AWS::ApiGateway::Stage');
   expect(stages).toHaveLength(1);
-  const settings = (stages[0]?.Properties.MethodSettings ?? []) as { ResourcePath: string; HttpMethod: string; ThrottlingRateLimit?: number; ThrottlingBurstLimit?: number }[];
+  const settings = (stages[0]?.Properties.MethodSettings ?? []) as {
+    ResourcePath: string;
+    HttpMethod: string;
+    ThrottlingRateLimit?: number;
+    ThrottlingBurstLimit?: number;
+  }[];
   const throttleOf = (setting: (typeof settings)[number] | undefined): Throttle | undefined =>
     setting?.ThrottlingRateLimit === undefined || setting.ThrottlingBurstLimit === undefined
       ? undefined
@@ -52,7 +57,11 @@ function methodThrottles(template: Template): MethodThrottle[] {
   return Object.values(resources)
     .filter((resource) => resource.Type === 'AWS::ApiGateway::Method')
     .map((resource) => {
-      const { HttpMethod, AuthorizationType, ResourceId } = resource.Properties as { HttpMethod: string; AuthorizationType: string; ResourceId: unknown };
+      const { HttpMethod, AuthorizationType, ResourceId } = resource.Properties as {
+        HttpMethod: string;
+        AuthorizationType: string;
+        ResourceId: unknown;
+      };
       const path = pathOf(ResourceId);
       // A method setting names its resource as `/` followed by the path with every / encoded as ~1
       // (AWS::ApiGateway::Stage MethodSetting ResourcePath: /resource/subresource is /~1resource~1subresource).
@@ -63,7 +72,9 @@ function methodThrottles(template: Template): MethodThrottle[] {
 }
 
 function authorizerReservedConcurrency(template: Template): number {
-  const functions = Object.values(template.findResources('AWS::Lambda::Function')) as { Properties: { ReservedConcurrentExecutions?: number; Description?: string } }[];
+  const functions = Object.values(template.findResources('AWS::Lambda::Function')) as {
+    Properties: { ReservedConcurrentExecutions?: number; Description?: string };
+  }[];
   const authorizer = functions.filter((fn) => fn.Properties.Description?.includes('authorizer'));
   expect(authorizer).toHaveLength(1);
   const reserved = authorizer[0]?.Properties.ReservedConcurrentExecutions;
@@ -72,9 +83,13 @@ function authorizerReservedConcurrency(template: Template): number {
 }
 
 const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
-const monthlyCostUsd = (throttles: Throttle[]) => (sum(throttles.map((throttle) => throttle.rateLimit)) * SECONDS_PER_MONTH * REST_API_USD_PER_MILLION_REQUESTS) / 1e6;
+const monthlyCostUsd = (throttles: Throttle[]) =>
+  (sum(throttles.map((throttle) => throttle.rateLimit)) * SECONDS_PER_MONTH * REST_API_USD_PER_MILLION_REQUESTS) / 1e6;
 
-describe.each([['production', 'prod'], ['a preview', 'pr-7']])('%s', (_, stage) => {
+describe.each([
+  ['production', 'prod'],
+  ['a preview', 'pr-7'],
+])('%s', (_, stage) => {
   const { apiTemplate, mockTemplate } = synthesize({ stage });
   const methods = methodThrottles(apiTemplate);
   const authenticated = methods.filter((method) => method.authorization === 'CUSTOM');

@@ -25,9 +25,16 @@ let viaProxy: ReturnType<typeof localClient>;
 let store: EventsStore;
 let reader: EventsReader;
 
-const event = (name: string, dates: string[]): NewSpecialEvent => ({ name, location: 'Hall', eventDescription: 'Lagging', dates, price: 1 });
+const event = (name: string, dates: string[]): NewSpecialEvent => ({
+  name,
+  location: 'Hall',
+  eventDescription: 'Lagging',
+  dates,
+  price: 1,
+});
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const list = async (month: string, page = 1, limit = 10) => (await reader.listEvents({ startDate: `${month}-01`, endDate: `${month}-28`, page, limit })).events;
+const list = async (month: string, page = 1, limit = 10) =>
+  (await reader.listEvents({ startDate: `${month}-01`, endDate: `${month}-28`, page, limit })).events;
 
 beforeAll(async () => {
   await ensureTable(direct, tableName, eventsTable);
@@ -56,7 +63,12 @@ describe(`with the indexes ${LAG_MS} ms behind the table`, () => {
     const { event: created } = await store.createEvent(event('Probe', ['2045-01-10']));
     const query = () =>
       createDocumentClient(viaProxy).send(
-        new QueryCommand({ TableName: tableName, IndexName: MONTH_INDEX, KeyConditionExpression: 'gsi1pk = :m', ExpressionAttributeValues: { ':m': keys.monthIndexPartition('2045-01') } }),
+        new QueryCommand({
+          TableName: tableName,
+          IndexName: MONTH_INDEX,
+          KeyConditionExpression: 'gsi1pk = :m',
+          ExpressionAttributeValues: { ':m': keys.monthIndexPartition('2045-01') },
+        }),
       );
     expect((await query()).Items?.map((item) => String(item.pk))).not.toContain(keys.event(created.eventId).pk);
     await pause(PROBE_LAG_MS);
@@ -101,8 +113,11 @@ describe(`with the indexes ${LAG_MS} ms behind the table`, () => {
     for (let i = 0; i < 5; i++) created.push(await store.createEvent(event(`Paged ${i}`, [`2045-06-${String(10 + i)}`])));
     proxy.behave({ indexLagMs: LAG_MS });
     // Rename in reverse: the list order changes while the index still has the old order.
-    for (const [i, { event: e }] of created.entries()) await store.updateEvent(e.eventId, { name: `Paged ${9 - i}`, dates: [`2045-06-${String(20 - i)}`] });
-    const seen = [...(await list('2045-06', 1, 2)), ...(await list('2045-06', 2, 2)), ...(await list('2045-06', 3, 2))].map((e) => e.eventId);
+    for (const [i, { event: e }] of created.entries())
+      await store.updateEvent(e.eventId, { name: `Paged ${9 - i}`, dates: [`2045-06-${String(20 - i)}`] });
+    const seen = [...(await list('2045-06', 1, 2)), ...(await list('2045-06', 2, 2)), ...(await list('2045-06', 3, 2))].map(
+      (e) => e.eventId,
+    );
     expect(new Set(seen).size).toBe(seen.length);
     await pause(LAG_MS);
     const settled = [...(await list('2045-06', 1, 2)), ...(await list('2045-06', 2, 2)), ...(await list('2045-06', 3, 2))];
@@ -127,14 +142,23 @@ describe('with 30 % of writes cancelled (transaction conflicts and throttling)',
   test('concurrent updates retried as told converge: each applies exactly once, versions consecutive, the index whole', async () => {
     const { event: created } = await store.createEvent(event('Contended', ['2045-07-01']));
     proxy.behave({ cancelShare: 0.3 });
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => retried(() => store.updateEvent(created.eventId, { price: i, dates: [`2045-07-${String(10 + i)}`] }))));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        retried(() => store.updateEvent(created.eventId, { price: i, dates: [`2045-07-${String(10 + i)}`] })),
+      ),
+    );
     expect(results.map((r) => r.version).sort((a, b) => a - b)).toEqual(Array.from({ length: 10 }, (_, i) => i + 2));
     expect(proxy.stats().cancelled).toBeGreaterThan(0);
     proxy.behave({});
     const final = await store.getEvent(created.eventId);
     expect(final).toEqual(results.find((r) => r.version === 11));
     const { Items = [] } = await createDocumentClient(direct).send(
-      new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.event(created.eventId).pk }, ConsistentRead: true }),
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.event(created.eventId).pk },
+        ConsistentRead: true,
+      }),
     );
     expect(Items.map((item) => String(item.sk)).sort()).toEqual(['EVENT', 'MONTH#2045-07']);
   });
@@ -142,8 +166,12 @@ describe('with 30 % of writes cancelled (transaction conflicts and throttling)',
   test('creates retried with their Idempotency-Key create exactly one event each', async () => {
     proxy.behave({ cancelShare: 0.3 });
     const keysUsed = Array.from({ length: 8 }, () => randomUUID());
-    const created = await Promise.all(keysUsed.map((key, i) => retried(() => store.createEvent(event(`Keyed ${i}`, ['2045-08-01']), { principal: 'p', key }))));
-    const again = await Promise.all(keysUsed.map((key, i) => retried(() => store.createEvent(event(`Keyed ${i}`, ['2045-08-01']), { principal: 'p', key }))));
+    const created = await Promise.all(
+      keysUsed.map((key, i) => retried(() => store.createEvent(event(`Keyed ${i}`, ['2045-08-01']), { principal: 'p', key }))),
+    );
+    const again = await Promise.all(
+      keysUsed.map((key, i) => retried(() => store.createEvent(event(`Keyed ${i}`, ['2045-08-01']), { principal: 'p', key }))),
+    );
     expect(again).toEqual(created);
     proxy.behave({});
     await pause(50);

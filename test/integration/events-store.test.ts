@@ -32,7 +32,11 @@ function newEvent(fields: Partial<NewSpecialEvent> = {}): NewSpecialEvent {
 /** The sort keys of every item stored under the event's partition key: the base item and its month items. */
 async function itemsOf(eventId: string) {
   const { Items = [] } = await documentClient.send(
-    new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `EVENT#${eventId}` } }),
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': `EVENT#${eventId}` },
+    }),
   );
   return Items.map((item) => String(item.sk)).sort();
 }
@@ -79,7 +83,16 @@ describe('events store', () => {
       documentClient.send(
         new TransactWriteCommand({
           ClientRequestToken: `token-${event.eventId}`.slice(0, 36),
-          TransactItems: [{ Update: { TableName: tableName, Key: { pk: `EVENT#${event.eventId}`, sk: 'EVENT' }, UpdateExpression: 'SET version = version + :one', ExpressionAttributeValues: { ':one': 1 } } }],
+          TransactItems: [
+            {
+              Update: {
+                TableName: tableName,
+                Key: { pk: `EVENT#${event.eventId}`, sk: 'EVENT' },
+                UpdateExpression: 'SET version = version + :one',
+                ExpressionAttributeValues: { ':one': 1 },
+              },
+            },
+          ],
         }),
       );
     await Promise.all([bump(), bump(), bump()]);
@@ -109,14 +122,18 @@ describe('events store', () => {
   });
 
   test('an event with dates in 48 months is renamed with all its dates replaced in one transaction; 49 months are refused with the named limit', async () => {
-    const monthly = (year: number, count = 48) => Array.from({ length: count }, (_, i) => new Date(Date.UTC(year, i, 1)).toISOString().slice(0, 10));
+    const monthly = (year: number, count = 48) =>
+      Array.from({ length: count }, (_, i) => new Date(Date.UTC(year, i, 1)).toISOString().slice(0, 10));
     const { event } = await store.createEvent(newEvent({ dates: monthly(2050) }));
     const renamed = await store.updateEvent(event.eventId, { name: 'Renamed', dates: monthly(2060) });
     expect(await itemsOf(event.eventId)).toEqual(itemsFor(monthly(2060)));
     expect(renamed.version).toBe(2);
     const tooMany = store.updateEvent(event.eventId, { dates: monthly(2070, 49) });
     await expect(tooMany).rejects.toBeInstanceOf(TooManyMonthsError);
-    await expect(tooMany).rejects.toMatchObject({ problem: { status: 400, errors: [{ field: 'dates' }] }, message: expect.stringContaining('maxEventMonths') as unknown });
+    await expect(tooMany).rejects.toMatchObject({
+      problem: { status: 400, errors: [{ field: 'dates' }] },
+      message: expect.stringContaining('maxEventMonths') as unknown,
+    });
     await expect(store.createEvent(newEvent({ dates: monthly(2070, 49) }))).rejects.toBeInstanceOf(TooManyMonthsError);
     expect(await store.getEvent(event.eventId)).toEqual(renamed);
   });
@@ -125,7 +142,13 @@ describe('events store', () => {
     const year = Array.from({ length: 365 }, (_, i) => addDays('2033-01-01', i));
     const { event } = await store.createEvent(newEvent({ dates: year }));
     const monthItems = async () => {
-      const { Items = [] } = await documentClient.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `EVENT#${event.eventId}` } }));
+      const { Items = [] } = await documentClient.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': `EVENT#${event.eventId}` },
+        }),
+      );
       return new Map(Items.filter((item) => item.sk !== 'EVENT').map((item) => [String(item.sk), JSON.stringify(item)]));
     };
     const before = await monthItems();
@@ -138,29 +161,54 @@ describe('events store', () => {
   test('a version at Number.MAX_SAFE_INTEGER is refused a further change (409), not stepped past; an import beyond it is refused', async () => {
     const { event } = await store.createEvent(newEvent({ dates: ['2034-01-01'] }));
     await documentClient.send(
-      new UpdateCommand({ TableName: tableName, Key: { pk: `EVENT#${event.eventId}`, sk: 'EVENT' }, UpdateExpression: 'SET version = :v', ExpressionAttributeValues: { ':v': Number.MAX_SAFE_INTEGER } }),
+      new UpdateCommand({
+        TableName: tableName,
+        Key: { pk: `EVENT#${event.eventId}`, sk: 'EVENT' },
+        UpdateExpression: 'SET version = :v',
+        ExpressionAttributeValues: { ':v': Number.MAX_SAFE_INTEGER },
+      }),
     );
-    await expect(store.updateEvent(event.eventId, { price: 1 })).rejects.toMatchObject({ name: 'VersionLimitError', problem: { status: 409 } });
+    await expect(store.updateEvent(event.eventId, { price: 1 })).rejects.toMatchObject({
+      name: 'VersionLimitError',
+      problem: { status: 409 },
+    });
     expect((await store.getEvent(event.eventId))?.version).toBe(Number.MAX_SAFE_INTEGER);
     // An If-Match past the bound matches no stored version: a 412.
-    await expect(store.updateEvent(event.eventId, { price: 1 }, Number.MAX_SAFE_INTEGER + 1)).rejects.toBeInstanceOf(EventVersionMismatchError);
+    await expect(store.updateEvent(event.eventId, { price: 1 }, Number.MAX_SAFE_INTEGER + 1)).rejects.toBeInstanceOf(
+      EventVersionMismatchError,
+    );
     await store.deleteEvent(event.eventId, Number.MAX_SAFE_INTEGER);
     expect(await store.getEvent(event.eventId)).toBeUndefined();
     for (const version of [Number.MAX_SAFE_INTEGER + 1, 1e20, 0, 1.5]) {
-      await expect(store.importEvent({ event: { ...event, eventId: randomUUID() }, version })).rejects.toThrow(/the version must be a whole number from 1 to 9007199254740991/);
+      await expect(store.importEvent({ event: { ...event, eventId: randomUUID() }, version })).rejects.toThrow(
+        /the version must be a whole number from 1 to 9007199254740991/,
+      );
     }
   });
 
   test('a write to a DynamoDB that refuses connections is a 503 with Retry-After (nothing can have been written), never 504', async () => {
-    const refused = new EventsStore(createDocumentClient(localClient(`http://127.0.0.1:${await closedPort()}`)), tableName, idempotencyTableName);
-    for (const write of [() => refused.createEvent(newEvent()), () => refused.createEvent(newEvent(), { principal: 'p', key: randomUUID() })]) {
-      const error = await write().then(() => undefined, (caught: unknown) => caught);
+    const refused = new EventsStore(
+      createDocumentClient(localClient(`http://127.0.0.1:${await closedPort()}`)),
+      tableName,
+      idempotencyTableName,
+    );
+    for (const write of [
+      () => refused.createEvent(newEvent()),
+      () => refused.createEvent(newEvent(), { principal: 'p', key: randomUUID() }),
+    ]) {
+      const error = await write().then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
       expect(error).toBeInstanceOf(StoreBusyError);
       const answer = toProblem(error);
       expect(answer.problem.status).toBe(503);
       expect(answer.headers['Retry-After']).toBe('1');
     }
-    const read = await refused.updateEvent(randomUUID(), { price: 1 }).then(() => undefined, (caught: unknown) => caught);
+    const read = await refused.updateEvent(randomUUID(), { price: 1 }).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
     expect(toProblem(read).problem.status).toBe(503);
   });
 
@@ -191,7 +239,8 @@ describe('events store', () => {
       const range = { startDate: `${year}-01-01`, endDate: `${year}-12-31` };
       const all = (await reader.listEvents({ ...range, page: 1, limit: 30 })).events.map((e) => e.eventId);
       const pages = [];
-      for (let page = 1; page <= 4; page++) pages.push((await reader.listEvents({ ...range, page, limit: 2 })).events.map((e) => e.eventId));
+      for (let page = 1; page <= 4; page++)
+        pages.push((await reader.listEvents({ ...range, page, limit: 2 })).events.map((e) => e.eventId));
       expect(pages.flat()).toEqual(all);
       expect(all).toHaveLength(6);
       expect(pages[3]).toEqual([]);
@@ -205,7 +254,10 @@ describe('events store', () => {
       const { events } = await reader.listEvents({ startDate: `${year}-06-10`, endDate: `${year}-07-05`, page: 1, limit: 10 });
       expect(events.map((e) => e.name)).toEqual(['Middle', 'Early and late', 'July']);
       const paged = [];
-      for (let page = 1; page <= 3; page++) paged.push(...(await reader.listEvents({ startDate: `${year}-06-10`, endDate: `${year}-07-05`, page, limit: 1 })).events.map((e) => e.name));
+      for (let page = 1; page <= 3; page++)
+        paged.push(
+          ...(await reader.listEvents({ startDate: `${year}-06-10`, endDate: `${year}-07-05`, page, limit: 1 })).events.map((e) => e.name),
+        );
       expect(paged).toEqual(['Middle', 'Early and late', 'July']);
     });
 
@@ -273,11 +325,25 @@ describe('events store', () => {
     });
 
     test('events still running on startDate are placed by their first date in the range, in DynamoDB byte order', async () => {
-      const expected = ['Single on S', 'Straddle B', 'Weekly', 'Aardvark', 'Straddle A', 'Zulu run', '\u00c9clair run', '\u00c9mile', 'Single mid', 'Jump over', 'Into October'];
+      const expected = [
+        'Single on S',
+        'Straddle B',
+        'Weekly',
+        'Aardvark',
+        'Straddle A',
+        'Zulu run',
+        '\u00c9clair run',
+        '\u00c9mile',
+        'Single mid',
+        'Jump over',
+        'Into October',
+      ];
       expect(expectedOrder(window)).toEqual(expected);
       expect((await reader.listEvents({ ...window, page: 1, limit: 50 })).events.map((event) => event.name)).toEqual(expected);
       const withinMonth = { startDate: day(10), endDate: day(20) };
-      expect((await reader.listEvents({ ...withinMonth, page: 1, limit: 50 })).events.map((event) => event.name)).toEqual(expectedOrder(withinMonth));
+      expect((await reader.listEvents({ ...withinMonth, page: 1, limit: 50 })).events.map((event) => event.name)).toEqual(
+        expectedOrder(withinMonth),
+      );
       expect(expectedOrder(withinMonth)).not.toContain('Jump over');
     });
 
@@ -311,7 +377,8 @@ describe('events store', () => {
     );
     const results = await Promise.allSettled([...updates, store.deleteEvent(event.eventId)]);
     for (const result of results) {
-      if (result.status === 'rejected') expect(['EventNotFoundError', 'ConcurrentModificationError']).toContain((result.reason as Error).name);
+      if (result.status === 'rejected')
+        expect(['EventNotFoundError', 'ConcurrentModificationError']).toContain((result.reason as Error).name);
     }
     const remaining = await itemsOf(event.eventId);
     const stored = await store.getEvent(event.eventId);
@@ -323,7 +390,10 @@ describe('events store', () => {
 describe('local tables', () => {
   test('a table from before the byMonthEnd index is refused, not served wrongly', async () => {
     const oldTable = `events-before-byMonthEnd-${randomUUID()}`;
-    await ensureTable(client, oldTable, { ...eventsTable, globalSecondaryIndexes: eventsTable.globalSecondaryIndexes.filter((index) => index.indexName !== 'byMonthEnd') });
+    await ensureTable(client, oldTable, {
+      ...eventsTable,
+      globalSecondaryIndexes: eventsTable.globalSecondaryIndexes.filter((index) => index.indexName !== 'byMonthEnd'),
+    });
     await expect(ensureTable(client, oldTable, eventsTable)).rejects.toThrow(/lacks the index byMonthEnd/);
   });
 });
@@ -337,9 +407,9 @@ describe('idempotent PATCH and DELETE', () => {
     const first = await store.updateEvent(event.eventId, { dates: ['2034-02-01'] }, undefined, key);
     expect(await store.updateEvent(event.eventId, { dates: ['2034-02-01'] }, undefined, key)).toEqual(first);
     expect((await store.getEvent(event.eventId))?.version).toBe(2);
-    await expect(store.updateEvent(event.eventId, { dates: ['2034-03-01'] }, undefined, { ...key, request: { dates: ['2034-03-01'] } })).rejects.toBeInstanceOf(
-      IdempotencyKeyReusedError,
-    );
+    await expect(
+      store.updateEvent(event.eventId, { dates: ['2034-03-01'] }, undefined, { ...key, request: { dates: ['2034-03-01'] } }),
+    ).rejects.toBeInstanceOf(IdempotencyKeyReusedError);
   });
 
   test('a repeated DELETE is a success again, not a 404', async () => {
@@ -381,7 +451,12 @@ describe('idempotent creation', () => {
     const { Items = [] } = await documentClient.send(new ScanCommand({ TableName: idempotencyTableName }));
     for (const item of Items.filter((candidate) => (candidate.event as { eventId: string } | undefined)?.eventId === first.event.eventId)) {
       await documentClient.send(
-        new UpdateCommand({ TableName: idempotencyTableName, Key: { id: item.id as unknown }, UpdateExpression: 'SET expiration = :past', ExpressionAttributeValues: { ':past': 1 } }),
+        new UpdateCommand({
+          TableName: idempotencyTableName,
+          Key: { id: item.id as unknown },
+          UpdateExpression: 'SET expiration = :past',
+          ExpressionAttributeValues: { ':past': 1 },
+        }),
       );
     }
     const second = await store.createEvent(newEvent({ name: 'Expired again' }), key);

@@ -25,7 +25,12 @@ let workDirectory: string;
 beforeAll(async () => {
   workDirectory = await mkdtemp(join(tmpdir(), 'museum-drill-'));
   api = await startLocalApiProcess(
-    { DYNAMODB_ENDPOINT: testEnvironment().dynamodbEndpoint, ...tables, MUSEUM_ADMIN_PASSWORD: PASSWORD, MUSEUM_DATA_DIR: join(workDirectory, 'data') },
+    {
+      DYNAMODB_ENDPOINT: testEnvironment().dynamodbEndpoint,
+      ...tables,
+      MUSEUM_ADMIN_PASSWORD: PASSWORD,
+      MUSEUM_DATA_DIR: join(workDirectory, 'data'),
+    },
     join(workDirectory, 'local-api.log'),
   );
 }, LOCAL_API_START_TIMEOUT_MS + 60_000);
@@ -38,13 +43,20 @@ afterAll(async () => {
 async function call(method: string, path: string, body?: unknown): Promise<{ status: number; etag: string | null; text: string }> {
   const response = await fetch(`${api.url}${path}`, {
     method,
-    headers: { Authorization: basicAuthorization('admin', PASSWORD), ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    headers: {
+      Authorization: basicAuthorization('admin', PASSWORD),
+      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: response.status, etag: response.headers.get('etag'), text: await response.text() };
 }
 
-function cli(args: string[], stdin = '', tableNames: Record<string, string> = tables): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function cli(
+  args: string[],
+  stdin = '',
+  tableNames: Record<string, string> = tables,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/events.ts', ...args], {
     env: { ...process.env, DYNAMODB_ENDPOINT: testEnvironment().dynamodbEndpoint, ...tableNames },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -73,8 +85,11 @@ async function documentedEventsCommands(): Promise<string[]> {
  */
 async function runLiterally(command: string, directory: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolveRun) =>
-    execFile('sh', ['-c', command], { cwd: directory, env: { ...process.env, DYNAMODB_ENDPOINT: testEnvironment().dynamodbEndpoint, ...tables } }, (error, stdout, stderr) =>
-      resolveRun({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      'sh',
+      ['-c', command],
+      { cwd: directory, env: { ...process.env, DYNAMODB_ENDPOINT: testEnvironment().dynamodbEndpoint, ...tables } },
+      (error, stdout, stderr) => resolveRun({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     ),
   );
 }
@@ -95,7 +110,10 @@ async function snapshot(ids: string[]): Promise<unknown> {
 test('fill, export, wipe, import: the list and every GET answer exactly as before; a re-import changes nothing', async () => {
   const ids: string[] = [];
   for (let i = 0; i < 24; i++) {
-    const dates = Array.from({ length: 1 + (i % 4) }, (_, d) => `${YEAR}-${String(1 + ((i + d * 3) % 12)).padStart(2, '0')}-${String(1 + ((i * 7 + d) % 28)).padStart(2, '0')}`);
+    const dates = Array.from(
+      { length: 1 + (i % 4) },
+      (_, d) => `${YEAR}-${String(1 + ((i + d * 3) % 12)).padStart(2, '0')}-${String(1 + ((i * 7 + d) % 28)).padStart(2, '0')}`,
+    );
     const created = await call('POST', '/special-events', {
       name: `Drill ${i % 5} – évènement ${i}`,
       location: i % 2 ? 'Main Hall' : 'Garden 🌿',
@@ -179,7 +197,15 @@ test('one event is counted in the singular, and the export and import name the f
   const own = { TABLE_NAME: `museum-drill-one-${suffix}`, IDEMPOTENCY_TABLE_NAME: `museum-drill-one-idem-${suffix}` };
   const directory = await mkdtemp(join(tmpdir(), 'museum-one-'));
   try {
-    const line = JSON.stringify({ eventId: randomUUID(), name: 'Only', location: 'Hall', eventDescription: 'One', dates: [`${YEAR + 2}-01-01`], price: 1, version: 7 });
+    const line = JSON.stringify({
+      eventId: randomUUID(),
+      name: 'Only',
+      location: 'Hall',
+      eventDescription: 'One',
+      dates: [`${YEAR + 2}-01-01`],
+      price: 1,
+      version: 7,
+    });
     await writeFile(join(directory, 'in.jsonl'), `${line}\n`);
     const imported = await cli(['import', '--input', join(directory, 'in.jsonl')], '', own);
     expect(imported.stderr).toMatch(/^Imported 1 event into museum-drill-one-\S+: 1 created, 0 unchanged, 0 replaced\.$/m);
@@ -200,7 +226,16 @@ test('one event is counted in the singular, and the export and import name the f
 }, 120_000);
 
 test('a file with one bad line is refused before anything is written', async () => {
-  const good = (id: string) => JSON.stringify({ eventId: id, name: 'Good', location: 'Hall', eventDescription: 'Fine', dates: [`${YEAR + 1}-01-01`], price: 1, version: 1 });
+  const good = (id: string) =>
+    JSON.stringify({
+      eventId: id,
+      name: 'Good',
+      location: 'Hall',
+      eventDescription: 'Fine',
+      dates: [`${YEAR + 1}-01-01`],
+      price: 1,
+      version: 1,
+    });
   const first = randomUUID();
   const second = randomUUID();
   const withVersion = (version: unknown) => good(randomUUID()).replace('"version":1', `"version":${String(version)}`);
@@ -219,10 +254,15 @@ test('a file with one bad line is refused before anything is written', async () 
   expect(refused.code).toBe(1);
   const lines = refused.stderr.trim().split('\n');
   expect(lines[0]).toBe('The file was refused and nothing was written:');
-  expect(lines).toContain('Line 2: dates[0] must be a real calendar date written YYYY-MM-DD (years 1900 to 9999); price must not be negative.');
+  expect(lines).toContain(
+    'Line 2: dates[0] must be a real calendar date written YYYY-MM-DD (years 1900 to 9999); price must not be negative.',
+  );
   expect(lines).toContain('Line 3 is not JSON.');
   expect(lines).toContain(`Line 4 repeats event ${first}, already on line 1.`);
-  for (const line of [5, 6, 7]) expect(lines).toContain(`Line ${line}: version must be a whole number from 1 to 9007199254740990 (so that the next change's version is still exact).`);
+  for (const line of [5, 6, 7])
+    expect(lines).toContain(
+      `Line ${line}: version must be a whole number from 1 to 9007199254740990 (so that the next change's version is still exact).`,
+    );
   expect(lines).toContain(
     'Line 8: location is missing; eventDescription is missing; dates is missing; price is missing; version is missing; ' +
       'colour is not a field of an event (the fields are eventId, name, location, eventDescription, dates, price, version).',

@@ -76,7 +76,12 @@ describe('authentication timing', () => {
       malformed.push(await cpuMsOfLogin(authenticator, `Basic ${Buffer.from(`no colon ${i}`).toString('base64')}`));
     }
     const [u, w, m] = [median(unknown), median(wrongPassword), median(malformed)];
-    recordFigures('auth-cost', { unknownUserMedianCpuMs: Math.round(u), wrongPasswordMedianCpuMs: Math.round(w), malformedHeaderMedianCpuMs: Math.round(m), samples: unknown.length });
+    recordFigures('auth-cost', {
+      unknownUserMedianCpuMs: Math.round(u),
+      wrongPasswordMedianCpuMs: Math.round(w),
+      malformedHeaderMedianCpuMs: Math.round(m),
+      samples: unknown.length,
+    });
     // Within noise of each other...
     expect(u / w).toBeGreaterThan(0.7);
     expect(u / w).toBeLessThan(1.43);
@@ -171,7 +176,14 @@ describe('the users CLI', () => {
   });
 
   test('refuses a password with a control or invisible character (NUL, tab, DEL, C1, BOM, zero-width space) and creates no user', async () => {
-    const passwords = ['long-enough-password\u0000', 'long-enough\tpassword', 'long-enough-password\u007f', 'long-enough-password\u0085', '\ufefflong-enough-password', 'long-enough\u200bpassword'];
+    const passwords = [
+      'long-enough-password\u0000',
+      'long-enough\tpassword',
+      'long-enough-password\u007f',
+      'long-enough-password\u0085',
+      '\ufefflong-enough-password',
+      'long-enough\u200bpassword',
+    ];
     const named = passwords.map((password) => ({ username: `ctl-${randomUUID().slice(0, 8)}`, password }));
     const results = await Promise.all(named.map((user) => addUser(user.username, user.password)));
     for (const [i, { code, output }] of results.entries()) {
@@ -198,8 +210,17 @@ describe('credential rules', () => {
     const { username, password } = TEST_USERS.editor;
     expect((await api('GET', '/special-events?startDate=9980-05-05&endDate=9980-05-05', { as: TEST_USERS.editor })).status).toBe(200);
     // scrypt's HMAC pads its key with zero bytes: these derive the very key of the right password.
-    for (const presented of [`${password}\u0000`, `${password}\u0000\u0000\u0000\u0000`, `\ufeff${password}`, `${password}\u200b`, `${password}\u007f`, `${password}\u0085`]) {
-      const response = await api('GET', '/special-events?startDate=9980-05-05&endDate=9980-05-05', { as: { header: basicAuthorization(username, presented) } });
+    for (const presented of [
+      `${password}\u0000`,
+      `${password}\u0000\u0000\u0000\u0000`,
+      `\ufeff${password}`,
+      `${password}\u200b`,
+      `${password}\u007f`,
+      `${password}\u0085`,
+    ]) {
+      const response = await api('GET', '/special-events?startDate=9980-05-05&endDate=9980-05-05', {
+        as: { header: basicAuthorization(username, presented) },
+      });
       expect(response.status).toBe(401);
     }
   });
@@ -213,10 +234,16 @@ describe('credential rules', () => {
       basicAuthorization(`${username.slice(0, 2)}\u200b${username.slice(2)}`, password),
       basicAuthorization(`${username}\u00ad`, password),
       basicAuthorization(username.toUpperCase(), password),
-      basicAuthorization(Array.from(username).map((c) => String.fromCodePoint(c.codePointAt(0)! + 0xfee0)).join(''), password), // fullwidth
+      basicAuthorization(
+        Array.from(username)
+          .map((c) => String.fromCodePoint(c.codePointAt(0)! + 0xfee0))
+          .join(''),
+        password,
+      ), // fullwidth
       basicAuthorization(`${username}\u0000`, password),
     ];
-    for (const header of headers) expect((await api('GET', '/special-events?startDate=9980-05-05&endDate=9980-05-05', { as: { header } })).status).toBe(401);
+    for (const header of headers)
+      expect((await api('GET', '/special-events?startDate=9980-05-05&endDate=9980-05-05', { as: { header } })).status).toBe(401);
   });
 
   test('a repeated wrong password costs one verification per environment, and an impossible one costs none', async () => {
@@ -234,8 +261,14 @@ describe('credential rules', () => {
     expect(await authenticator.authenticate(basicAuthorization(user.username, `${user.password}\u0000`))).toBeUndefined();
     expect(authenticator.verificationsStarted).toBe(2);
     // The right password, just after wrong ones, still gets in (a new value), once.
-    expect(await authenticator.authenticate(basicAuthorization(user.username, user.password))).toEqual({ username: user.username, role: 'viewer' });
-    expect(await authenticator.authenticate(basicAuthorization(user.username, user.password))).toEqual({ username: user.username, role: 'viewer' });
+    expect(await authenticator.authenticate(basicAuthorization(user.username, user.password))).toEqual({
+      username: user.username,
+      role: 'viewer',
+    });
+    expect(await authenticator.authenticate(basicAuthorization(user.username, user.password))).toEqual({
+      username: user.username,
+      role: 'viewer',
+    });
     expect(authenticator.verificationsStarted).toBe(3);
   }, 60_000);
 
@@ -245,7 +278,9 @@ describe('credential rules', () => {
       await expect(users().putUser({ username, role: 'viewer', passwordHash }, 'create')).rejects.toThrow(/username/);
       expect(await users().getUser(username || 'x')).toBeUndefined();
     }
-    await expect(users().putUser({ username: `plain-${randomUUID().slice(0, 8)}`, role: 'viewer', passwordHash: 'correct-horse-battery' }, 'create')).rejects.toThrow(/hash/);
+    await expect(
+      users().putUser({ username: `plain-${randomUUID().slice(0, 8)}`, role: 'viewer', passwordHash: 'correct-horse-battery' }, 'create'),
+    ).rejects.toThrow(/hash/);
   });
 });
 
@@ -312,7 +347,13 @@ describe('response hardening', () => {
     const authorization = basicAuthorization(TEST_USERS.editor.username, TEST_USERS.editor.password);
     const cors = async (origin: string, method = 'GET') => {
       const path = '/special-events?startDate=9980-03-03';
-      const init = { method, headers: method === 'OPTIONS' ? { Origin: origin, 'Access-Control-Request-Method': 'PATCH' } : { Origin: origin, Authorization: authorization } };
+      const init = {
+        method,
+        headers:
+          method === 'OPTIONS'
+            ? { Origin: origin, 'Access-Control-Request-Method': 'PATCH' }
+            : { Origin: origin, Authorization: authorization },
+      };
       // A preflight is answered by the gateway and is not an operation of the contract.
       if (method === 'OPTIONS') {
         const response = await fetch(`${corsApi.url}${path}`, init);

@@ -78,7 +78,9 @@ function writeRoute(context: FuzzContext) {
 }
 
 function withBody(category: FuzzCategory, context: FuzzContext, body: fc.Arbitrary<string | Buffer>): fc.Arbitrary<FuzzRequest> {
-  return fc.tuple(writeRoute(context), body).map(([[method, path], text]) => ({ category, method, path, headers: [JSON_TYPE], body: text }));
+  return fc
+    .tuple(writeRoute(context), body)
+    .map(([[method, path], text]) => ({ category, method, path, headers: [JSON_TYPE], body: text }));
 }
 
 /** `{...valid body, field: <raw JSON text>}` without going through JSON.stringify. */
@@ -98,13 +100,13 @@ const malformedJson = (context: FuzzContext) =>
         return fc.integer({ min: 0, max: text.length - 1 }).map((cut) => text.slice(0, cut));
       }),
       // A stray character inserted at a random point.
-      fc.tuple(validBody, fc.nat(), fc.constantFrom('{', '}', '"', ',', ':', '\\', '\u0000', 'NaN', '\ufeff', ']', "'", '//')).map(
-        ([body, at, insert]) => {
+      fc
+        .tuple(validBody, fc.nat(), fc.constantFrom('{', '}', '"', ',', ':', '\\', '\u0000', 'NaN', '\ufeff', ']', "'", '//'))
+        .map(([body, at, insert]) => {
           const text = JSON.stringify(body);
           const position = at % (text.length + 1);
           return text.slice(0, position) + insert + text.slice(position);
-        },
-      ),
+        }),
       fc.constantFrom(
         '{name: "x"}',
         "{'name':'x'}",
@@ -144,10 +146,14 @@ const wrongTypes = (context: FuzzContext) =>
       fc
         .tuple(
           validBody,
-          fc.dictionary(fc.constantFrom(...EVENT_FIELDS, 'eventId', 'version', 'pk', 'sk', 'gsi1pk', 'createdAt'), fc.jsonValue({ maxDepth: 2 }), {
-            minKeys: 1,
-            maxKeys: 3,
-          }),
+          fc.dictionary(
+            fc.constantFrom(...EVENT_FIELDS, 'eventId', 'version', 'pk', 'sk', 'gsi1pk', 'createdAt'),
+            fc.jsonValue({ maxDepth: 2 }),
+            {
+              minKeys: 1,
+              maxKeys: 3,
+            },
+          ),
           fc.subarray([...EVENT_FIELDS]),
         )
         .map(([body, overrides, dropped]) => {
@@ -168,13 +174,47 @@ const wrongTypes = (context: FuzzContext) =>
     ),
   );
 
-const NASTY_UNITS = ['\u0000', '\u0007', '\u001b', '\u007f', '\u0085', '\u200b', '\u200e', '\u202e', '\ufeff', '\ufffd', '\ud800', '\udfff', '🦕', 'e\u0301', '\u2028', '\u3000', ' ', '\t', '\n', 'ñ', '中'];
+const NASTY_UNITS = [
+  '\u0000',
+  '\u0007',
+  '\u001b',
+  '\u007f',
+  '\u0085',
+  '\u200b',
+  '\u200e',
+  '\u202e',
+  '\ufeff',
+  '\ufffd',
+  '\ud800',
+  '\udfff',
+  '🦕',
+  'e\u0301',
+  '\u2028',
+  '\u3000',
+  ' ',
+  '\t',
+  '\n',
+  'ñ',
+  '中',
+];
 const nastyString = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 300 }),
   fc.string({ unit: fc.constantFrom(...NASTY_UNITS), maxLength: 60 }),
   fc.integer({ min: LIMITS.nameLength - 2, max: LIMITS.descriptionLength + 2 }).map((length) => 'x'.repeat(length)),
   fc.integer({ min: 1, max: 30_000 }).map((length) => '界'.repeat(length)),
-  fc.constantFrom('', ' ', '\u00a0', '<script>alert(1)</script>', "'; DROP TABLE events;--", '${jndi:ldap://x/a}', '{{7*7}}', '%s%n%x', '../../etc/passwd', 'EVENT#x', 'a\u0000b'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\u00a0',
+    '<script>alert(1)</script>',
+    "'; DROP TABLE events;--",
+    '${jndi:ldap://x/a}',
+    '{{7*7}}',
+    '%s%n%x',
+    '../../etc/passwd',
+    'EVENT#x',
+    'a\u0000b',
+  ),
 );
 
 const hugeAndUnicodeStrings = (context: FuzzContext) =>
@@ -187,17 +227,62 @@ const hugeAndUnicodeStrings = (context: FuzzContext) =>
         .map(([body, field, value]) => JSON.stringify({ ...body, [field]: field === 'dates' ? [value] : value })),
       // Bytes that are not UTF-8 inside a string.
       fc.tuple(validBody, fc.uint8Array({ minLength: 1, maxLength: 8 })).map(([body, bytes]) =>
-        Buffer.concat([Buffer.from(`{"name":"`), Buffer.from(bytes.map((byte) => byte | 0x80)), Buffer.from(`",${JSON.stringify(body).slice(1).replace(/^"name":"[^"]*",/, '')}`)]),
+        Buffer.concat([
+          Buffer.from(`{"name":"`),
+          Buffer.from(bytes.map((byte) => byte | 0x80)),
+          Buffer.from(
+            `",${JSON.stringify(body)
+              .slice(1)
+              .replace(/^"name":"[^"]*",/, '')}`,
+          ),
+        ]),
       ),
     ),
   );
 
-const RAW_NUMBERS = ['NaN', 'Infinity', '-Infinity', '1e309', '-1e309', '-0.01', '-1', '1e-7', '0.001', '1000000.01', '1e6', '1e21', '"25"', 'true', 'null', '[]', '{}', '-0', '0.30000000000000004', '9007199254740993', '1.005', '1E2', '12.345', '0x10', '01', '.5', '+1', '99999999999999999999999999999999999999',
+const RAW_NUMBERS = [
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '1e309',
+  '-1e309',
+  '-0.01',
+  '-1',
+  '1e-7',
+  '0.001',
+  '1000000.01',
+  '1e6',
+  '1e21',
+  '"25"',
+  'true',
+  'null',
+  '[]',
+  '{}',
+  '-0',
+  '0.30000000000000004',
+  '9007199254740993',
+  '1.005',
+  '1E2',
+  '12.345',
+  '0x10',
+  '01',
+  '.5',
+  '+1',
+  '99999999999999999999999999999999999999',
   // Numbers that a double rounds to a valid price: judged on their text, each is a 400.
-  '1e-400', '-1e-400', '10.000000000000000001', '0.1000000000000000000000001', '999999.999999999999999999', '1000000.0000000000000001', '1e400'];
+  '1e-400',
+  '-1e-400',
+  '10.000000000000000001',
+  '0.1000000000000000000000001',
+  '999999.999999999999999999',
+  '1000000.0000000000000001',
+  '1e400',
+];
 /** Numbers no double holds exactly that a double would round into a valid price: a 400, on their text. */
 const ROUNDED_PRICES = fc.oneof(
-  fc.tuple(fc.integer({ min: 0, max: LIMITS.maxPrice * 100 - 1 }), fc.stringMatching(/^0{14,30}[1-9]$/)).map(([cents, tail]) => `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}${tail}`),
+  fc
+    .tuple(fc.integer({ min: 0, max: LIMITS.maxPrice * 100 - 1 }), fc.stringMatching(/^0{14,30}[1-9]$/))
+    .map(([cents, tail]) => `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}${tail}`),
   fc.integer({ min: 325, max: 100_000 }).map((exponent) => `1e-${exponent}`),
 );
 
@@ -209,13 +294,17 @@ const badNumbers = (context: FuzzContext) =>
       fc.oneof(
         fc.tuple(validBody, fc.constantFrom(...RAW_NUMBERS)).map(([body, raw]) => withRawField(body, 'price', raw)),
         fc.tuple(validBody, fc.double()).map(([body, price]) => withRawField(body, 'price', String(price))),
-        fc.tuple(validBody, fc.integer({ min: -100_000_000, max: 200_000_000 }), fc.integer({ min: 1, max: 1000 })).map(([body, numerator, divisor]) =>
-          withRawField(body, 'price', String(numerator / divisor)),
-        ),
+        fc
+          .tuple(validBody, fc.integer({ min: -100_000_000, max: 200_000_000 }), fc.integer({ min: 1, max: 1000 }))
+          .map(([body, numerator, divisor]) => withRawField(body, 'price', String(numerator / divisor))),
       ),
     ),
     // Judged on the text sent, never on the double it rounds to: always a 400.
-    withBody('bad-numbers', context, fc.tuple(validBody, ROUNDED_PRICES).map(([body, raw]) => withRawField(body, 'price', raw))).map((fuzz) => ({ ...fuzz, expectedStatus: 400 })),
+    withBody(
+      'bad-numbers',
+      context,
+      fc.tuple(validBody, ROUNDED_PRICES).map(([body, raw]) => withRawField(body, 'price', raw)),
+    ).map((fuzz) => ({ ...fuzz, expectedStatus: 400 })),
   );
 
 // Invalid dates only; a valid one can only come out in the fuzz year.
@@ -254,18 +343,26 @@ const badDates = (context: FuzzContext) =>
     'bad-dates',
     context,
     fc.oneof(
-      fc.tuple(validBody, fc.array(fc.oneof(badDateString, fuzzDate), { minLength: 1, maxLength: 5 })).map(([body, dates]) => JSON.stringify({ ...body, dates })),
+      fc
+        .tuple(validBody, fc.array(fc.oneof(badDateString, fuzzDate), { minLength: 1, maxLength: 5 }))
+        .map(([body, dates]) => JSON.stringify({ ...body, dates })),
       fc
         .tuple(validBody, fc.oneof(fc.jsonValue({ maxDepth: 2 }), badDateString, fc.constant([]), fc.constant([[`${YEAR}-01-01`]])))
         .map(([body, dates]) => JSON.stringify({ ...body, dates })),
       // Too many dates: over the limit, repeated or distinct.
-      fc.tuple(validBody, fc.integer({ min: LIMITS.maxDates + 1, max: 400 }), fc.boolean()).map(([body, count, repeated]) =>
-        JSON.stringify({ ...body, dates: Array.from({ length: count }, (_, i) => dayOfYear(YEAR, repeated ? 0 : i % 365)) }),
-      ),
+      fc
+        .tuple(validBody, fc.integer({ min: LIMITS.maxDates + 1, max: 400 }), fc.boolean())
+        .map(([body, count, repeated]) =>
+          JSON.stringify({ ...body, dates: Array.from({ length: count }, (_, i) => dayOfYear(YEAR, repeated ? 0 : i % 365)) }),
+        ),
     ),
   );
 
-const RANDOM_UUID_LIKE = ['ffffffff-ffff-ffff-ffff-ffffffffffff', '00000000-0000-0000-0000-000000000000', '6f1e8a57-5d1c-4b8e-9b35-2f7d8e4c1a90'];
+const RANDOM_UUID_LIKE = [
+  'ffffffff-ffff-ffff-ffff-ffffffffffff',
+  '00000000-0000-0000-0000-000000000000',
+  '6f1e8a57-5d1c-4b8e-9b35-2f7d8e4c1a90',
+];
 
 function badIdSegment(context: FuzzContext): fc.Arbitrary<string> {
   return fc.oneof(
@@ -301,16 +398,14 @@ function badIdSegment(context: FuzzContext): fc.Arbitrary<string> {
 }
 
 const badIds = (context: FuzzContext) =>
-  fc
-    .tuple(fc.constantFrom('GET', 'PATCH', 'DELETE'), badIdSegment(context), validBody)
-    .map(([method, id, body]): FuzzRequest => ({
-      category: 'bad-ids',
-      method,
-      path: `/special-events/${id}`,
-      // A DELETE that reached the target must not remove it: its If-Match never matches.
-      headers: method === 'DELETE' ? [['If-Match', '"999999999"']] : method === 'PATCH' ? [JSON_TYPE] : [],
-      ...(method === 'PATCH' ? { body: JSON.stringify({ price: body.price }) } : {}),
-    }));
+  fc.tuple(fc.constantFrom('GET', 'PATCH', 'DELETE'), badIdSegment(context), validBody).map(([method, id, body]): FuzzRequest => ({
+    category: 'bad-ids',
+    method,
+    path: `/special-events/${id}`,
+    // A DELETE that reached the target must not remove it: its If-Match never matches.
+    headers: method === 'DELETE' ? [['If-Match', '"999999999"']] : method === 'PATCH' ? [JSON_TYPE] : [],
+    ...(method === 'PATCH' ? { body: JSON.stringify({ price: body.price }) } : {}),
+  }));
 
 const queryValue = fc.oneof(
   fuzzDate,
@@ -318,7 +413,21 @@ const queryValue = fc.oneof(
   fc.constantFrom(...RAW_NUMBERS, '0', '1', '30', '31', '100', '101', '-1', '1.5', '1e1', 'abc', '', ' ', '999999', '9999999999999'),
   fc.string({ unit: 'grapheme', maxLength: 20 }),
 );
-const QUERY_NAMES = ['startDate', 'endDate', 'page', 'limit', 'Limit', 'PAGE', 'foo', 'start_date', '', 'limit[]', '__proto__', 'constructor', 'startDate '];
+const QUERY_NAMES = [
+  'startDate',
+  'endDate',
+  'page',
+  'limit',
+  'Limit',
+  'PAGE',
+  'foo',
+  'start_date',
+  '',
+  'limit[]',
+  '__proto__',
+  'constructor',
+  'startDate ',
+];
 
 const oddQuery = () =>
   fc
@@ -353,7 +462,22 @@ const oddQuery = () =>
 const wrongMethodOrPath = (context: FuzzContext) =>
   fc
     .tuple(
-      fc.constantFrom('PUT', 'HEAD', 'OPTIONS', 'TRACE', 'COPY', 'PURGE', 'LINK', 'SEARCH', 'PROPFIND', 'QUERY', 'GET', 'POST', 'PATCH', 'DELETE'),
+      fc.constantFrom(
+        'PUT',
+        'HEAD',
+        'OPTIONS',
+        'TRACE',
+        'COPY',
+        'PURGE',
+        'LINK',
+        'SEARCH',
+        'PROPFIND',
+        'QUERY',
+        'GET',
+        'POST',
+        'PATCH',
+        'DELETE',
+      ),
       fc.constantFrom(
         '/special-events',
         `/special-events/${context.targetId}`,
@@ -375,7 +499,11 @@ const wrongMethodOrPath = (context: FuzzContext) =>
     .filter(([method, path]) => {
       // Leave out the documented operations themselves.
       // (`''` is the base URL itself: GET there is the service index.)
-      const documented: Record<string, string[]> = { '/special-events': ['GET', 'POST'], [`/special-events/${context.targetId}`]: ['GET', 'PATCH'], '': ['GET'] };
+      const documented: Record<string, string[]> = {
+        '/special-events': ['GET', 'POST'],
+        [`/special-events/${context.targetId}`]: ['GET', 'PATCH'],
+        '': ['GET'],
+      };
       return !(documented[path] ?? []).includes(method) && !(method === 'DELETE' && path === `/special-events/${context.targetId}`);
     })
     .map(([method, path]): FuzzRequest => ({ category: 'wrong-method-or-path', method, path, headers: [] }));
@@ -429,7 +557,9 @@ const oversizedBody = (context: FuzzContext) =>
         return JSON.stringify({ ...body, eventDescription: 'd'.repeat(Math.max(0, size - text.length)) });
       }),
       fc.constantFrom(200 * 1024, 1024 * 1024).map((size) => `{"eventDescription":"${'d'.repeat(size)}"}`),
-      fc.integer({ min: 1_000, max: 6_000 }).map((count) => JSON.stringify(Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${i}`, i])))),
+      fc
+        .integer({ min: 1_000, max: 6_000 })
+        .map((count) => JSON.stringify(Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${i}`, i])))),
     ),
   );
 
@@ -489,7 +619,9 @@ const brokenAuthorization = (context: FuzzContext) =>
         // Repeated headers: the last one counts, for the cache as for the authorizer.
         {
           weight: 2,
-          arbitrary: fc.shuffledSubarray([context.viewerAuthorization, context.editorAuthorization, 'Basic ', 'Bearer x'], { minLength: 2 }),
+          arbitrary: fc.shuffledSubarray([context.viewerAuthorization, context.editorAuthorization, 'Basic ', 'Bearer x'], {
+            minLength: 2,
+          }),
         },
         { weight: 1, arbitrary: fc.constant([]) },
       ),
@@ -508,7 +640,21 @@ const brokenAuthorization = (context: FuzzContext) =>
       ...(method === 'POST' ? { body: JSON.stringify(body) } : method === 'PATCH' ? { body: JSON.stringify({ price: body.price }) } : {}),
     }));
 
-const IF_MATCH = ['"0"', '"999999999"', 'W/"1"', 'garbage', '"999999998", "999999999"', '""', '"-1"', '"1.0"', '"99999999999999999999"', ',', '"0",', 'W/', '*, "1"'];
+const IF_MATCH = [
+  '"0"',
+  '"999999999"',
+  'W/"1"',
+  'garbage',
+  '"999999998", "999999999"',
+  '""',
+  '"-1"',
+  '"1.0"',
+  '"99999999999999999999"',
+  ',',
+  '"0",',
+  'W/',
+  '*, "1"',
+];
 
 const oddHeaders = (context: FuzzContext) =>
   fc.oneof(
@@ -553,7 +699,11 @@ const oddHeaders = (context: FuzzContext) =>
           ['X-Amzn-Trace-Id', 'Root=1-00000000-000000000000000000000000'],
           ['Cookie', 'session=1'],
         ),
-        fc.constantFrom<['GET' | 'DELETE', string]>(['GET', '/special-events'], ['GET', `/special-events/${context.targetId}`], ['DELETE', `/special-events/${context.targetId}`]),
+        fc.constantFrom<['GET' | 'DELETE', string]>(
+          ['GET', '/special-events'],
+          ['GET', `/special-events/${context.targetId}`],
+          ['DELETE', `/special-events/${context.targetId}`],
+        ),
       )
       .map(([header, [method, path]]): FuzzRequest => ({
         category: 'odd-headers',
@@ -573,17 +723,53 @@ const edgeDate = fc.oneof(
 
 const calendarEnd = () =>
   fc
-    .tuple(fc.option(edgeDate, { nil: undefined }), fc.option(edgeDate, { nil: undefined }), fc.option(fc.constantFrom('1', '2', '100', '1000000'), { nil: undefined }))
+    .tuple(
+      fc.option(edgeDate, { nil: undefined }),
+      fc.option(edgeDate, { nil: undefined }),
+      fc.option(fc.constantFrom('1', '2', '100', '1000000'), { nil: undefined }),
+    )
     .map(([startDate, endDate, page]): FuzzRequest => {
-      const query = [startDate && `startDate=${startDate}`, endDate && `endDate=${endDate}`, page && `page=${page}`].filter(Boolean).join('&');
+      const query = [startDate && `startDate=${startDate}`, endDate && `endDate=${endDate}`, page && `page=${page}`]
+        .filter(Boolean)
+        .join('&');
       return { category: 'calendar-end', method: 'GET', path: `/special-events${query ? `?${query}` : ''}`, headers: [] };
     });
 
 // If-Match values: lists, commas inside opaque tags, weak tags, empty fields, near misses of the
 // target's version ("01"), several field lines. A DELETE's values never match (the target must live).
-const NEVER_MATCHING_IF_MATCH = ['', ' ', ',', ', ,', 'W/"1"', 'W/"2", W/"3"', '"01"', '"0000001"', '"1.0"', '"x,y"', '"x,y", "z"', '""', '"999999999", "999999998"', '"-1"', '"\u00e9"'];
+const NEVER_MATCHING_IF_MATCH = [
+  '',
+  ' ',
+  ',',
+  ', ,',
+  'W/"1"',
+  'W/"2", W/"3"',
+  '"01"',
+  '"0000001"',
+  '"1.0"',
+  '"x,y"',
+  '"x,y", "z"',
+  '""',
+  '"999999999", "999999998"',
+  '"-1"',
+  '"\u00e9"',
+];
 // The last two are long runs that make a backtracking list pattern take hours (ReDoS).
-const INVALID_IF_MATCH = ['1', 'garbage', '*, "1"', '"1" "2"', 'W/', 'w/"1"', '"1', '1"', '**', '"a"b"', '"1";q=1', `${', '.repeat(2000)}x`, `"1"${' ,'.repeat(2000)} x`];
+const INVALID_IF_MATCH = [
+  '1',
+  'garbage',
+  '*, "1"',
+  '"1" "2"',
+  'W/',
+  'w/"1"',
+  '"1',
+  '1"',
+  '**',
+  '"a"b"',
+  '"1";q=1',
+  `${', '.repeat(2000)}x`,
+  `"1"${' ,'.repeat(2000)} x`,
+];
 
 /** Every route a precondition header can be sent to, with the body its method needs; nothing here may delete the target. */
 const preconditionRoute = (context: FuzzContext, body: { price: number }) =>
@@ -600,7 +786,14 @@ const preconditions = (context: FuzzContext) =>
   fc.oneof(
     fc
       .tuple(
-        fc.array(fc.oneof(fc.constantFrom(...NEVER_MATCHING_IF_MATCH, ...INVALID_IF_MATCH), fc.nat({ max: 50 }).map((n) => `"${n}"`), fc.constant('*')), { minLength: 1, maxLength: 3 }),
+        fc.array(
+          fc.oneof(
+            fc.constantFrom(...NEVER_MATCHING_IF_MATCH, ...INVALID_IF_MATCH),
+            fc.nat({ max: 50 }).map((n) => `"${n}"`),
+            fc.constant('*'),
+          ),
+          { minLength: 1, maxLength: 3 },
+        ),
         fc.boolean(),
         validBody,
       )
@@ -608,44 +801,70 @@ const preconditions = (context: FuzzContext) =>
         category: 'preconditions',
         method: 'PATCH',
         path: `/special-events/${context.targetId}`,
-        headers: [...(oneLine ? [['If-Match', values.join(', ')] as [string, string]] : values.map((value): [string, string] => ['If-Match', value])), JSON_TYPE],
+        headers: [
+          ...(oneLine
+            ? [['If-Match', values.join(', ')] as [string, string]]
+            : values.map((value): [string, string] => ['If-Match', value])),
+          JSON_TYPE,
+        ],
         body: JSON.stringify({ price: body.price }),
       })),
-    fc.array(fc.constantFrom(...NEVER_MATCHING_IF_MATCH, ...INVALID_IF_MATCH), { minLength: 1, maxLength: 3 }).map(
-      (values): FuzzRequest => ({
+    fc
+      .array(fc.constantFrom(...NEVER_MATCHING_IF_MATCH, ...INVALID_IF_MATCH), { minLength: 1, maxLength: 3 })
+      .map((values): FuzzRequest => ({
         category: 'preconditions',
         method: 'DELETE',
         path: `/special-events/${context.targetId}`,
         headers: values.map((value): [string, string] => ['If-Match', value]),
-      }),
-    ),
+      })),
     // A value outside the grammar of If-Match or If-None-Match is a 400 on every method (RFC 9110 §13.1).
-    fc
-      .tuple(fc.constantFrom('If-Match', 'If-None-Match'), fc.constantFrom(...INVALID_IF_MATCH), validBody)
-      .chain(([header, value, body]) => preconditionRoute(context, body).map(([method, path, text]): FuzzRequest => ({
+    fc.tuple(fc.constantFrom('If-Match', 'If-None-Match'), fc.constantFrom(...INVALID_IF_MATCH), validBody).chain(([header, value, body]) =>
+      preconditionRoute(context, body).map(([method, path, text]): FuzzRequest => ({
         category: 'preconditions',
         method,
         path,
         headers: [[header, value], ...(method === 'POST' || method === 'PATCH' ? [JSON_TYPE] : [])],
         body: method === 'POST' ? JSON.stringify(body) : text,
         expectedStatus: 400,
-      }))),
+      })),
+    ),
     // If-None-Match: * fails on every write, the target and the collection exist (RFC 9110 §13.1.2): 412, nothing written;
     // an If-Match that matches nothing is evaluated first, with the same answer.
     fc
-      .tuple(fc.option(fc.constantFrom(...NEVER_MATCHING_IF_MATCH), { nil: undefined }), validBody, fc.constantFrom('PATCH', 'DELETE', 'POST'))
+      .tuple(
+        fc.option(fc.constantFrom(...NEVER_MATCHING_IF_MATCH), { nil: undefined }),
+        validBody,
+        fc.constantFrom('PATCH', 'DELETE', 'POST'),
+      )
       .map(([ifMatch, body, method]): FuzzRequest => ({
         category: 'preconditions',
         method,
         path: method === 'POST' ? '/special-events' : `/special-events/${context.targetId}`,
-        headers: [['If-None-Match', '*'], ...(ifMatch === undefined ? [] : [['If-Match', ifMatch] as [string, string]]), ...(method === 'DELETE' ? [] : [JSON_TYPE])],
+        headers: [
+          ['If-None-Match', '*'],
+          ...(ifMatch === undefined ? [] : [['If-Match', ifMatch] as [string, string]]),
+          ...(method === 'DELETE' ? [] : [JSON_TYPE]),
+        ],
         ...(method === 'DELETE' ? {} : { body: method === 'POST' ? JSON.stringify(body) : JSON.stringify({ price: body.price }) }),
         expectedStatus: 412,
       })),
   );
 
 /** Byte sequences that are not UTF-8, each one of a kind the fatal decoder refuses. */
-const NOT_UTF8 = [[0xff], [0xfe], [0xc0, 0x80], [0xc1, 0xbf], [0xe0, 0x80, 0xaf], [0xed, 0xa0, 0x80], [0xed, 0xbf, 0xbf], [0xf4, 0x90, 0x80, 0x80], [0xf5, 0x80, 0x80, 0x80], [0x80], [0xe2, 0x82], [0xf0, 0x9f, 0xa6]];
+const NOT_UTF8 = [
+  [0xff],
+  [0xfe],
+  [0xc0, 0x80],
+  [0xc1, 0xbf],
+  [0xe0, 0x80, 0xaf],
+  [0xed, 0xa0, 0x80],
+  [0xed, 0xbf, 0xbf],
+  [0xf4, 0x90, 0x80, 0x80],
+  [0xf5, 0x80, 0x80, 0x80],
+  [0x80],
+  [0xe2, 0x82],
+  [0xf0, 0x9f, 0xa6],
+];
 
 const byteLevelBodies = (context: FuzzContext) =>
   fc.oneof(
@@ -654,11 +873,13 @@ const byteLevelBodies = (context: FuzzContext) =>
       context,
       fc.oneof(
         // Bad bytes inside one text field of a valid body.
-        fc.tuple(validBody, fc.constantFrom('name', 'location', 'eventDescription'), fc.constantFrom(...NOT_UTF8), fc.nat({ max: 8 })).map(([body, field, bytes, at]) => {
-          const text = JSON.stringify({ ...body, [field]: 'x'.repeat(8) });
-          const marker = text.indexOf('x'.repeat(8)) + at;
-          return Buffer.concat([Buffer.from(text.slice(0, marker)), Buffer.from(bytes), Buffer.from(text.slice(marker))]);
-        }),
+        fc
+          .tuple(validBody, fc.constantFrom('name', 'location', 'eventDescription'), fc.constantFrom(...NOT_UTF8), fc.nat({ max: 8 }))
+          .map(([body, field, bytes, at]) => {
+            const text = JSON.stringify({ ...body, [field]: 'x'.repeat(8) });
+            const marker = text.indexOf('x'.repeat(8)) + at;
+            return Buffer.concat([Buffer.from(text.slice(0, marker)), Buffer.from(bytes), Buffer.from(text.slice(marker))]);
+          }),
         // U+FFFD sent as UTF-8 or escaped; a BOM; UTF-16 and Latin-1 encodings of a valid body.
         fc.tuple(validBody, fc.constantFrom('a\ufffdb', '\ufffd')).map(([body, name]) => JSON.stringify({ ...body, name })),
         validBody.map((body) => JSON.stringify({ ...body, name: 'x' }).replace('"x"', '"a\\ufffdb"')),
@@ -673,16 +894,56 @@ const byteLevelBodies = (context: FuzzContext) =>
     ),
     // Content codings: a real gzip body, or a label on plain JSON.
     fc
-      .tuple(writeRoute(context), validBody, fc.constantFrom('gzip', 'br', 'deflate', 'x-gzip', 'GZIP', 'identity, gzip', 'compress'), fc.boolean())
+      .tuple(
+        writeRoute(context),
+        validBody,
+        fc.constantFrom('gzip', 'br', 'deflate', 'x-gzip', 'GZIP', 'identity, gzip', 'compress'),
+        fc.boolean(),
+      )
       .map(([[method, path], body, coding, compressed]): FuzzRequest => {
         const text = method === 'PATCH' ? JSON.stringify({ price: body.price }) : JSON.stringify(body);
-        return { category: 'byte-level-bodies', method, path, headers: [JSON_TYPE, ['Content-Encoding', coding]], body: compressed ? gzipSync(text) : text };
+        return {
+          category: 'byte-level-bodies',
+          method,
+          path,
+          headers: [JSON_TYPE, ['Content-Encoding', coding]],
+          body: compressed ? gzipSync(text) : text,
+        };
       }),
   );
 
 // Text that looks empty or hides something: default-ignorable and white-space characters only,
 // bidirectional controls, tag characters, emoji sequences with ZWJ (valid), in every text field.
-const INVISIBLE = ['\u200b', '\u200c', '\u200d', '\u2060', '\u2061', '\u2064', '\ufeff', '\u00ad', '\u034f', '\u115f', '\u1160', '\u17b4', '\u180e', '\u3164', '\uffa0', '\ufe0f', '\ufe00', '\u{e0001}', '\u{e0020}', '\u{e007f}', '\u{1d173}', '\u{1bca0}', '\u{e0100}', ' ', '\u00a0', '\u3000', '\u2007', '\u202f'];
+const INVISIBLE = [
+  '\u200b',
+  '\u200c',
+  '\u200d',
+  '\u2060',
+  '\u2061',
+  '\u2064',
+  '\ufeff',
+  '\u00ad',
+  '\u034f',
+  '\u115f',
+  '\u1160',
+  '\u17b4',
+  '\u180e',
+  '\u3164',
+  '\uffa0',
+  '\ufe0f',
+  '\ufe00',
+  '\u{e0001}',
+  '\u{e0020}',
+  '\u{e007f}',
+  '\u{1d173}',
+  '\u{1bca0}',
+  '\u{e0100}',
+  ' ',
+  '\u00a0',
+  '\u3000',
+  '\u2007',
+  '\u202f',
+];
 const BIDI = ['\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069', '\u200e', '\u200f', '\u061c'];
 
 const invisibleText = (context: FuzzContext) =>
@@ -695,8 +956,23 @@ const invisibleText = (context: FuzzContext) =>
         fc.constantFrom('name', 'location', 'eventDescription'),
         fc.oneof(
           fc.string({ unit: fc.constantFrom(...INVISIBLE), minLength: 1, maxLength: 12 }),
-          fc.tuple(fc.string({ unit: fc.constantFrom(...INVISIBLE), maxLength: 3 }), fc.constantFrom(...BIDI), fc.constantFrom('', 'abc', 'evil')).map(([pad, bidi, text]) => `${pad}${text}${bidi}txt`),
-          fc.constantFrom('👨\u200d👩\u200d👧', '\u{1f3f4}\u{e0067}\u{e0062}\u{e0065}\u{e006e}\u{e0067}\u{e007f}', 'a\u200db', '\u200bName\u200b', 'e\u0301', '\u{e0041}\u{e0042}\u{e0043}', '\u2028', 'x\u2029y'),
+          fc
+            .tuple(
+              fc.string({ unit: fc.constantFrom(...INVISIBLE), maxLength: 3 }),
+              fc.constantFrom(...BIDI),
+              fc.constantFrom('', 'abc', 'evil'),
+            )
+            .map(([pad, bidi, text]) => `${pad}${text}${bidi}txt`),
+          fc.constantFrom(
+            '👨\u200d👩\u200d👧',
+            '\u{1f3f4}\u{e0067}\u{e0062}\u{e0065}\u{e006e}\u{e0067}\u{e007f}',
+            'a\u200db',
+            '\u200bName\u200b',
+            'e\u0301',
+            '\u{e0041}\u{e0042}\u{e0043}',
+            '\u2028',
+            'x\u2029y',
+          ),
         ),
       )
       .map(([body, field, text]) => JSON.stringify({ ...body, [field]: text })),

@@ -50,7 +50,7 @@ async function indexEntries(eventId: string): Promise<string[]> {
 }
 
 /** A write sent once, and again only after a 504 with its Idempotency-Key: its 409s and 503s stay in the race. */
-const writeOnce = <T,>(method: string, path: string, json?: unknown, headers: Record<string, string> = {}) =>
+const writeOnce = <T>(method: string, path: string, json?: unknown, headers: Record<string, string> = {}) =>
   apiRetrying<T>(method, path, { json, headers: withIdempotencyKey(headers) }, { statuses: [] });
 
 const version = (response: ApiResponse) => Number(/^"(\d+)"$/.exec(response.headers.get('etag') ?? '')?.[1]);
@@ -160,7 +160,9 @@ describe('If-Match', () => {
     const responses = await Promise.all(
       // A 409 or 503 (a cancelled transaction, as DynamoDB may answer) is retried as a client does,
       // with the same If-Match: it then wins or gets the 412 the others got.
-      Array.from({ length: PATCHES }, (_, i) => apiRetrying<SpecialEventBody>('PATCH', path, { json: { price: 100 + i }, headers: withIdempotencyKey({ 'If-Match': '"1"' }) })),
+      Array.from({ length: PATCHES }, (_, i) =>
+        apiRetrying<SpecialEventBody>('PATCH', path, { json: { price: 100 + i }, headers: withIdempotencyKey({ 'If-Match': '"1"' }) }),
+      ),
     );
     const statuses = responses.map((response) => response.status);
     expect(statuses.filter((status) => status === 200).length).toBeLessThanOrEqual(1);
@@ -178,7 +180,8 @@ describe('If-Match', () => {
     const path = `/special-events/${event.eventId}`;
     // Every write reads the version, then commits on it: under this contention most lose the race
     // within their retry budget and answer 409 with Retry-After; the client retries as told.
-    const change = (price: number) => apiRetrying<SpecialEventBody>('PATCH', path, { json: { price }, headers: withIdempotencyKey() }, { attempts: 20 });
+    const change = (price: number) =>
+      apiRetrying<SpecialEventBody>('PATCH', path, { json: { price }, headers: withIdempotencyKey() }, { attempts: 20 });
     const responses = await Promise.all(Array.from({ length: PATCHES }, (_, i) => change(200 + i)));
     expect(responses.map((response) => response.status)).toEqual(responses.map(() => 200));
     const versions = responses.map((response) => Number(response.headers.get('etag')?.replace(/"/g, '')));

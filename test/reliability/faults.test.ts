@@ -46,7 +46,11 @@ interface Answer<T = unknown> {
 }
 
 /** A request to the fault-injected API, checked against the contract like every e2e response. */
-async function call<T = unknown>(method: string, path: string, options: { json?: unknown; headers?: Record<string, string> } = {}): Promise<Answer<T>> {
+async function call<T = unknown>(
+  method: string,
+  path: string,
+  options: { json?: unknown; headers?: Record<string, string> } = {},
+): Promise<Answer<T>> {
   const started = performance.now();
   const response = await fetch(`${faultyApi.url}${path}`, {
     method,
@@ -55,7 +59,13 @@ async function call<T = unknown>(method: string, path: string, options: { json?:
   });
   const text = await response.text();
   const ms = Math.round(performance.now() - started);
-  const answer = { status: response.status, headers: response.headers, text, body: (text && response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : undefined) as T, ms };
+  const answer = {
+    status: response.status,
+    headers: response.headers,
+    text,
+    body: (text && response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : undefined) as T,
+    ms,
+  };
   assertMatchesContract(method, path, answer);
   expect(ms).toBeLessThan(LAMBDA_TIMEOUT_MS);
   return answer;
@@ -201,7 +211,10 @@ describe('a persistent DynamoDB fault', () => {
   ])('%s with %s failing (%s) is a 503 with Retry-After', async (what, operation, fault) => {
     const event = await createEvent();
     inject({ fault, operation });
-    const path = what === 'GET one event' ? `/special-events/${event.eventId}` : `/special-events?startDate=${event.dates[0]}&endDate=${event.dates[0]}`;
+    const path =
+      what === 'GET one event'
+        ? `/special-events/${event.eventId}`
+        : `/special-events?startDate=${event.dates[0]}&endDate=${event.dates[0]}`;
     const read = await call('GET', path);
     expectServiceUnavailable(read);
     survived.push({ scenario: `${what}, ${fault} on ${operation}`, status: read.status, ms: read.ms });
@@ -212,19 +225,22 @@ describe('a hung DynamoDB call', () => {
   test.each<[string, string[], Record<string, unknown>]>([
     ['the commit (TransactWriteItems)', ['TransactWriteItems'], { price: 99, dates: [dayOfYear(YEAR, 301)] }],
     ['the commit and its fence (UpdateItem)', ['TransactWriteItems', 'UpdateItem'], { price: 99 }],
-  ])('on %s ends after the SDK timeouts and retries as a 503 or 504, well before the Lambda timeout, and writes nothing', async (_what, operations, changes) => {
-    const event = await createEvent();
-    for (const operation of operations) inject({ fault: 'hang', operation });
-    const patched = await call('PATCH', `/special-events/${event.eventId}`, { json: changes });
-    // A hung commit is fenced (an UpdateItem) and answered 503; when the fence hangs too, the outcome is unknown: 504.
-    const fenceHangs = operations.includes('UpdateItem');
-    if (fenceHangs) expectOutcomeUnknown(patched);
-    else expectServiceUnavailable(patched);
-    expect(patched.ms).toBeLessThan(SDK_GIVE_UP_MS + (fenceHangs ? FENCE_TIMEOUT_MS : 0));
-    proxy.clear();
-    await expectUnchanged(event, 1);
-    survived.push({ scenario: `PATCH, ${operations.join(' and ')} hang`, status: patched.status, ms: patched.ms });
-  });
+  ])(
+    'on %s ends after the SDK timeouts and retries as a 503 or 504, well before the Lambda timeout, and writes nothing',
+    async (_what, operations, changes) => {
+      const event = await createEvent();
+      for (const operation of operations) inject({ fault: 'hang', operation });
+      const patched = await call('PATCH', `/special-events/${event.eventId}`, { json: changes });
+      // A hung commit is fenced (an UpdateItem) and answered 503; when the fence hangs too, the outcome is unknown: 504.
+      const fenceHangs = operations.includes('UpdateItem');
+      if (fenceHangs) expectOutcomeUnknown(patched);
+      else expectServiceUnavailable(patched);
+      expect(patched.ms).toBeLessThan(SDK_GIVE_UP_MS + (fenceHangs ? FENCE_TIMEOUT_MS : 0));
+      proxy.clear();
+      await expectUnchanged(event, 1);
+      survived.push({ scenario: `PATCH, ${operations.join(' and ')} hang`, status: patched.status, ms: patched.ms });
+    },
+  );
 
   test('calls that each stay within the SDK timeouts but would add up past the Lambda timeout end as a 503 before it, and the write never lands', async () => {
     const event = await createEvent();
@@ -240,7 +256,11 @@ describe('a hung DynamoDB call', () => {
     // The aborted call is not retried later: the event stays as it was.
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     await expectUnchanged(event, 1);
-    survived.push({ scenario: 'PATCH, 2 hung GetItems then hung TransactWriteItems (early timeout)', status: patched.status, ms: patched.ms });
+    survived.push({
+      scenario: 'PATCH, 2 hung GetItems then hung TransactWriteItems (early timeout)',
+      status: patched.status,
+      ms: patched.ms,
+    });
   }, 30_000);
 
   test('reading the idempotency record of a used key also ends as a 503; the next retry gets the event', async () => {
@@ -294,35 +314,51 @@ describe('a short DynamoDB fault', () => {
     expect(patched.status).toBe(200);
     expect(patched.headers.get('etag')).toBe('"2"');
     expect(await storageProblems(created.body.eventId, patched.body)).toEqual([]);
-    survived.push({ scenario: 'POST and PATCH, response lost after the write (retried)', status: patched.status, ms: created.ms + patched.ms });
+    survived.push({
+      scenario: 'POST and PATCH, response lost after the write (retried)',
+      status: patched.status,
+      ms: created.ms + patched.ms,
+    });
   });
 
   test('a price change whose response is lost is retried into one new version, and its If-Match still holds', async () => {
     const event = await createEvent();
     inject({ fault: 'lost-response', operation: 'TransactWriteItems', times: 1 });
-    const patched = await call<SpecialEventBody>('PATCH', `/special-events/${event.eventId}`, { json: { price: 12 }, headers: { 'If-Match': '"1"' } });
+    const patched = await call<SpecialEventBody>('PATCH', `/special-events/${event.eventId}`, {
+      json: { price: 12 },
+      headers: { 'If-Match': '"1"' },
+    });
     // Not 412: the resent transaction carries the same ClientRequestToken, which DynamoDB answers as the first.
     expect(patched.status).toBe(200);
     expect(patched.headers.get('etag')).toBe('"2"');
     expect(patched.body).toEqual({ ...event, price: 12 });
     expect(await storageProblems(event.eventId, patched.body)).toEqual([]);
     expect((await call('GET', `/special-events/${event.eventId}`)).headers.get('etag')).toBe('"2"');
-    survived.push({ scenario: 'PATCH of the price with If-Match, response lost after the write (retried)', status: patched.status, ms: patched.ms });
+    survived.push({
+      scenario: 'PATCH of the price with If-Match, response lost after the write (retried)',
+      status: patched.status,
+      ms: patched.ms,
+    });
   });
 });
 
 describe('a write of an event at the month limit through the faulty API', () => {
   const FIRST_YEAR = RESERVED_YEARS.manyMonths + 20;
   /** One date in each of `count` months from January of FIRST_YEAR + `offset`. */
-  const monthly = (count: number, offset = 0) => Array.from({ length: count }, (_, i) => new Date(Date.UTC(FIRST_YEAR + offset, i, 1)).toISOString().slice(0, 10));
+  const monthly = (count: number, offset = 0) =>
+    Array.from({ length: count }, (_, i) => new Date(Date.UTC(FIRST_YEAR + offset, i, 1)).toISOString().slice(0, 10));
   const years = Array.from({ length: 8 }, (_, i) => ({ startDate: `${FIRST_YEAR + i}-01-01`, endDate: `${FIRST_YEAR + i}-12-31` }));
 
   test('a PATCH of 48 months whose commit keeps failing is a 503; readers see the old event and nothing is left behind', async () => {
-    const created = await call<SpecialEventBody>('POST', '/special-events', { json: { ...newEventBody('Large fault'), dates: monthly(48) } });
+    const created = await call<SpecialEventBody>('POST', '/special-events', {
+      json: { ...newEventBody('Large fault'), dates: monthly(48) },
+    });
     expect(created.status).toBe(201);
     const event = created.body;
     inject({ fault: 'internal-server-error', operation: 'TransactWriteItems' });
-    const patched = await call('PATCH', `/special-events/${event.eventId}`, { json: { name: 'Large fault, renamed', dates: monthly(48, 4) } });
+    const patched = await call('PATCH', `/special-events/${event.eventId}`, {
+      json: { name: 'Large fault, renamed', dates: monthly(48, 4) },
+    });
     expectServiceUnavailable(patched);
     proxy.clear();
     survived.push({ scenario: 'PATCH of 48 months, internal-server-error on its commit', status: patched.status, ms: patched.ms });
@@ -330,11 +366,14 @@ describe('a write of an event at the month limit through the faulty API', () => 
     expect(read.body).toEqual(event);
     expect(read.headers.get('etag')).toBe('"1"');
     expect(await storageProblems(event.eventId, event)).toEqual([]);
-    for (const year of years.slice(0, 4)) expect((await listedIn(call, year)).filter((listed) => listed.eventId === event.eventId)).toEqual([event]);
+    for (const year of years.slice(0, 4))
+      expect((await listedIn(call, year)).filter((listed) => listed.eventId === event.eventId)).toEqual([event]);
   });
 
   test('a DELETE of 48 months whose commit is throttled is a 503 and the event is still whole; the retry deletes everything', async () => {
-    const created = await call<SpecialEventBody>('POST', '/special-events', { json: { ...newEventBody('Large delete'), dates: monthly(48, 4) } });
+    const created = await call<SpecialEventBody>('POST', '/special-events', {
+      json: { ...newEventBody('Large delete'), dates: monthly(48, 4) },
+    });
     expect(created.status).toBe(201);
     inject({ fault: 'throttling', operation: 'TransactWriteItems' });
     const refused = await call('DELETE', `/special-events/${created.body.eventId}`);
@@ -374,7 +413,11 @@ describe('idempotent creation under faults', () => {
     expect((await first).status).toBe(201);
     expect((await first).body).toEqual(meanwhile.body);
     expect(await baseItemsNamed(body.name)).toHaveLength(1);
-    survived.push({ scenario: 'POST with Idempotency-Key overtaken by its retry (first write delayed 1.5 s)', status: 201, ms: (await first).ms });
+    survived.push({
+      scenario: 'POST with Idempotency-Key overtaken by its retry (first write delayed 1.5 s)',
+      status: 201,
+      ms: (await first).ms,
+    });
   });
 });
 
@@ -407,7 +450,10 @@ describe('a client that retries every 503 and 504 with its Idempotency-Key', () 
       const seen: number[] = [];
       let answer: Answer<SpecialEventBody> | undefined;
       for (let attempt = 0; attempt < 6; attempt++) {
-        answer = await call<SpecialEventBody>('PATCH', `/special-events/${event.eventId}`, { json: changes, headers: { 'Idempotency-Key': key } });
+        answer = await call<SpecialEventBody>('PATCH', `/special-events/${event.eventId}`, {
+          json: changes,
+          headers: { 'Idempotency-Key': key },
+        });
         seen.push(answer.status);
         if (answer.status !== 503 && answer.status !== 504) break;
         if (answer.status === 503) documentedProblemKind(answer);
@@ -417,7 +463,12 @@ describe('a client that retries every 503 and 504 with its Idempotency-Key', () 
       statuses.push(seen);
       expected = { ...expected, ...changes };
       expected.dates = [...expected.dates].sort();
-      expect({ i, status: answer?.status, body: answer?.body, etag: answer?.headers.get('etag') }).toEqual({ i, status: 200, body: expected, etag: `"${i + 2}"` });
+      expect({ i, status: answer?.status, body: answer?.body, etag: answer?.headers.get('etag') }).toEqual({
+        i,
+        status: 200,
+        body: expected,
+        etag: `"${i + 2}"`,
+      });
     }
     // Exactly once each: the version counts the intended writes, no more.
     const read = await call<SpecialEventBody>('GET', `/special-events/${event.eventId}`);
@@ -443,11 +494,21 @@ describe('a client that retries every 503 and 504 with its Idempotency-Key', () 
   test('the same key with another request is a 422; a replay after the event changed still gets the first answer', async () => {
     const event = await createEvent();
     const key = randomUUID();
-    const first = await call<SpecialEventBody>('PATCH', `/special-events/${event.eventId}`, { json: { price: 30 }, headers: { 'Idempotency-Key': key } });
+    const first = await call<SpecialEventBody>('PATCH', `/special-events/${event.eventId}`, {
+      json: { price: 30 },
+      headers: { 'Idempotency-Key': key },
+    });
     expect(first.status).toBe(200);
     expect((await call('PATCH', `/special-events/${event.eventId}`, { json: { price: 31 } })).status).toBe(200);
-    const replay = await call<SpecialEventBody>('PATCH', `/special-events/${event.eventId}`, { json: { price: 30 }, headers: { 'Idempotency-Key': key } });
-    expect({ status: replay.status, body: replay.body, etag: replay.headers.get('etag') }).toEqual({ status: 200, body: first.body, etag: '"2"' });
+    const replay = await call<SpecialEventBody>('PATCH', `/special-events/${event.eventId}`, {
+      json: { price: 30 },
+      headers: { 'Idempotency-Key': key },
+    });
+    expect({ status: replay.status, body: replay.body, etag: replay.headers.get('etag') }).toEqual({
+      status: 200,
+      body: first.body,
+      etag: '"2"',
+    });
     const reused = await call('PATCH', `/special-events/${event.eventId}`, { json: { price: 32 }, headers: { 'Idempotency-Key': key } });
     expect({ status: reused.status, kind: documentedProblemKind(reused) }).toEqual({ status: 422, kind: 'idempotency-key-reused' });
     expect((await call('GET', `/special-events/${event.eventId}`)).headers.get('etag')).toBe('"3"');

@@ -129,11 +129,21 @@ export async function fuzzContext(url: string): Promise<FuzzContext> {
   const response = await fetch(`${url}/special-events`, {
     method: 'POST',
     headers: { Authorization: editorAuthorization, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ name: 'Fuzz target', location: 'Lab', eventDescription: 'Aimed at by the fuzz', dates: ['9990-06-01'], price: 1 }),
+    body: JSON.stringify({
+      name: 'Fuzz target',
+      location: 'Lab',
+      eventDescription: 'Aimed at by the fuzz',
+      dates: ['9990-06-01'],
+      price: 1,
+    }),
   });
   if (response.status !== 201) throw new Error(`could not create the fuzz target: ${response.status}`);
   const { eventId } = (await response.json()) as { eventId: string };
-  return { targetId: eventId, editorAuthorization, viewerAuthorization: basicAuthorization(TEST_USERS.viewer.username, TEST_USERS.viewer.password) };
+  return {
+    targetId: eventId,
+    editorAuthorization,
+    viewerAuthorization: basicAuthorization(TEST_USERS.viewer.username, TEST_USERS.viewer.password),
+  };
 }
 
 /** The requests of a run: the same for the same seed and count. Costly credentials beyond the budget become cheap ones. */
@@ -143,7 +153,13 @@ export function fuzzRequests(context: FuzzContext, options: Pick<FuzzOptions, 's
   const requests = fc.sample(badRequest(context), { seed: options.seed, numRuns: options.requests }).map((fuzz) => {
     const given = fuzz.headers.filter(([name]) => name.toLowerCase() === 'authorization');
     if (given.length === 0 && !fuzz.anonymous) {
-      return { ...fuzz, headers: [...fuzz.headers, ['Authorization', fuzz.as === 'viewer' ? context.viewerAuthorization : context.editorAuthorization]] as [string, string][] };
+      return {
+        ...fuzz,
+        headers: [...fuzz.headers, ['Authorization', fuzz.as === 'viewer' ? context.viewerAuthorization : context.editorAuthorization]] as [
+          string,
+          string,
+        ][],
+      };
     }
     const effective = given.at(-1)?.[1];
     if (effective === undefined || valid.has(effective) || !parseBasicCredentials(effective)) return fuzz;
@@ -153,7 +169,10 @@ export function fuzzRequests(context: FuzzContext, options: Pick<FuzzOptions, 's
     }
     return {
       ...fuzz,
-      headers: fuzz.headers.map(([name, value]): [string, string] => [name, name.toLowerCase() === 'authorization' && value === effective ? CHEAP_BROKEN_AUTHORIZATION : value]),
+      headers: fuzz.headers.map(([name, value]): [string, string] => [
+        name,
+        name.toLowerCase() === 'authorization' && value === effective ? CHEAP_BROKEN_AUTHORIZATION : value,
+      ]),
     };
   });
   return { requests, passwordChecks };
@@ -209,7 +228,9 @@ export async function runFuzz(options: FuzzOptions, onProgress?: (done: number) 
 /** After a run: the API still answers, and the target event is still there. */
 export async function apiStillServes(url: string): Promise<boolean> {
   const authorization = basicAuthorization(TEST_USERS.viewer.username, TEST_USERS.viewer.password);
-  const response = await fetch(`${url}/special-events?startDate=9990-01-01&endDate=9990-12-31&limit=30`, { headers: { Authorization: authorization } });
+  const response = await fetch(`${url}/special-events?startDate=9990-01-01&endDate=9990-12-31&limit=30`, {
+    headers: { Authorization: authorization },
+  });
   return response.status === 200 && Array.isArray(await response.json());
 }
 
@@ -217,8 +238,13 @@ export async function apiStillServes(url: string): Promise<boolean> {
 export function formatReport(report: FuzzReport): string {
   const lines = [
     `seed ${report.seed}: ${report.requests} requests in ${(report.durationMs / 1000).toFixed(1)} s, ${report.serverErrors} answered an undocumented 5xx, ${report.temporaryFailures} the documented 503, ${report.failures.length} failed a check, ${report.passwordChecks} with wrong Basic credentials (one scrypt each)`,
-    `by category: ${Object.entries(report.byCategory).map(([category, count]) => `${category} ${count}`).join(', ')}`,
-    `by status:   ${Object.entries(report.byStatus).sort().map(([status, count]) => `${status}: ${count}`).join(', ')}`,
+    `by category: ${Object.entries(report.byCategory)
+      .map(([category, count]) => `${category} ${count}`)
+      .join(', ')}`,
+    `by status:   ${Object.entries(report.byStatus)
+      .sort()
+      .map(([status, count]) => `${status}: ${count}`)
+      .join(', ')}`,
   ];
   for (const failure of report.failures.slice(0, 20)) lines.push(`FAILED ${failure.request}\n  -> ${failure.problem}`);
   return lines.join('\n');

@@ -16,24 +16,28 @@ const SLICE = { seed: fuzzSeed(20_261_122), requests, concurrency: 4, maxPasswor
 const TIMEOUT_MS = Math.max(60_000, requests * 150);
 
 describe('the fuzz slice', () => {
-  test(`${SLICE.requests} bad requests (seed ${SLICE.seed}): no 5xx but a documented 503, every error a documented problem, the API still serving`, async () => {
-    const { url } = testEnvironment();
-    const report = await runFuzz({ url, ...SLICE });
-    recordFigures('fuzz-slice', { ...report, failures: report.failures.length });
-    if (longFuzzRun) console.log(formatReport(report));
-    if (report.failures.length > 0) throw new Error(formatReport(report));
+  test(
+    `${SLICE.requests} bad requests (seed ${SLICE.seed}): no 5xx but a documented 503, every error a documented problem, the API still serving`,
+    async () => {
+      const { url } = testEnvironment();
+      const report = await runFuzz({ url, ...SLICE });
+      recordFigures('fuzz-slice', { ...report, failures: report.failures.length });
+      if (longFuzzRun) console.log(formatReport(report));
+      if (report.failures.length > 0) throw new Error(formatReport(report));
 
-    expect(report.requests).toBe(SLICE.requests);
-    expect(report.serverErrors).toBe(0);
-    // Documented 503s are allowed, but a run turned away half the time would have tested little.
-    expect(report.temporaryFailures).toBeLessThan(SLICE.requests / 2);
-    for (const category of FUZZ_CATEGORIES) expect(report.byCategory[category]).toBeGreaterThan(5);
-    expect(report.passwordChecks).toBeLessThanOrEqual(SLICE.maxPasswordChecks);
-    expect(await apiStillServes(url)).toBe(true);
-    // And a normal create still works.
-    const created = await api<SpecialEventBody>('POST', '/special-events', {
-      json: { name: 'After the fuzz', location: 'Lab', eventDescription: 'Still fine', dates: ['9990-12-31'], price: 1 },
-    });
-    expect(created.status).toBe(201);
-  }, TIMEOUT_MS);
+      expect(report.requests).toBe(SLICE.requests);
+      expect(report.serverErrors).toBe(0);
+      // Documented 503s are allowed, but a run turned away half the time would have tested little.
+      expect(report.temporaryFailures).toBeLessThan(SLICE.requests / 2);
+      for (const category of FUZZ_CATEGORIES) expect(report.byCategory[category]).toBeGreaterThan(5);
+      expect(report.passwordChecks).toBeLessThanOrEqual(SLICE.maxPasswordChecks);
+      expect(await apiStillServes(url)).toBe(true);
+      // And a normal create still works.
+      const created = await api<SpecialEventBody>('POST', '/special-events', {
+        json: { name: 'After the fuzz', location: 'Lab', eventDescription: 'Still fine', dates: ['9990-12-31'], price: 1 },
+      });
+      expect(created.status).toBe(201);
+    },
+    TIMEOUT_MS,
+  );
 });

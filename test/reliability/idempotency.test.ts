@@ -24,7 +24,11 @@ function body(name: string) {
  * Idempotency-Key (apiRetrying). The assertions are about what the API answers once it has answered.
  */
 function post(json: unknown, key?: string, as?: { username: string; password: string }) {
-  return apiRetrying<SpecialEventBody>('POST', '/special-events', { json, ...(key ? { headers: { 'Idempotency-Key': key } } : {}), ...(as ? { as } : {}) });
+  return apiRetrying<SpecialEventBody>('POST', '/special-events', {
+    json,
+    ...(key ? { headers: { 'Idempotency-Key': key } } : {}),
+    ...(as ? { as } : {}),
+  });
 }
 
 describe('POST /special-events with an Idempotency-Key', () => {

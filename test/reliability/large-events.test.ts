@@ -126,45 +126,60 @@ describe('whole-year PATCHes of one event', () => {
 
   // A 503 says DynamoDB throttled or cancelled the write and nothing was written (it may do so at
   // any time): each request follows it as a client does; what it answers then is asserted.
-  const retried503 = <T>(method: 'PATCH' | 'DELETE', path: string, json?: unknown) => apiRetrying<T>(method, path, json === undefined ? {} : { json }, { statuses: [503] });
+  const retried503 = <T>(method: 'PATCH' | 'DELETE', path: string, json?: unknown) =>
+    apiRetrying<T>(method, path, json === undefined ? {} : { json }, { statuses: [503] });
 
-  test.each([2, 4, 8, 16])('a burst of %i concurrent whole-year PATCHes and a DELETE: at least one 200, losers 409 with Retry-After, no 503 once retried as told', async (n) => {
-    const created = await apiRetrying<SpecialEventBody>('POST', '/special-events', {
-      json: { name: 'Raced year', location: 'Atrium', eventDescription: 'Raced', dates: days(year, 365), price: 1 },
-    });
-    expect(created.status).toBe(201);
-    const { eventId } = created.body;
-    const patches = Array.from({ length: n }, (_, i) => retried503<SpecialEventBody>('PATCH', `/special-events/${eventId}`, patchBody(i)));
-    // The DELETE goes in the middle of the burst; it may win, lose (409) or come after (404 for nothing).
-    const deletion = new Promise((resolve) => setTimeout(resolve, 20)).then(() => retried503('DELETE', `/special-events/${eventId}`));
-    const results = await Promise.all([...patches, deletion]);
-    const statuses = results.map((result) => result.status);
-    for (const status of statuses) expect([200, 204, 404, 409]).toContain(status);
-    expect(statuses.filter((status) => status === 200 || status === 204).length).toBeGreaterThanOrEqual(1);
-    for (const result of results.filter((r) => r.status === 409)) expect(Number(result.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    const winners = results.filter((result) => result.status === 200);
-    const versions = winners.map((result) => Number(JSON.parse(result.headers.get('etag') ?? '0')));
-    // Winners were serialised: distinct versions.
-    expect(new Set(versions).size).toBe(versions.length);
-    const final = await api<SpecialEventBody>('GET', `/special-events/${eventId}`);
-    const committed = final.status === 200 ? final.body : undefined;
-    // The final state is the last answered 200 (highest version), or the DELETE's.
-    if (committed) {
-      const lastWinner = winners.sort((a, b) => Number(JSON.parse(b.headers.get('etag') ?? '0')) - Number(JSON.parse(a.headers.get('etag') ?? '0')))[0];
-      expect(committed).toEqual(lastWinner?.body ?? created.body);
-    } else {
-      expect(statuses.at(-1)).toBe(204);
-    }
-    expect(await storageProblems(eventId, committed)).toEqual([]);
-    await expectListed(eventId, committed, monthWindows(year));
-    if (committed) expect((await apiRetrying('DELETE', `/special-events/${eventId}`)).status).toBe(204);
-  });
+  test.each([2, 4, 8, 16])(
+    'a burst of %i concurrent whole-year PATCHes and a DELETE: at least one 200, losers 409 with Retry-After, no 503 once retried as told',
+    async (n) => {
+      const created = await apiRetrying<SpecialEventBody>('POST', '/special-events', {
+        json: { name: 'Raced year', location: 'Atrium', eventDescription: 'Raced', dates: days(year, 365), price: 1 },
+      });
+      expect(created.status).toBe(201);
+      const { eventId } = created.body;
+      const patches = Array.from({ length: n }, (_, i) =>
+        retried503<SpecialEventBody>('PATCH', `/special-events/${eventId}`, patchBody(i)),
+      );
+      // The DELETE goes in the middle of the burst; it may win, lose (409) or come after (404 for nothing).
+      const deletion = new Promise((resolve) => setTimeout(resolve, 20)).then(() => retried503('DELETE', `/special-events/${eventId}`));
+      const results = await Promise.all([...patches, deletion]);
+      const statuses = results.map((result) => result.status);
+      for (const status of statuses) expect([200, 204, 404, 409]).toContain(status);
+      expect(statuses.filter((status) => status === 200 || status === 204).length).toBeGreaterThanOrEqual(1);
+      for (const result of results.filter((r) => r.status === 409))
+        expect(Number(result.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      const winners = results.filter((result) => result.status === 200);
+      const versions = winners.map((result) => Number(JSON.parse(result.headers.get('etag') ?? '0')));
+      // Winners were serialised: distinct versions.
+      expect(new Set(versions).size).toBe(versions.length);
+      const final = await api<SpecialEventBody>('GET', `/special-events/${eventId}`);
+      const committed = final.status === 200 ? final.body : undefined;
+      // The final state is the last answered 200 (highest version), or the DELETE's.
+      if (committed) {
+        const lastWinner = winners.sort(
+          (a, b) => Number(JSON.parse(b.headers.get('etag') ?? '0')) - Number(JSON.parse(a.headers.get('etag') ?? '0')),
+        )[0];
+        expect(committed).toEqual(lastWinner?.body ?? created.body);
+      } else {
+        expect(statuses.at(-1)).toBe(204);
+      }
+      expect(await storageProblems(eventId, committed)).toEqual([]);
+      await expectListed(eventId, committed, monthWindows(year));
+      if (committed) expect((await apiRetrying('DELETE', `/special-events/${eventId}`)).status).toBe(204);
+    },
+  );
 });
 
 describe(`an event's dates fall in at most ${LIMITS.maxEventMonths} distinct months`, () => {
   test('49 months are a 400 problem naming the limit and suggesting a split, on create and on PATCH; nothing is written', async () => {
     const refused = await apiRetrying<{ detail: string; errors: { field: string; message: string }[] }>('POST', '/special-events', {
-      json: { name: 'Too long a series', location: 'Archive', eventDescription: 'Monthly', dates: monthly(MANY_MONTHS_YEAR, 49, 15), price: 3 },
+      json: {
+        name: 'Too long a series',
+        location: 'Archive',
+        eventDescription: 'Monthly',
+        dates: monthly(MANY_MONTHS_YEAR, 49, 15),
+        price: 3,
+      },
     });
     expect(refused.status).toBe(400);
     expect(refused.headers.get('content-type')).toBe('application/problem+json');
@@ -173,7 +188,13 @@ describe(`an event's dates fall in at most ${LIMITS.maxEventMonths} distinct mon
     expect(refused.body.errors.map((error) => error.field)).toEqual(['dates']);
     expect(refused.body.errors[0]?.message).toContain('not 49');
     const created = await apiRetrying<SpecialEventBody>('POST', '/special-events', {
-      json: { name: 'Four years of fifteenths', location: 'Archive', eventDescription: 'Monthly', dates: monthly(MANY_MONTHS_YEAR, 48, 15), price: 3 },
+      json: {
+        name: 'Four years of fifteenths',
+        location: 'Archive',
+        eventDescription: 'Monthly',
+        dates: monthly(MANY_MONTHS_YEAR, 48, 15),
+        price: 3,
+      },
     });
     expect(created.status).toBe(201);
     const { eventId } = created.body;
@@ -201,7 +222,9 @@ describe(`an event's dates fall in at most ${LIMITS.maxEventMonths} distinct mon
     await expectListed(eventId, created.body, windows);
     // 48 months later: every month item deleted and another put, the base item rewritten.
     const later = monthly(MANY_MONTHS_YEAR + 4, 48, 2);
-    const moved = await apiRetrying<SpecialEventBody>('PATCH', `/special-events/${eventId}`, { json: { name: 'Moved series', dates: later } });
+    const moved = await apiRetrying<SpecialEventBody>('PATCH', `/special-events/${eventId}`, {
+      json: { name: 'Moved series', dates: later },
+    });
     expect(moved.status).toBe(200);
     expect(moved.headers.get('etag')).toBe('"2"');
     await expectListed(eventId, moved.body, windows);
@@ -219,10 +242,13 @@ describe(`every write of a ${LIMITS.maxEventMonths}-month event is one TransactW
 
   beforeAll(() => {
     client = localClient(testEnvironment().dynamodbEndpoint);
-    client.middlewareStack.add((next, context) => (args) => {
-      sent.push(context.commandName ?? '?');
-      return next(args);
-    }, { step: 'initialize', name: 'countCommands' });
+    client.middlewareStack.add(
+      (next, context) => (args) => {
+        sent.push(context.commandName ?? '?');
+        return next(args);
+      },
+      { step: 'initialize', name: 'countCommands' },
+    );
     store = new EventsStore(createDocumentClient(client), testEnvironment().tableName, LOCAL_TABLE_NAMES.idempotency);
   });
 
@@ -230,10 +256,19 @@ describe(`every write of a ${LIMITS.maxEventMonths}-month event is one TransactW
 
   test('create, full replacement (48 deletes and 48 puts, with an idempotency record: 98 actions) and delete send one write call each', async () => {
     sent.length = 0;
-    const { event } = await store.createEvent({ name: 'Counted', location: 'Wing', eventDescription: 'Monthly', dates: monthly(MANY_MONTHS_YEAR + 10, 48, 5), price: 1 });
+    const { event } = await store.createEvent({
+      name: 'Counted',
+      location: 'Wing',
+      eventDescription: 'Monthly',
+      dates: monthly(MANY_MONTHS_YEAR + 10, 48, 5),
+      price: 1,
+    });
     expect(sent).toEqual(['TransactWriteItemsCommand']);
     sent.length = 0;
-    const replaced = await store.updateEvent(event.eventId, { name: 'Counted again', dates: monthly(MANY_MONTHS_YEAR + 14, 48, 6) }, 1, { principal: 'counter', key: `count-${event.eventId}` });
+    const replaced = await store.updateEvent(event.eventId, { name: 'Counted again', dates: monthly(MANY_MONTHS_YEAR + 14, 48, 6) }, 1, {
+      principal: 'counter',
+      key: `count-${event.eventId}`,
+    });
     expect(sent).toEqual(['GetItemCommand', 'TransactWriteItemsCommand']);
     expect(await storageProblems(event.eventId, replaced.event)).toEqual([]);
     sent.length = 0;
@@ -268,7 +303,13 @@ describe('a write of a 48-month event interrupted (fault proxy in front of Dynam
 
   /** A fresh event with a date in each of 48 months (its own day of the month), and whole-year windows over its years. */
   async function manyMonthEvent(): Promise<{ event: SpecialEvent; windows: { startDate: string; endDate: string }[] }> {
-    const input: NewSpecialEvent = { name: 'Monthly', location: 'Wing', eventDescription: 'A monthly talk', dates: monthly(MANY_MONTHS_YEAR + 20, 48, nextDay), price: 5 };
+    const input: NewSpecialEvent = {
+      name: 'Monthly',
+      location: 'Wing',
+      eventDescription: 'A monthly talk',
+      dates: monthly(MANY_MONTHS_YEAR + 20, 48, nextDay),
+      price: 5,
+    };
     nextDay += 1;
     const { event } = await store.createEvent(input);
     return { event, windows: yearWindows(MANY_MONTHS_YEAR + 20, YEARS) };

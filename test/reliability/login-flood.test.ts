@@ -42,7 +42,12 @@ beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'museum-login-flood-'));
   logFile = join(work, 'api.log');
   flooded = await startLocalApiProcess(
-    { DYNAMODB_ENDPOINT: testEnvironment().dynamodbEndpoint, MUSEUM_DATA_DIR: join(work, 'data'), MUSEUM_THROTTLE_RATE_LIMIT: '', MUSEUM_THROTTLE_BURST_LIMIT: '' },
+    {
+      DYNAMODB_ENDPOINT: testEnvironment().dynamodbEndpoint,
+      MUSEUM_DATA_DIR: join(work, 'data'),
+      MUSEUM_THROTTLE_RATE_LIMIT: '',
+      MUSEUM_THROTTLE_BURST_LIMIT: '',
+    },
     logFile,
   );
 }, LOCAL_API_START_TIMEOUT_MS + 30_000);

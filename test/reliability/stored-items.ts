@@ -47,15 +47,13 @@ export async function storedItems(eventId: string): Promise<StoredItems> {
 export async function storageProblems(eventId: string, expected: SpecialEventBody | undefined): Promise<string[]> {
   const { base, dateItems } = await storedItems(eventId);
   if (!expected) {
-    return [
-      ...(base ? ['the base item is still there'] : []),
-      ...dateItems.map((item) => `orphan index item ${String(item.sk)}`),
-    ];
+    return [...(base ? ['the base item is still there'] : []), ...dateItems.map((item) => `orphan index item ${String(item.sk)}`)];
   }
   if (!base) return ['the base item is missing'];
   const problems: string[] = [];
   for (const field of ['name', 'location', 'eventDescription', 'price'] as const) {
-    if (base[field] !== expected[field]) problems.push(`base ${field} is ${JSON.stringify(base[field])}, expected ${JSON.stringify(expected[field])}`);
+    if (base[field] !== expected[field])
+      problems.push(`base ${field} is ${JSON.stringify(base[field])}, expected ${JSON.stringify(expected[field])}`);
   }
   if (JSON.stringify(base.dates) !== JSON.stringify(expected.dates)) problems.push(`base dates are ${JSON.stringify(base.dates)}`);
   // One month item per month of the dates, with that month's dates.

@@ -14,16 +14,30 @@ function text(maxLength: number, rule: TextRule, pool: string[]): fc.Arbitrary<s
     .oneof(
       { weight: 3, arbitrary: fc.constantFrom(...pool) },
       { weight: 2, arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 24 }) },
-      fc.tuple(fc.constantFrom(...pool), fc.constantFrom(' ', '\u00a0', '\u3000', '  '), fc.string({ unit: 'grapheme', maxLength: 8 })).map(
-        ([head, space, tail]) => `${space}${head}${tail}${space}`,
-      ),
+      fc
+        .tuple(fc.constantFrom(...pool), fc.constantFrom(' ', '\u00a0', '\u3000', '  '), fc.string({ unit: 'grapheme', maxLength: 8 }))
+        .map(([head, space, tail]) => `${space}${head}${tail}${space}`),
       fc.string({ unit: 'grapheme-ascii', minLength: maxLength, maxLength }),
     )
     .filter((value) => obeysTextRule(rule, value) && codePointLength(value.trim()) <= maxLength);
 }
 
 // U+FF01 sorts before U+1F3A8 in UTF-8 (DynamoDB's order) but after it in UTF-16 (JavaScript's).
-const NAMES = ['Art', 'Art Deco', 'art', 'Ärt', 'Art\u00a0Deco', '！Fullwidth', '🎨 Palette', '𝄞 Music', 'Zoo', 'zoo', '中文', 'e\u0301clair', 'éclair'];
+const NAMES = [
+  'Art',
+  'Art Deco',
+  'art',
+  'Ärt',
+  'Art\u00a0Deco',
+  '！Fullwidth',
+  '🎨 Palette',
+  '𝄞 Music',
+  'Zoo',
+  'zoo',
+  '中文',
+  'e\u0301clair',
+  'éclair',
+];
 
 export const eventName = text(LIMITS.nameLength, SINGLE_LINE_TEXT, NAMES);
 export const eventLocation = text(LIMITS.locationLength, SINGLE_LINE_TEXT, ['Main Hall', 'Hall 2', 'Jardin d’hiver', '東館']);
@@ -38,7 +52,10 @@ export const eventPrice = fc.integer({ min: 0, max: LIMITS.maxPrice * 100 }).map
 /** Dates of `year` (duplicates and any order allowed: the API normalises them). */
 export function eventDates(year: number, options: { firstDay?: number; lastDay?: number; maxLength?: number } = {}) {
   const { firstDay = 0, lastDay = 364, maxLength = LIMITS.maxDates } = options;
-  return fc.array(fc.integer({ min: firstDay, max: lastDay }).map((day) => dayOfYear(year, day)), { minLength: 1, maxLength });
+  return fc.array(
+    fc.integer({ min: firstDay, max: lastDay }).map((day) => dayOfYear(year, day)),
+    { minLength: 1, maxLength },
+  );
 }
 
 export function eventInput(year: number, dateOptions?: Parameters<typeof eventDates>[1]): fc.Arbitrary<EventInput> {
@@ -57,7 +74,12 @@ export interface EventTemplate extends Omit<EventInput, 'dates'> {
 }
 
 /** `hotDays` come up often, so that several events share a first date and their names decide the order. */
-export function eventTemplate(options: { firstDay: number; lastDay: number; maxDates: number; hotDays: number[] }): fc.Arbitrary<EventTemplate> {
+export function eventTemplate(options: {
+  firstDay: number;
+  lastDay: number;
+  maxDates: number;
+  hotDays: number[];
+}): fc.Arbitrary<EventTemplate> {
   const day = fc.oneof(fc.constantFrom(...options.hotDays), fc.integer({ min: options.firstDay, max: options.lastDay }));
   return fc.record({
     name: eventName,
@@ -76,7 +98,13 @@ export function inYear({ days, ...fields }: EventTemplate, year: number): EventI
 export function eventChanges(year: number): fc.Arbitrary<Partial<EventInput>> {
   return fc
     .record(
-      { name: eventName, location: eventLocation, eventDescription: eventDescription, dates: eventDates(year, { maxLength: 8 }), price: eventPrice },
+      {
+        name: eventName,
+        location: eventLocation,
+        eventDescription: eventDescription,
+        dates: eventDates(year, { maxLength: 8 }),
+        price: eventPrice,
+      },
       { requiredKeys: [] },
     )
     .filter((changes) => Object.keys(changes).length > 0);

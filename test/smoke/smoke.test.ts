@@ -18,7 +18,11 @@ function smoke(args: string[], env: Record<string, string>): Promise<{ code: num
 
 test('the full smoke run passes against the local API with an editor', async () => {
   const { editor } = TEST_USERS;
-  const run = await smoke([], { MUSEUM_API_URL: testEnvironment().url, MUSEUM_API_USERNAME: editor.username, MUSEUM_API_PASSWORD: editor.password });
+  const run = await smoke([], {
+    MUSEUM_API_URL: testEnvironment().url,
+    MUSEUM_API_USERNAME: editor.username,
+    MUSEUM_API_PASSWORD: editor.password,
+  });
   expect(run.stderr).toBe('');
   expect(run.stdout).toMatch(/^10 checks passed against http:\/\/127\.0\.0\.1:\d+\/v1\.1$/m);
   expect(run.code).toBe(0);
@@ -26,7 +30,11 @@ test('the full smoke run passes against the local API with an editor', async () 
 
 test('read-only, as production runs it: with a viewer, and without any user', async () => {
   const { viewer } = TEST_USERS;
-  const withViewer = await smoke(['--read-only'], { MUSEUM_API_URL: testEnvironment().url, MUSEUM_API_USERNAME: viewer.username, MUSEUM_API_PASSWORD: viewer.password });
+  const withViewer = await smoke(['--read-only'], {
+    MUSEUM_API_URL: testEnvironment().url,
+    MUSEUM_API_USERNAME: viewer.username,
+    MUSEUM_API_PASSWORD: viewer.password,
+  });
   expect(withViewer.stdout).toContain('5 checks passed');
   expect(withViewer.code).toBe(0);
   const anonymous = await smoke(['--read-only'], { MUSEUM_API_URL: testEnvironment().url });
@@ -35,7 +43,11 @@ test('read-only, as production runs it: with a viewer, and without any user', as
 });
 
 test('a wrong password fails the run instead of passing quietly', async () => {
-  const run = await smoke(['--read-only'], { MUSEUM_API_URL: testEnvironment().url, MUSEUM_API_USERNAME: 'visitor', MUSEUM_API_PASSWORD: 'not-the-password-1' });
+  const run = await smoke(['--read-only'], {
+    MUSEUM_API_URL: testEnvironment().url,
+    MUSEUM_API_USERNAME: 'visitor',
+    MUSEUM_API_PASSWORD: 'not-the-password-1',
+  });
   expect(run.code).toBe(1);
   expect(run.stderr).toContain('expected 200, got 401');
 });

@@ -41,7 +41,10 @@ function expectStatus(response: { status: number; text: string }, status: number
   if (response.status !== status) throw new Error(`${what}: expected ${status}, got ${response.status}: ${response.text.slice(0, 300)}`);
 }
 
-const asUser = (init: RequestInit = {}): RequestInit => ({ ...init, headers: { ...(init.headers as Record<string, string>), Authorization: authorization ?? '' } });
+const asUser = (init: RequestInit = {}): RequestInit => ({
+  ...init,
+  headers: { ...(init.headers as Record<string, string>), Authorization: authorization ?? '' },
+});
 
 async function main(): Promise<void> {
   await check('GET /v1.1 answers the service index without credentials', async () => {
@@ -73,11 +76,21 @@ async function main(): Promise<void> {
   let eventId: string | undefined;
   try {
     await check('an editor creates an event', async () => {
-      const created = await fetchChecked(baseUrl, '/special-events', asUser({
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ name: `Smoke test ${randomUUID()}`, location: 'Nowhere', eventDescription: 'Created and deleted by npm run smoke', dates: [date], price: 1.5 }),
-      }));
+      const created = await fetchChecked(
+        baseUrl,
+        '/special-events',
+        asUser({
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({
+            name: `Smoke test ${randomUUID()}`,
+            location: 'Nowhere',
+            eventDescription: 'Created and deleted by npm run smoke',
+            dates: [date],
+            price: 1.5,
+          }),
+        }),
+      );
       expectStatus(created, 201, 'POST /special-events');
       eventId = (created.json() as { eventId: string }).eventId;
     });
@@ -90,7 +103,15 @@ async function main(): Promise<void> {
     });
     await check('a conditional change applies', async () => {
       expectStatus(
-        await fetchChecked(baseUrl, path, asUser({ method: 'PATCH', headers: { 'Content-Type': 'application/json', 'If-Match': etag }, body: JSON.stringify({ price: 2 }) })),
+        await fetchChecked(
+          baseUrl,
+          path,
+          asUser({
+            method: 'PATCH',
+            headers: { 'Content-Type': 'application/json', 'If-Match': etag },
+            body: JSON.stringify({ price: 2 }),
+          }),
+        ),
         200,
         `PATCH ${path}`,
       );
@@ -106,7 +127,8 @@ async function main(): Promise<void> {
         const found = (list.json() as { eventId: string }[]).filter((event) => event.eventId === eventId).length;
         if (found > 1) throw new Error(`the created event is listed ${found} times`);
         if (found === 1) break;
-        if (Date.now() > until) throw new Error(`the created event is not listed ${INDEX_LAG_BOUND_MS} ms after its creation (${poll} lists)`);
+        if (Date.now() > until)
+          throw new Error(`the created event is not listed ${INDEX_LAG_BOUND_MS} ms after its creation (${poll} lists)`);
         await new Promise((resolve) => setTimeout(resolve, Math.min(250 * poll, 2_000)));
       }
     });

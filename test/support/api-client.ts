@@ -65,7 +65,10 @@ export async function api<T = unknown>(method: string, path: string, options: Re
 
 /** Creates an event as the editor, with an Idempotency-Key and retrying as a client does (apiRetrying), and returns it (asserting 201). */
 export async function createEvent(fields: Partial<Record<string, unknown>> = {}): Promise<SpecialEventBody> {
-  const response = await apiRetrying<SpecialEventBody>('POST', '/special-events', { json: { ...sampleEvent(), ...fields }, headers: withIdempotencyKey() });
+  const response = await apiRetrying<SpecialEventBody>('POST', '/special-events', {
+    json: { ...sampleEvent(), ...fields },
+    headers: withIdempotencyKey(),
+  });
   if (response.status !== 201) throw new Error(`create failed: ${response.status} ${response.text}`);
   return response.body;
 }
@@ -118,7 +121,12 @@ const RETRY_ATTEMPTS = 10;
  * Retry-After or changes the attempts. Returns the first other answer, or the last one: the
  * caller asserts on it.
  */
-export async function apiRetrying<T = unknown>(method: string, path: string, options: RequestOptions = {}, retry: { attempts?: number; statuses?: number[] } = {}): Promise<ApiResponse<T>> {
+export async function apiRetrying<T = unknown>(
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+  retry: { attempts?: number; statuses?: number[] } = {},
+): Promise<ApiResponse<T>> {
   const statuses = new Set(retry.statuses ?? RETRIED_STATUSES);
   const hasKey = Object.keys(options.headers ?? {}).some((name) => name.toLowerCase() === 'idempotency-key');
   for (let attempt = 1; ; attempt++) {
@@ -148,7 +156,11 @@ export const INDEX_SETTLE_BOUND_MS = 15_000;
  * caller asserts on it. `everyRead` checks each read on the way, for what holds whatever the lag
  * (no duplicate, no ghost).
  */
-export async function readUntilSettled<T>(read: () => Promise<T>, settled: (value: T) => boolean, everyRead: (value: T) => void = () => undefined): Promise<T> {
+export async function readUntilSettled<T>(
+  read: () => Promise<T>,
+  settled: (value: T) => boolean,
+  everyRead: (value: T) => void = () => undefined,
+): Promise<T> {
   const until = Date.now() + INDEX_SETTLE_BOUND_MS;
   for (;;) {
     const value = await read();

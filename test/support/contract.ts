@@ -87,11 +87,15 @@ export class ContractChecker {
     const answers = (Object.keys(GATEWAY_RESPONSES) as GatewayResponseType[]).map(gatewayResponse);
     const contentType = response.headers.get('content-type') ?? '';
     if (!mediaType(contentType).startsWith(PROBLEM_CONTENT_TYPE)) {
-      throw new ContractViolation(`${where}: outside the contract, expected a gateway ${PROBLEM_CONTENT_TYPE} response, got "${contentType}"`);
+      throw new ContractViolation(
+        `${where}: outside the contract, expected a gateway ${PROBLEM_CONTENT_TYPE} response, got "${contentType}"`,
+      );
     }
     const body = parseJson(where, response.text);
     if (!answers.some((answer) => answer.statusCode === response.status && isDeepStrictEqual(answer.body, body))) {
-      throw new ContractViolation(`${where}: outside the contract, the response is none of API Gateway's gateway responses:\n${response.text}`);
+      throw new ContractViolation(
+        `${where}: outside the contract, the response is none of API Gateway's gateway responses:\n${response.text}`,
+      );
     }
   }
 
@@ -106,7 +110,8 @@ export class ContractChecker {
       const schema = definition.schema as Json;
       const typed = schema.type === 'integer' || schema.type === 'number' ? (/^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value) : value;
       const validator = this.validator(schema);
-      if (!validator(typed)) throw new ContractViolation(`${where}: header ${name}: ${JSON.stringify(value)} ${this.ajv.errorsText(validator.errors)}`);
+      if (!validator(typed))
+        throw new ContractViolation(`${where}: header ${name}: ${JSON.stringify(value)} ${this.ajv.errorsText(validator.errors)}`);
     }
   }
 
@@ -119,12 +124,16 @@ export class ContractChecker {
     const contentType = mediaType(response.headers.get('content-type') ?? '');
     const media = content[contentType];
     if (!media) {
-      throw new ContractViolation(`${where}: content type "${contentType}" is not documented (documented: ${Object.keys(content).join(', ')})`);
+      throw new ContractViolation(
+        `${where}: content type "${contentType}" is not documented (documented: ${Object.keys(content).join(', ')})`,
+      );
     }
     const body = parseJson(where, response.text);
     const validator = this.validator(media.schema as Json);
     if (!validator(body)) {
-      throw new ContractViolation(`${where}: the body does not match the documented schema: ${this.ajv.errorsText(validator.errors, { separator: '; ' })}\n${response.text}`);
+      throw new ContractViolation(
+        `${where}: the body does not match the documented schema: ${this.ajv.errorsText(validator.errors, { separator: '; ' })}\n${response.text}`,
+      );
     }
   }
 
@@ -176,7 +185,11 @@ export function assertMatchesContract(method: string, path: string, response: Ob
 }
 
 /** fetch() against any local API (not only the shared one), the answer checked against the contract. */
-export async function fetchChecked(baseUrl: string, path: string, init: RequestInit = {}): Promise<ObservedResponse & { json: () => unknown }> {
+export async function fetchChecked(
+  baseUrl: string,
+  path: string,
+  init: RequestInit = {},
+): Promise<ObservedResponse & { json: () => unknown }> {
   const response = await fetch(`${baseUrl}${path}`, init);
   const observed = { status: response.status, headers: response.headers, text: await response.text() };
   assertMatchesContract(init.method ?? 'GET', path, observed);

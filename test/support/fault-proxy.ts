@@ -125,12 +125,17 @@ const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteIte
 
 /** The table and key of every item a write request touches. */
 function writtenKeys(operation: string, body: Record<string, unknown>): { table: string; key: Attributes }[] {
-  const keyOf = (action: Record<string, unknown>) => ({ table: String(action.TableName), key: (action.Key ?? pick(action.Item as Attributes)) as Attributes });
+  const keyOf = (action: Record<string, unknown>) => ({
+    table: String(action.TableName),
+    key: (action.Key ?? pick(action.Item as Attributes)) as Attributes,
+  });
   if (operation === 'TransactWriteItems') {
     return ((body.TransactItems ?? []) as Record<string, Record<string, unknown>>[]).flatMap((item) => Object.values(item).map(keyOf));
   }
   if (operation === 'BatchWriteItem') {
-    return Object.entries((body.RequestItems ?? {}) as Record<string, { PutRequest?: { Item: Attributes }; DeleteRequest?: { Key: Attributes } }[]>).flatMap(([table, requests]) =>
+    return Object.entries(
+      (body.RequestItems ?? {}) as Record<string, { PutRequest?: { Item: Attributes }; DeleteRequest?: { Key: Attributes } }[]>,
+    ).flatMap(([table, requests]) =>
       requests.map((request) => ({ table, key: request.DeleteRequest?.Key ?? pick(request.PutRequest?.Item ?? {}) })),
     );
   }
@@ -139,7 +144,11 @@ function writtenKeys(operation: string, body: Record<string, unknown>): { table:
 
 /** The primary key (pk, sk, or id) of an item, its attributes in a fixed order (items come back in any order). */
 function pick(item: Attributes): Attributes {
-  return Object.fromEntries(Object.entries(item).filter(([name]) => name === 'pk' || name === 'sk' || name === 'id').sort(([a], [b]) => (a < b ? -1 : 1)));
+  return Object.fromEntries(
+    Object.entries(item)
+      .filter(([name]) => name === 'pk' || name === 'sk' || name === 'id')
+      .sort(([a], [b]) => (a < b ? -1 : 1)),
+  );
 }
 
 const scalar = (value: Record<string, unknown> | undefined) => (value ? String(Object.values(value)[0]) : undefined);
@@ -148,25 +157,32 @@ const compareBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Bu
 /** Whether `item` satisfies a key condition of the forms the service and tests send (`=`, `BETWEEN`, comparisons, `begins_with`). */
 function matchesKeyCondition(item: Attributes, expression: string, names: Record<string, string>, values: Attributes): boolean {
   const name = (token: string) => names[token] ?? token;
-  return expression.split(/\s+AND\s+/i).reduce<string[]>((parts, part) => {
-    // Re-join the "x BETWEEN :a AND :b" that the split above cut in two.
-    const last = parts.at(-1);
-    if (last && /BETWEEN\s+\S+$/i.test(last)) parts[parts.length - 1] = `${last} AND ${part}`;
-    else parts.push(part);
-    return parts;
-  }, []).every((condition) => {
-    const text = condition.trim().replace(/^\((.*)\)$/, '$1');
-    const begins = /^begins_with\s*\(\s*(\S+)\s*,\s*(\S+)\s*\)$/i.exec(text);
-    if (begins) return (scalar(item[name(begins[1] as string)]) ?? '').startsWith(scalar(values[begins[2] as string]) ?? '\u0000');
-    const between = /^(\S+)\s+BETWEEN\s+(\S+)\s+AND\s+(\S+)$/i.exec(text);
-    const actual = scalar(item[name((between ?? /^(\S+)/.exec(text) ?? [])[1] as string)]);
-    if (actual === undefined) return false;
-    if (between) return compareBytes(actual, scalar(values[between[2] as string]) ?? '') >= 0 && compareBytes(actual, scalar(values[between[3] as string]) ?? '') <= 0;
-    const comparison = /^(\S+)\s*(=|<=|>=|<|>)\s*(\S+)$/.exec(text);
-    if (!comparison) throw new Error(`The fault proxy cannot evaluate the key condition "${text}"`);
-    const order = compareBytes(actual, scalar(values[comparison[3] as string]) ?? '');
-    return { '=': order === 0, '<=': order <= 0, '>=': order >= 0, '<': order < 0, '>': order > 0 }[comparison[2] as '='];
-  });
+  return expression
+    .split(/\s+AND\s+/i)
+    .reduce<string[]>((parts, part) => {
+      // Re-join the "x BETWEEN :a AND :b" that the split above cut in two.
+      const last = parts.at(-1);
+      if (last && /BETWEEN\s+\S+$/i.test(last)) parts[parts.length - 1] = `${last} AND ${part}`;
+      else parts.push(part);
+      return parts;
+    }, [])
+    .every((condition) => {
+      const text = condition.trim().replace(/^\((.*)\)$/, '$1');
+      const begins = /^begins_with\s*\(\s*(\S+)\s*,\s*(\S+)\s*\)$/i.exec(text);
+      if (begins) return (scalar(item[name(begins[1] as string)]) ?? '').startsWith(scalar(values[begins[2] as string]) ?? '\u0000');
+      const between = /^(\S+)\s+BETWEEN\s+(\S+)\s+AND\s+(\S+)$/i.exec(text);
+      const actual = scalar(item[name((between ?? /^(\S+)/.exec(text) ?? [])[1] as string)]);
+      if (actual === undefined) return false;
+      if (between)
+        return (
+          compareBytes(actual, scalar(values[between[2] as string]) ?? '') >= 0 &&
+          compareBytes(actual, scalar(values[between[3] as string]) ?? '') <= 0
+        );
+      const comparison = /^(\S+)\s*(=|<=|>=|<|>)\s*(\S+)$/.exec(text);
+      if (!comparison) throw new Error(`The fault proxy cannot evaluate the key condition "${text}"`);
+      const order = compareBytes(actual, scalar(values[comparison[3] as string]) ?? '');
+      return { '=': order === 0, '<=': order <= 0, '>=': order >= 0, '<': order < 0, '>': order > 0 }[comparison[2] as '='];
+    });
 }
 
 export async function startFaultProxy(target: string, initialBehaviour: DynamoDbBehaviour = {}): Promise<FaultProxy> {
@@ -206,7 +222,8 @@ export async function startFaultProxy(target: string, initialBehaviour: DynamoDb
     const names = (body.ExpressionAttributeNames ?? {}) as Record<string, string>;
     const values = (body.ExpressionAttributeValues ?? {}) as Attributes;
     const condition = typeof body.KeyConditionExpression === 'string' ? body.KeyConditionExpression : '';
-    const sortKey = /\b(gsi\d?sk)\b/.exec(condition)?.[1] ?? /(#\w+)\s*(?:BETWEEN|>=|<=|>|<|=)/.exec(condition.split(/\s+AND\s+/i)[1] ?? '')?.[1];
+    const sortKey =
+      /\b(gsi\d?sk)\b/.exec(condition)?.[1] ?? /(#\w+)\s*(?:BETWEEN|>=|<=|>|<|=)/.exec(condition.split(/\s+AND\s+/i)[1] ?? '')?.[1];
     const sortName = sortKey ? (names[sortKey] ?? sortKey) : undefined;
     const lastKey = answer.LastEvaluatedKey as Attributes | undefined;
     const keyText = (item: Attributes) => JSON.stringify(pick(item));
@@ -230,7 +247,8 @@ export async function startFaultProxy(target: string, initialBehaviour: DynamoDb
       items.push(before);
       stats.lagged += 1;
     }
-    if (sortName) items.sort((a, b) => compareBytes(scalar(a[sortName]) ?? '', scalar(b[sortName]) ?? '') * (body.ScanIndexForward === false ? -1 : 1));
+    if (sortName)
+      items.sort((a, b) => compareBytes(scalar(a[sortName]) ?? '', scalar(b[sortName]) ?? '') * (body.ScanIndexForward === false ? -1 : 1));
     return { ...answer, Items: items, Count: items.length };
   }
 
@@ -242,7 +260,11 @@ export async function startFaultProxy(target: string, initialBehaviour: DynamoDb
       const count = ((body.TransactItems ?? []) as unknown[]).length;
       const victim = Math.floor(Math.random() * count);
       const reasons = Array.from({ length: count }, (_, i) =>
-        i !== victim ? { Code: 'None' } : throttled ? { Code: 'ThrottlingError', Message: 'Throughput exceeds the current capacity of your table or index.' } : { Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' },
+        i !== victim
+          ? { Code: 'None' }
+          : throttled
+            ? { Code: 'ThrottlingError', Message: 'Throughput exceeds the current capacity of your table or index.' }
+            : { Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' },
       );
       return {
         status: 400,
@@ -256,7 +278,10 @@ export async function startFaultProxy(target: string, initialBehaviour: DynamoDb
     if (!['PutItem', 'UpdateItem', 'DeleteItem'].includes(operation) || body.ConditionExpression === undefined) return undefined;
     return throttled
       ? ERRORS['provisioned-throughput-exceeded']
-      : { status: 400, body: { __type: 'com.amazonaws.dynamodb.v20120810#TransactionConflictException', message: 'Transaction is ongoing for the item' } };
+      : {
+          status: 400,
+          body: { __type: 'com.amazonaws.dynamodb.v20120810#TransactionConflictException', message: 'Transaction is ongoing for the item' },
+        };
   }
 
   function matchingRule(operation: string, body: string) {
@@ -274,7 +299,10 @@ export async function startFaultProxy(target: string, initialBehaviour: DynamoDb
     return rule;
   }
 
-  function forward(request: Pick<IncomingMessage, 'method' | 'url' | 'headers'>, body: Buffer): Promise<{ status: number; headers: IncomingMessage['headers']; body: Buffer }> {
+  function forward(
+    request: Pick<IncomingMessage, 'method' | 'url' | 'headers'>,
+    body: Buffer,
+  ): Promise<{ status: number; headers: IncomingMessage['headers']; body: Buffer }> {
     stats.forwarded += 1;
     return new Promise((resolve, reject) => {
       const upstream = httpRequest(
@@ -333,7 +361,8 @@ export async function startFaultProxy(target: string, initialBehaviour: DynamoDb
         answerError(response, fault);
         return;
     }
-    const parsed = behaviour.indexLagMs || behaviour.cancelShare ? (JSON.parse(body.toString('utf8') || '{}') as Record<string, unknown>) : {};
+    const parsed =
+      behaviour.indexLagMs || behaviour.cancelShare ? (JSON.parse(body.toString('utf8') || '{}') as Record<string, unknown>) : {};
     const cancelled = behaviour.cancelShare ? cancellation(operation, parsed) : undefined;
     if (cancelled) {
       stats.cancelled += 1;

@@ -49,7 +49,10 @@ export default async function globalSetup(): Promise<void> {
   // other suite keeps the first API on DynamoDB Local as it is: exact single-request answers.
   const behaviour = behaviourFromEnvironment(DEFAULT_INJECTED_BEHAVIOUR);
   const proxy = behaviour && (await startFaultProxy(dynamodb.endpoint, behaviour));
-  const [api, injectedApi] = await Promise.all([start('local-api', dynamodb.endpoint), proxy ? start('injected-api', proxy.endpoint) : undefined]);
+  const [api, injectedApi] = await Promise.all([
+    start('local-api', dynamodb.endpoint),
+    proxy ? start('injected-api', proxy.endpoint) : undefined,
+  ]);
   const logFile = join(workDirectory, 'local-api.log');
   Object.assign(process.env, {
     MUSEUM_API_URL: api.url,

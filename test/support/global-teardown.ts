@@ -3,7 +3,9 @@ import type { FaultProxy } from './fault-proxy.ts';
 import type { LocalApiProcess } from './local-api-process.ts';
 
 export default async function globalTeardown(): Promise<void> {
-  const services = (globalThis as { museumTestServices?: { apis: (LocalApiProcess | undefined)[]; proxy: FaultProxy | undefined; dynamodb: DynamoDbLocal } }).museumTestServices;
+  const services = (
+    globalThis as { museumTestServices?: { apis: (LocalApiProcess | undefined)[]; proxy: FaultProxy | undefined; dynamodb: DynamoDbLocal } }
+  ).museumTestServices;
   await Promise.all((services?.apis ?? []).map(async (api) => api?.stop()));
   await services?.proxy?.close();
   await services?.dynamodb.stop();

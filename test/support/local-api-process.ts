@@ -50,7 +50,10 @@ export async function startLocalApiProcess(env: Record<string, string>, logFile:
   try {
     url = await new Promise<string>((resolve, reject) => {
       let output = '';
-      const timer = setTimeout(() => reject(new Error(`The local API did not start in ${LOCAL_API_START_TIMEOUT_MS / 1000} s:\n${output}`)), LOCAL_API_START_TIMEOUT_MS);
+      const timer = setTimeout(
+        () => reject(new Error(`The local API did not start in ${LOCAL_API_START_TIMEOUT_MS / 1000} s:\n${output}`)),
+        LOCAL_API_START_TIMEOUT_MS,
+      );
       child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
       child.stdout.on('data', (chunk: Buffer) => {
         output += chunk.toString();

@@ -25,7 +25,10 @@ const started: ChildProcess[] = [];
  * Starts the server script directly (`npm` false) or `npm start -- --no-build` (the bundles are
  * built by npm test); `build`: the server script with --build (as `npm start` runs it).
  */
-export async function startLocalRun(env: Record<string, string>, options: { npm?: boolean; port?: number; build?: boolean } = {}): Promise<LocalRun> {
+export async function startLocalRun(
+  env: Record<string, string>,
+  options: { npm?: boolean; port?: number; build?: boolean } = {},
+): Promise<LocalRun> {
   const port = options.port ?? (await freePort());
   const [command, args] = options.npm
     ? ['npm', ['start', '--silent', '--', '--no-build']]
@@ -52,7 +55,7 @@ export async function startLocalRun(env: Record<string, string>, options: { npm?
  * than `timeoutMs` (generous: a first start on a loaded machine has taken 35 s).
  */
 export async function untilListening(run: LocalRun, timeoutMs = 180_000): Promise<string> {
-  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline;) {
     const url = /listening on (\S+)/.exec(run.output())?.[1];
     if (url) return url;
     if (run.child.exitCode !== null || run.child.signalCode !== null) throw new Error(`The local API exited:\n${run.output()}`);
@@ -93,7 +96,9 @@ export function lockRecord(dataDirectory: string): LockRecord | undefined {
 /** The pids of DynamoDB Local processes whose command line names `directory`. */
 export function javaProcessesUsing(directory: string): number[] {
   const lines = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' }).split('\n');
-  return lines.filter((line) => /^\s*\d+ \S*java /.test(line) && line.includes('DynamoDBLocal') && line.includes(directory)).map((line) => Number(line.trim().split(/\s+/)[0]));
+  return lines
+    .filter((line) => /^\s*\d+ \S*java /.test(line) && line.includes('DynamoDBLocal') && line.includes(directory))
+    .map((line) => Number(line.trim().split(/\s+/)[0]));
 }
 
 export function isRunning(pid: number | undefined): boolean {
@@ -115,7 +120,7 @@ export function listeningPorts(pids: number[]): number[] {
 
 /** Polls until `condition` holds, for at most `timeoutMs`; returns whether it did. */
 export async function eventually(condition: () => boolean, timeoutMs: number): Promise<boolean> {
-  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline;) {
     if (condition()) return true;
     await sleep(100);
   }

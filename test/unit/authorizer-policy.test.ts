@@ -6,14 +6,25 @@ import { policyAllows } from '../../lib/local/local-api-gateway.ts';
 const stageArn = 'arn:aws:execute-api:eu-west-1:123456789012:abcdef1234/prod';
 
 function allows(resources: string[], arn: string): boolean {
-  return policyAllows({ principalId: 'u', policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: resources }] } }, arn);
+  return policyAllows(
+    {
+      principalId: 'u',
+      policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: resources }] },
+    },
+    arn,
+  );
 }
 
 describe('authorizer policy', () => {
   test('a viewer may call both reads, whichever route was called first, and no writes', () => {
     const resources = allowedResources(`${stageArn}/POST/special-events`, '/special-events', 'viewer');
     // HEAD is its own method in API Gateway, served by the GET route's function.
-    expect(resources.sort()).toEqual([`${stageArn}/GET/special-events`, `${stageArn}/GET/special-events/*`, `${stageArn}/HEAD/special-events`, `${stageArn}/HEAD/special-events/*`]);
+    expect(resources.sort()).toEqual([
+      `${stageArn}/GET/special-events`,
+      `${stageArn}/GET/special-events/*`,
+      `${stageArn}/HEAD/special-events`,
+      `${stageArn}/HEAD/special-events/*`,
+    ]);
     expect(allows(resources, `${stageArn}/GET/special-events/6f1e8a57-5d1c-4b8e-9b35-2f7d8e4c1a90`)).toBe(true);
     expect(allows(resources, `${stageArn}/DELETE/special-events/6f1e8a57-5d1c-4b8e-9b35-2f7d8e4c1a90`)).toBe(false);
   });
@@ -21,7 +32,15 @@ describe('authorizer policy', () => {
   test('an editor may call all five operations (and HEAD wherever GET is)', () => {
     const resources = allowedResources(`${stageArn}/GET/special-events`, '/special-events', 'editor');
     expect(resources).toHaveLength(7);
-    for (const arn of ['POST/special-events', 'GET/special-events', 'HEAD/special-events', 'GET/special-events/x', 'HEAD/special-events/x', 'PATCH/special-events/x', 'DELETE/special-events/x']) {
+    for (const arn of [
+      'POST/special-events',
+      'GET/special-events',
+      'HEAD/special-events',
+      'GET/special-events/x',
+      'HEAD/special-events/x',
+      'PATCH/special-events/x',
+      'DELETE/special-events/x',
+    ]) {
       expect(allows(resources, `${stageArn}/${arn}`)).toBe(true);
     }
   });

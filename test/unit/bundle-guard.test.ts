@@ -50,7 +50,9 @@ describe('the Lambda bundles (esbuild metafile)', () => {
   test('every stand-in in scripts/lambda-shims/ is in every bundle (its resolve hook matched)', async () => {
     const shims = (await readdir(SHIM_DIRECTORY)).map((file) => join(SHIM_DIRECTORY, file));
     expect(shims.length).toBeGreaterThan(0);
-    const missing = bundles().flatMap(({ name }) => shims.filter((shim) => !loadedBy(name).includes(shim)).map((shim) => `${name}: ${shim}`));
+    const missing = bundles().flatMap(({ name }) =>
+      shims.filter((shim) => !loadedBy(name).includes(shim)).map((shim) => `${name}: ${shim}`),
+    );
     expect(missing).toEqual([]);
     // Each stand-in named in the build is one of those files.
     expect(meta.shims.map((shim) => relative(ROOT, shim.shim)).sort()).toEqual([...shims].sort());
@@ -83,9 +85,17 @@ describe('the Lambda bundles (esbuild metafile)', () => {
     // role (https://docs.aws.amazon.com/lambda/latest/dg/configuration-envvars.html#configuration-envvars-runtime);
     // the SDK's full chain tries the environment first, so on Lambda both give the same answer.
     const saved = { ...process.env };
-    Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: 'secret-example', AWS_SESSION_TOKEN: 'token-example' });
+    Object.assign(process.env, {
+      AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE',
+      AWS_SECRET_ACCESS_KEY: 'secret-example',
+      AWS_SESSION_TOKEN: 'token-example',
+    });
     try {
-      await expect(defaultProvider()()).resolves.toMatchObject({ accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret-example', sessionToken: 'token-example' });
+      await expect(defaultProvider()()).resolves.toMatchObject({
+        accessKeyId: 'AKIDEXAMPLE',
+        secretAccessKey: 'secret-example',
+        sessionToken: 'token-example',
+      });
     } finally {
       process.env = saved;
     }

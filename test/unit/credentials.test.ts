@@ -42,7 +42,8 @@ describe('passwords that may be set', () => {
   test('a password followed by NUL bytes never matches (scrypt would derive the same key), nor one with a BOM', async () => {
     const stored = await hashPassword(GOOD);
     expect(await verifyPassword(GOOD, stored)).toBe(true);
-    for (const presented of [`${GOOD}\u0000`, `${GOOD}\u0000\u0000\u0000`, `\ufeff${GOOD}`]) expect(await verifyPassword(presented, stored)).toBe(false);
+    for (const presented of [`${GOOD}\u0000`, `${GOOD}\u0000\u0000\u0000`, `\ufeff${GOOD}`])
+      expect(await verifyPassword(presented, stored)).toBe(false);
   }, 30_000);
 
   test('the NFC and NFD forms of a password are the same password (it is normalised before hashing)', async () => {
@@ -71,7 +72,10 @@ describe('usernames and passwords presented at login', () => {
     expect(parseBasicCredentials(encode(`admin:${GOOD}`))).toEqual({ username: 'admin', password: GOOD });
   });
 
-  test.each([`${GOOD}\u0000`, `${GOOD}\u0000\u0000`, `\ufeff${GOOD}`, `${GOOD}\u007f`, `${GOOD}\u200b`])('a password %j is refused before any scrypt', (password) => {
-    expect(parseBasicCredentials(encode(`admin:${password}`))).toBeUndefined();
-  });
+  test.each([`${GOOD}\u0000`, `${GOOD}\u0000\u0000`, `\ufeff${GOOD}`, `${GOOD}\u007f`, `${GOOD}\u200b`])(
+    'a password %j is refused before any scrypt',
+    (password) => {
+      expect(parseBasicCredentials(encode(`admin:${password}`))).toBeUndefined();
+    },
+  );
 });

@@ -7,7 +7,16 @@ import { CreateEventRequest, EventPrice, ListEventsQuery } from '../../functions
 import { validate } from '../../functions/http/request-validation.ts';
 import { decodeUtf8, duplicateKey, parseJsonText } from '../../functions/http/json-text.ts';
 import { compareDecimal, decimalPlaces, JsonNumberText, sameDecimal } from '../../functions/events/decimal-text.ts';
-import { IF_MATCH_PATTERN, IfNoneMatchFailedError, parseEntityTagList, parseIfMatch, readOutcome, versionOfTag, withPreconditions, type Preconditions } from '../../functions/http/preconditions.ts';
+import {
+  IF_MATCH_PATTERN,
+  IfNoneMatchFailedError,
+  parseEntityTagList,
+  parseIfMatch,
+  readOutcome,
+  versionOfTag,
+  withPreconditions,
+  type Preconditions,
+} from '../../functions/http/preconditions.ts';
 import { EventVersionMismatchError } from '../../functions/store/store-errors.ts';
 import * as v from 'valibot';
 import { HttpProblem } from '../../functions/events/problems.ts';
@@ -52,12 +61,16 @@ describe('If-Match (RFC 9110 §13.1.1)', () => {
 
   test('strong comparison is exact string equality: only our canonical version tags can equal an ETag', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 2 ** 40 }), fc.string({ unit: fc.constantFrom('0', '1', '2', 'a', ',', '#', 'W'), maxLength: 6 }), (version, noise) => {
-        const opaque = `${noise}${version}`;
-        const parsed = parseIfMatch([`"${opaque}"`]);
-        // The ETag of version `version` is `"<version>"`: it matches exactly when the opaque-tags are equal strings.
-        expect(parsed.kind === 'versions' && parsed.versions.includes(version)).toBe(opaque === String(version));
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 2 ** 40 }),
+        fc.string({ unit: fc.constantFrom('0', '1', '2', 'a', ',', '#', 'W'), maxLength: 6 }),
+        (version, noise) => {
+          const opaque = `${noise}${version}`;
+          const parsed = parseIfMatch([`"${opaque}"`]);
+          // The ETag of version `version` is `"<version>"`: it matches exactly when the opaque-tags are equal strings.
+          expect(parsed.kind === 'versions' && parsed.versions.includes(version)).toBe(opaque === String(version));
+        },
+      ),
     );
   });
 
@@ -97,7 +110,8 @@ describe('If-Match (RFC 9110 §13.1.1)', () => {
 describe('entity-tags beyond safe integers', () => {
   test('a tag is one of our versions only when its text is a safe integer written canonically: no float rounding makes two tags equal', () => {
     expect(versionOfTag('9007199254740991')).toBe(Number.MAX_SAFE_INTEGER);
-    for (const tag of ['9007199254740992', '9007199254740993', '18014398509481984', '99999999999999999999', '1e3', '0x10']) expect([tag, versionOfTag(tag)]).toEqual([tag, undefined]);
+    for (const tag of ['9007199254740992', '9007199254740993', '18014398509481984', '99999999999999999999', '1e3', '0x10'])
+      expect([tag, versionOfTag(tag)]).toEqual([tag, undefined]);
     fc.assert(
       fc.property(fc.bigInt({ min: 1n, max: 2n ** 64n }), (n) => {
         const version = versionOfTag(String(n));
@@ -110,7 +124,9 @@ describe('entity-tags beyond safe integers', () => {
   test('If-None-Match compares the tag text exactly: "9007199254740993" does not match "9007199254740992"', () => {
     const conditions = { ifMatch: { kind: 'absent' }, ifNoneMatch: parseEntityTagList(['"9007199254740993"']) } as const;
     expect(readOutcome(conditions as never, '"9007199254740992"')).toBe('proceed');
-    expect(readOutcome({ ifMatch: parseEntityTagList(['"9007199254740993"']), ifNoneMatch: { kind: 'absent' } } as never, '"9007199254740992"')).toBe('precondition-failed');
+    expect(
+      readOutcome({ ifMatch: parseEntityTagList(['"9007199254740993"']), ifNoneMatch: { kind: 'absent' } } as never, '"9007199254740992"'),
+    ).toBe('precondition-failed');
   });
 });
 
@@ -136,18 +152,25 @@ describe('preconditions by RFC 9110 §13.2.2, on every method', () => {
     ['"2"', '"3"', 'precondition-failed'],
     ['"3"', '"3"', 'not-modified'],
     ['"3"', '"2"', 'proceed'],
-  ])('a GET of a representation tagged "3" with If-Match %j and If-None-Match %j (undefined: not sent): %s', (ifMatch, ifNoneMatch, outcome) => {
-    expect(readOutcome(lists(ifMatch, ifNoneMatch) as never, '"3"')).toBe(outcome);
-  });
+  ])(
+    'a GET of a representation tagged "3" with If-Match %j and If-None-Match %j (undefined: not sent): %s',
+    (ifMatch, ifNoneMatch, outcome) => {
+      expect(readOutcome(lists(ifMatch, ifNoneMatch) as never, '"3"')).toBe(outcome);
+    },
+  );
 
   /** What a write does under `conditions` when the current version is 3: the version it is conditioned on, or the error. */
   async function writeUnder(conditions: Preconditions, current: number | undefined = 3): Promise<number | undefined | string> {
     try {
-      return await withPreconditions(conditions, async () => current, async (expected) => {
-        // The store: a version that is not the current one is a 412, as DynamoDB's condition makes it.
-        if (expected !== undefined && expected !== current) throw new EventVersionMismatchError('e', current);
-        return expected;
-      });
+      return await withPreconditions(
+        conditions,
+        async () => current,
+        async (expected) => {
+          // The store: a version that is not the current one is a 412, as DynamoDB's condition makes it.
+          if (expected !== undefined && expected !== current) throw new EventVersionMismatchError('e', current);
+          return expected;
+        },
+      );
     } catch (error) {
       return (error as Error).name;
     }
@@ -156,10 +179,22 @@ describe('preconditions by RFC 9110 §13.2.2, on every method', () => {
 
   test.each<[string, Preconditions, number | undefined | string]>([
     ['If-None-Match: * (the event exists)', { ifMatch: { kind: 'absent' }, ifNoneMatch: { kind: 'any' } }, IfNoneMatchFailedError.name],
-    ['If-None-Match naming the current version', { ifMatch: absent, ifNoneMatch: parseEntityTagList(['"1", W/"3"']) as never }, 'IfNoneMatchFailedError'],
+    [
+      'If-None-Match naming the current version',
+      { ifMatch: absent, ifNoneMatch: parseEntityTagList(['"1", W/"3"']) as never },
+      'IfNoneMatchFailedError',
+    ],
     ['If-None-Match naming other versions only', { ifMatch: absent, ifNoneMatch: parseEntityTagList(['"1", "2"']) as never }, 3],
-    ['If-Match and If-None-Match both holding', { ifMatch: { kind: 'versions', versions: [3] }, ifNoneMatch: parseEntityTagList(['"2"']) as never }, 3],
-    ['If-Match failing, If-None-Match holding (If-Match first)', { ifMatch: { kind: 'versions', versions: [2] }, ifNoneMatch: parseEntityTagList(['"2"']) as never }, 'EventVersionMismatchError'],
+    [
+      'If-Match and If-None-Match both holding',
+      { ifMatch: { kind: 'versions', versions: [3] }, ifNoneMatch: parseEntityTagList(['"2"']) as never },
+      3,
+    ],
+    [
+      'If-Match failing, If-None-Match holding (If-Match first)',
+      { ifMatch: { kind: 'versions', versions: [2] }, ifNoneMatch: parseEntityTagList(['"2"']) as never },
+      'EventVersionMismatchError',
+    ],
     ['If-Match holding, If-None-Match failing', { ifMatch: { kind: 'any' }, ifNoneMatch: { kind: 'any' } }, 'IfNoneMatchFailedError'],
     ['no preconditions', { ifMatch: absent, ifNoneMatch: absent }, undefined],
   ])('a write with %s', async (_, conditions, expected) => {
@@ -169,10 +204,28 @@ describe('preconditions by RFC 9110 §13.2.2, on every method', () => {
 
 describe('numbers by their decimal text', () => {
   test('the same decimal whatever the notation', () => {
-    for (const [a, b] of [['1e2', '100'], ['100.000', '1E+2'], ['0.5', '5e-1'], ['-0', '0'], ['0.30', '0.3']] as const) expect([a, b, sameDecimal(a, b)]).toEqual([a, b, true]);
-    for (const [a, b] of [['1e-400', '0'], ['10.000000000000000001', '10'], ['1e400', 'Infinity'], ['-1', '1']] as const) expect([a, b, sameDecimal(a, b)]).toEqual([a, b, false]);
+    for (const [a, b] of [
+      ['1e2', '100'],
+      ['100.000', '1E+2'],
+      ['0.5', '5e-1'],
+      ['-0', '0'],
+      ['0.30', '0.3'],
+    ] as const)
+      expect([a, b, sameDecimal(a, b)]).toEqual([a, b, true]);
+    for (const [a, b] of [
+      ['1e-400', '0'],
+      ['10.000000000000000001', '10'],
+      ['1e400', 'Infinity'],
+      ['-1', '1'],
+    ] as const)
+      expect([a, b, sameDecimal(a, b)]).toEqual([a, b, false]);
     expect([decimalPlaces('1.50'), decimalPlaces('1e-400'), decimalPlaces('1e3'), decimalPlaces('12.5e-1')]).toEqual([1, 400, 0, 2]);
-    expect([compareDecimal('1000000.0000000000000001', 1e6), compareDecimal('999999.99', 1e6), compareDecimal('1e6', 1e6), compareDecimal('-1e-400', 0)]).toEqual([1, -1, 0, -1]);
+    expect([
+      compareDecimal('1000000.0000000000000001', 1e6),
+      compareDecimal('999999.99', 1e6),
+      compareDecimal('1e6', 1e6),
+      compareDecimal('-1e-400', 0),
+    ]).toEqual([1, -1, 0, -1]);
   });
 
   test('the runtime gives a JSON.parse reviver the source text of each number (ECMAScript source text access, Node 21 and later)', () => {
@@ -205,17 +258,30 @@ describe('text fields', () => {
   const messageFor = (field: 'name' | 'location' | 'eventDescription', value: string) =>
     problemOf(() => validate(CreateEventRequest, { ...valid, [field]: value }, 'request body')).problem.errors?.[0]?.message;
 
-  test.each(['\u200b', '\u200d', '\ufeff', '\u200b\u200d\ufeff', ' \u200b ', '\u2060', '\u00ad', '\u034f', '\ufe0f', '\u{e0041}\u{e0042}', '\u3164', '\u180e', '\u{1d173}'])(
-    '%j is empty in every text field',
-    (text) => {
-      for (const field of ['name', 'location', 'eventDescription'] as const) expect(messageFor(field, text)).toBe('must contain at least one visible character');
-    },
-  );
+  test.each([
+    '\u200b',
+    '\u200d',
+    '\ufeff',
+    '\u200b\u200d\ufeff',
+    ' \u200b ',
+    '\u2060',
+    '\u00ad',
+    '\u034f',
+    '\ufe0f',
+    '\u{e0041}\u{e0042}',
+    '\u3164',
+    '\u180e',
+    '\u{1d173}',
+  ])('%j is empty in every text field', (text) => {
+    for (const field of ['name', 'location', 'eventDescription'] as const)
+      expect(messageFor(field, text)).toBe('must contain at least one visible character');
+  });
 
   test.each(['\u202e', '\u202a', '\u202b', '\u202c', '\u202d', '\u2066', '\u2067', '\u2068', '\u2069', '\u200e', '\u200f', '\u061c'])(
     'bidirectional control %j is refused in every text field',
     (control) => {
-      for (const field of ['name', 'location', 'eventDescription'] as const) expect(messageFor(field, `Gala ${control}night`)).toMatch(/bidirectional/);
+      for (const field of ['name', 'location', 'eventDescription'] as const)
+        expect(messageFor(field, `Gala ${control}night`)).toMatch(/bidirectional/);
     },
   );
 
@@ -225,7 +291,9 @@ describe('text fields', () => {
     expect(messageFor('name', 'a\nb')).toMatch(/control characters or line breaks/);
     expect(messageFor('location', 'a\u2028b')).toMatch(/line breaks/);
     expect(messageFor('name', 'a\ud800')).toMatch(/well-formed/);
-    expect(validate(CreateEventRequest, { ...valid, eventDescription: 'a\r\n\tb\u2028c' }, 'request body').eventDescription).toBe('a\r\n\tb\u2028c');
+    expect(validate(CreateEventRequest, { ...valid, eventDescription: 'a\r\n\tb\u2028c' }, 'request body').eventDescription).toBe(
+      'a\r\n\tb\u2028c',
+    );
   });
 
   test('invisible characters between visible ones stay (a ZWJ inside an emoji sequence)', () => {
@@ -240,21 +308,41 @@ describe('text fields', () => {
 
   test('the published pattern is the rule: the server accepts exactly the text it matches (before trimming and length)', () => {
     const unit = fc.oneof(
-      fc.constantFrom(' ', '\t', '\n', '\u200b', '\u200d', '\u202e', '\u2066', '\ufffd', '\ud800', '\u0085', '\u2028', '\ufeff', '\u{e0020}', 'a', 'é', '🦕'),
+      fc.constantFrom(
+        ' ',
+        '\t',
+        '\n',
+        '\u200b',
+        '\u200d',
+        '\u202e',
+        '\u2066',
+        '\ufffd',
+        '\ud800',
+        '\u0085',
+        '\u2028',
+        '\ufeff',
+        '\u{e0020}',
+        'a',
+        'é',
+        '🦕',
+      ),
       fc.string({ unit: 'binary', maxLength: 1 }),
     );
     fc.assert(
-      fc.property(fc.array(unit, { maxLength: 8 }).map((units) => units.join('')), (text) => {
-        for (const [rule, field] of [
-          [SINGLE_LINE_TEXT, 'name'],
-          [MULTI_LINE_TEXT, 'eventDescription'],
-        ] as const) {
-          const accepted = v_accepts(field, text);
-          // Where the pattern cannot say the rule portably, it is looser and the server refuses alone.
-          const expected = decidedByServerOnly(text) ? false : new RegExp(textRulePattern(rule), 'u').test(text);
-          expect([field, text, accepted]).toEqual([field, text, expected]);
-        }
-      }),
+      fc.property(
+        fc.array(unit, { maxLength: 8 }).map((units) => units.join('')),
+        (text) => {
+          for (const [rule, field] of [
+            [SINGLE_LINE_TEXT, 'name'],
+            [MULTI_LINE_TEXT, 'eventDescription'],
+          ] as const) {
+            const accepted = v_accepts(field, text);
+            // Where the pattern cannot say the rule portably, it is looser and the server refuses alone.
+            const expected = decidedByServerOnly(text) ? false : new RegExp(textRulePattern(rule), 'u').test(text);
+            expect([field, text, accepted]).toEqual([field, text, expected]);
+          }
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -277,7 +365,10 @@ describe('text fields', () => {
           if (obeysTextRule(rule, character)) throw new Error(`U+${codePoint.toString(16)}: the server accepts what it alone decides`);
           continue;
         }
-        if (pattern.test(character) !== obeysTextRule(rule, character) || pattern.test(`a${character}`) !== obeysTextRule(rule, `a${character}`)) {
+        if (
+          pattern.test(character) !== obeysTextRule(rule, character) ||
+          pattern.test(`a${character}`) !== obeysTextRule(rule, `a${character}`)
+        ) {
           throw new Error(`U+${codePoint.toString(16)}: the pattern and the rule disagree`);
         }
       }
@@ -328,7 +419,9 @@ describe('request body text', () => {
 });
 
 describe('the end of the calendar', () => {
-  const anyDate = fc.date({ min: new Date(`${FIRST_DATE}T00:00:00Z`), max: new Date(`${LAST_DATE}T23:59:59Z`), noInvalidDate: true }).map((date) => date.toISOString().slice(0, 10));
+  const anyDate = fc
+    .date({ min: new Date(`${FIRST_DATE}T00:00:00Z`), max: new Date(`${LAST_DATE}T23:59:59Z`), noInvalidDate: true })
+    .map((date) => date.toISOString().slice(0, 10));
 
   test('addDays stays inside 1900-01-01..9999-12-31', () => {
     expect(addDays('9999-12-25', 7)).toBe('9999-12-31');

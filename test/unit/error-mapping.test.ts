@@ -22,10 +22,38 @@ function foreign(name: string, fields: Record<string, unknown> = {}): Error {
 describe('toProblem', () => {
   test.each<[string, Error, number, string, string, Record<string, string>]>([
     ['EventNotFoundError', new EventNotFoundError(id), 404, 'not-found', `No special event has the id ${id}`, {}],
-    ['EventVersionMismatchError', new EventVersionMismatchError(id, 4), 412, 'precondition-failed', `The special event ${id} has changed: its current version is 4`, {}],
-    ['ConcurrentModificationError', new ConcurrentModificationError(id), 409, 'conflict', `The special event ${id} is being changed by other requests; retry the request`, { 'Retry-After': '1' }],
-    ['IdempotencyKeyReusedError', new IdempotencyKeyReusedError(), 422, 'idempotency-key-reused', 'This Idempotency-Key was already used with a different request', {}],
-    ['StoreBusyError', new StoreBusyError('DynamoDB left part of a batch read unprocessed'), 503, 'service-unavailable', UNAVAILABLE, { 'Retry-After': '1' }],
+    [
+      'EventVersionMismatchError',
+      new EventVersionMismatchError(id, 4),
+      412,
+      'precondition-failed',
+      `The special event ${id} has changed: its current version is 4`,
+      {},
+    ],
+    [
+      'ConcurrentModificationError',
+      new ConcurrentModificationError(id),
+      409,
+      'conflict',
+      `The special event ${id} is being changed by other requests; retry the request`,
+      { 'Retry-After': '1' },
+    ],
+    [
+      'IdempotencyKeyReusedError',
+      new IdempotencyKeyReusedError(),
+      422,
+      'idempotency-key-reused',
+      'This Idempotency-Key was already used with a different request',
+      {},
+    ],
+    [
+      'StoreBusyError',
+      new StoreBusyError('DynamoDB left part of a batch read unprocessed'),
+      503,
+      'service-unavailable',
+      UNAVAILABLE,
+      { 'Retry-After': '1' },
+    ],
     [
       'WriteOutcomeUnknownError',
       new WriteOutcomeUnknownError(id),
@@ -36,7 +64,11 @@ describe('toProblem', () => {
     ],
   ])('%s carries its problem', (_name, error, status, kind, detail, headers) => {
     expect(error).toBeInstanceOf(HttpProblem);
-    expect(toProblem(error)).toEqual({ problem: { type: `${PROBLEM_TYPE_BASE}${kind}`, title: expect.any(String), status, detail }, headers, expected: true });
+    expect(toProblem(error)).toEqual({
+      problem: { type: `${PROBLEM_TYPE_BASE}${kind}`, title: expect.any(String), status, detail },
+      headers,
+      expected: true,
+    });
   });
 
   test('a store error keeps its name and message for the logs', () => {

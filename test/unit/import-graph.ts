@@ -33,7 +33,8 @@ function runtimeSpecifiers(file: string): string[] {
   const found: string[] = [];
   const visit = (node: ts.Node): void => {
     if (ts.isImportDeclaration(node)) {
-      if (node.importClause?.phaseModifier !== ts.SyntaxKind.TypeKeyword && ts.isStringLiteral(node.moduleSpecifier)) found.push(node.moduleSpecifier.text);
+      if (node.importClause?.phaseModifier !== ts.SyntaxKind.TypeKeyword && ts.isStringLiteral(node.moduleSpecifier))
+        found.push(node.moduleSpecifier.text);
     } else if (ts.isExportDeclaration(node)) {
       if (!node.isTypeOnly && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) found.push(node.moduleSpecifier.text);
     } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
@@ -57,7 +58,9 @@ function edgesOf(file: string): ImportEdge[] {
   return runtimeSpecifiers(file).flatMap((specifier): ImportEdge[] => {
     if (specifier.startsWith('node:')) return [];
     if (!specifier.startsWith('.')) return [{ from: file, to: packageName(specifier), isPackage: true, specifier }];
-    const target = relative(ROOT, resolve(ROOT, dirname(file), specifier)).split('\\').join('/');
+    const target = relative(ROOT, resolve(ROOT, dirname(file), specifier))
+      .split('\\')
+      .join('/');
     if (!existsSync(join(ROOT, target))) throw new Error(`${file} imports ${specifier}, which is not a file`);
     return [{ from: file, to: target, isPackage: false, specifier }];
   });

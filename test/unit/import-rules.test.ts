@@ -60,7 +60,8 @@ const LAYERS: { layer: string; files: (file: string) => boolean; mayImport: stri
 ];
 
 test.each(LAYERS.map((rule) => [rule.layer, rule] as const))('%s imports only the layers below it', (_, rule) => {
-  const allowed = (target: string) => rule.mayImport.some((prefix) => (prefix.endsWith('/') ? target.startsWith(prefix) : target === prefix));
+  const allowed = (target: string) =>
+    rule.mayImport.some((prefix) => (prefix.endsWith('/') ? target.startsWith(prefix) : target === prefix));
   expectNoEdges(
     localEdges.filter((edge) => rule.files(edge.from) && !allowed(edge.to)),
     `${rule.layer} may import only ${rule.mayImport.length > 0 ? rule.mayImport.join(', ') : 'packages, nothing local'}.`,
@@ -79,15 +80,22 @@ const LIB_FOLDERS: { folder: string; mayImport: string[] }[] = [
 ];
 
 test('every file in lib/ is in one of its three folders', () => {
-  expect(productFiles().filter(under('lib')).filter((file) => !LIB_FOLDERS.some(({ folder }) => file.startsWith(`${folder}/`)))).toEqual([]);
+  expect(
+    productFiles()
+      .filter(under('lib'))
+      .filter((file) => !LIB_FOLDERS.some(({ folder }) => file.startsWith(`${folder}/`))),
+  ).toEqual([]);
 });
 
-test.each(LIB_FOLDERS.map((rule) => [rule.folder, rule] as const))('%s/ imports only functions/ and the lib/ folders below it', (folder, rule) => {
-  expectNoEdges(
-    localEdges.filter((edge) => edge.from.startsWith(`${folder}/`) && !rule.mayImport.some((prefix) => edge.to.startsWith(prefix))),
-    `${folder}/ may import only ${rule.mayImport.join(', ')}.`,
-  );
-});
+test.each(LIB_FOLDERS.map((rule) => [rule.folder, rule] as const))(
+  '%s/ imports only functions/ and the lib/ folders below it',
+  (folder, rule) => {
+    expectNoEdges(
+      localEdges.filter((edge) => edge.from.startsWith(`${folder}/`) && !rule.mayImport.some((prefix) => edge.to.startsWith(prefix))),
+      `${folder}/ may import only ${rule.mayImport.join(', ')}.`,
+    );
+  },
+);
 
 /** What runs in Lambda, never while synthesizing the app or writing the document. */
 const LAMBDA_RUNTIME_PACKAGES = ['@aws-sdk/', '@smithy/', '@middy/', '@aws-lambda-powertools/'];

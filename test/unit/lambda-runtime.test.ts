@@ -134,7 +134,13 @@ test('each invocation gets its own context: a new request id, the function memor
 });
 
 /** A bundle whose Init sleeps `initMs`: every time, or only the first time (a marker file records it). */
-async function slowInitFunction(name: string, initMs: number, onlyFirst: boolean, timeoutSeconds: number, initLimitMs: number): Promise<LambdaFunction> {
+async function slowInitFunction(
+  name: string,
+  initMs: number,
+  onlyFirst: boolean,
+  timeoutSeconds: number,
+  initLimitMs: number,
+): Promise<LambdaFunction> {
   const marker = join(directory, `${name}-initialized`);
   const file = join(directory, `${name}.mjs`);
   await writeFile(
@@ -146,7 +152,12 @@ if (slow) await new Promise((resolve) => setTimeout(resolve, ${initMs}));
 export async function handler(event, context) { return { remainingMs: context.getRemainingTimeInMillis() }; }
 `,
   );
-  const fn = new LambdaFunction({ functionName: name, bundleUrl: pathToFileURL(file).href, settings: { memorySize: 256, timeoutSeconds }, initLimitMs });
+  const fn = new LambdaFunction({
+    functionName: name,
+    bundleUrl: pathToFileURL(file).href,
+    settings: { memorySize: 256, timeoutSeconds },
+    initLimitMs,
+  });
   functions.push(fn);
   return fn;
 }

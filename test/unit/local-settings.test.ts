@@ -14,7 +14,11 @@ test('every variable of the README configuration table has a rule, and every rul
 });
 
 test.each([
-  ['CORS_ALLOWED_ORIGINS', '*', /^CORS_ALLOWED_ORIGINS="\*" is not accepted: use comma-separated browser origins like https:\/\/museum\.example.*never \* or null/],
+  [
+    'CORS_ALLOWED_ORIGINS',
+    '*',
+    /^CORS_ALLOWED_ORIGINS="\*" is not accepted: use comma-separated browser origins like https:\/\/museum\.example.*never \* or null/,
+  ],
   ['CORS_ALLOWED_ORIGINS', 'https://museum.example,null', /^CORS_ALLOWED_ORIGINS=/],
   ['CORS_ALLOWED_ORIGINS', 'https://museum.example/path', /^CORS_ALLOWED_ORIGINS=/],
   ['MUSEUM_IN_MEMORY', 'yes', /^MUSEUM_IN_MEMORY="yes" is not accepted: use 1 or 0, or leave it unset\.$/],
@@ -23,7 +27,11 @@ test.each([
   ['PORT', '3000abc', /^PORT=/],
   ['MUSEUM_DYNAMODB_PORT', '-1', /^MUSEUM_DYNAMODB_PORT=/],
   ['MUSEUM_IN_MEMORY_MAX_MB', '0', /^MUSEUM_IN_MEMORY_MAX_MB="0" is not accepted: use a positive number of megabytes/],
-  ['AUTHORIZER_CACHE_TTL_SECONDS', '3601', /^AUTHORIZER_CACHE_TTL_SECONDS="3601" is not accepted: use a whole number of seconds from 0 to 3600, as on API Gateway/],
+  [
+    'AUTHORIZER_CACHE_TTL_SECONDS',
+    '3601',
+    /^AUTHORIZER_CACHE_TTL_SECONDS="3601" is not accepted: use a whole number of seconds from 0 to 3600, as on API Gateway/,
+  ],
   ['AUTH_CACHE_TTL_SECONDS', '1.5', /^AUTH_CACHE_TTL_SECONDS=/],
   ['MUSEUM_TIME_ZONE', 'Mars/Olympus', /^MUSEUM_TIME_ZONE="Mars\/Olympus" is not accepted: use an IANA time zone/],
   ['DYNAMODB_ENDPOINT', 'localhost:8000', /^DYNAMODB_ENDPOINT="localhost:8000" is not accepted: use the URL of a DynamoDB endpoint/],
@@ -70,10 +78,16 @@ test('good values, and empty ones (unset), are accepted', () => {
 });
 
 test('contradictory settings are refused in one line each', () => {
-  expect(settingProblems({ MUSEUM_IN_MEMORY: '1', DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000' })).toEqual([expect.stringMatching(/^MUSEUM_IN_MEMORY=1 and DYNAMODB_ENDPOINT cannot both be set/)]);
-  expect(settingProblems({ PORT: '8000', MUSEUM_DYNAMODB_PORT: '8000' })).toEqual([expect.stringMatching(/^MUSEUM_DYNAMODB_PORT=8000 is the API's own PORT/)]);
+  expect(settingProblems({ MUSEUM_IN_MEMORY: '1', DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000' })).toEqual([
+    expect.stringMatching(/^MUSEUM_IN_MEMORY=1 and DYNAMODB_ENDPOINT cannot both be set/),
+  ]);
+  expect(settingProblems({ PORT: '8000', MUSEUM_DYNAMODB_PORT: '8000' })).toEqual([
+    expect.stringMatching(/^MUSEUM_DYNAMODB_PORT=8000 is the API's own PORT/),
+  ]);
 });
 
 test('only the named settings are checked (the CLIs check what their store reads)', () => {
-  expect(settingProblems({ MUSEUM_LOG_FORMAT: 'xml', MUSEUM_IN_MEMORY: 'yes' }, ['MUSEUM_IN_MEMORY'])).toEqual([expect.stringMatching(/^MUSEUM_IN_MEMORY=/)]);
+  expect(settingProblems({ MUSEUM_LOG_FORMAT: 'xml', MUSEUM_IN_MEMORY: 'yes' }, ['MUSEUM_IN_MEMORY'])).toEqual([
+    expect.stringMatching(/^MUSEUM_IN_MEMORY=/),
+  ]);
 });

@@ -15,8 +15,11 @@ test('a property interrupted by its time limit fails instead of passing with few
 
 test('a property with time to spare runs every claimed case', async () => {
   let tried = 0;
-  await fc.assert(fc.asyncProperty(fc.integer(), async () => {
-    tried++;
-  }), propertyRuns(50, 60_000));
+  await fc.assert(
+    fc.asyncProperty(fc.integer(), async () => {
+      tried++;
+    }),
+    propertyRuns(50, 60_000),
+  );
   expect(tried).toBe(50);
 });

@@ -8,10 +8,17 @@ import { lambdaContext } from '../../lib/local/lambda-context.ts';
 
 const echo = httpHandler(async (event) => ({ statusCode: 200, headers: {}, body: JSON.stringify(event.body) }), jsonRequestBody());
 /** The edge of PATCH: the body parsed, then validated with the schema the handler uses. */
-const update = httpHandler(async (event) => ({ statusCode: 200, headers: {}, body: JSON.stringify(validate(UpdateEventRequest, event.body, 'request body')) }), jsonRequestBody());
+const update = httpHandler(
+  async (event) => ({ statusCode: 200, headers: {}, body: JSON.stringify(validate(UpdateEventRequest, event.body, 'request body')) }),
+  jsonRequestBody(),
+);
 
 /** A header given as a list is sent as that many field lines (API Gateway: the last in `headers`, all in `multiValueHeaders`). */
-async function post(body: string | Buffer, headers: Record<string, string | string[]> = { 'Content-Type': 'application/json' }, handler = echo): Promise<APIGatewayProxyResult> {
+async function post(
+  body: string | Buffer,
+  headers: Record<string, string | string[]> = { 'Content-Type': 'application/json' },
+  handler = echo,
+): Promise<APIGatewayProxyResult> {
   const base64 = Buffer.isBuffer(body);
   const event = {
     httpMethod: 'POST',
@@ -98,7 +105,12 @@ describe('Content-Type', () => {
     for (const contentType of ['text/plain', 'application/json; charset=latin1', 'application/json, application/json', '']) {
       expect([contentType, (await post('{"name":"x"}', { 'Content-Type': contentType })).statusCode]).toEqual([contentType, 415]);
     }
-    for (const contentType of ['application/json', 'Application/JSON; Charset="UTF-8"', 'application/json;', 'application/merge-patch+json; charset=utf-8']) {
+    for (const contentType of [
+      'application/json',
+      'Application/JSON; Charset="UTF-8"',
+      'application/json;',
+      'application/merge-patch+json; charset=utf-8',
+    ]) {
       expect([contentType, (await post('{"name":"x"}', { 'Content-Type': contentType })).statusCode]).toEqual([contentType, 200]);
     }
   });

@@ -49,7 +49,8 @@ describe('event schemas', () => {
 
 describe('list query', () => {
   const now = new Date('2026-11-21T23:30:00Z');
-  const parse = (query: Record<string, string>) => parseListQuery({ queryStringParameters: query, multiValueQueryStringParameters: null }, now);
+  const parse = (query: Record<string, string>) =>
+    parseListQuery({ queryStringParameters: query, multiValueQueryStringParameters: null }, now);
 
   test('defaults to today (museum time zone), seven days, page 1, limit 10', () => {
     expect(parse({})).toEqual({ startDate: '2026-11-21', endDate: '2026-11-28', page: 1, limit: 10 });

@@ -22,9 +22,17 @@ import { toProblem } from '../../functions/events/problems.ts';
 
 const ID = '0c5b2a61-4a3f-4c43-9f0a-6f1f2a3b4c5d';
 /** One date (the `day`th) in each of `count` months from January 2030. */
-const monthly = (count: number, day = 1) => Array.from({ length: count }, (_, i) => new Date(Date.UTC(2030, i, day)).toISOString().slice(0, 10));
-const entry = (firstDate: string, name: string, eventId: string, dates = [firstDate]): MonthIndexEntry => ({ eventId, month: firstDate.slice(0, 7), firstDate, name, dates });
-const named = (name: string, code?: string, extra: object = {}) => Object.assign(new Error(name), { name, ...(code ? { code } : {}), ...extra });
+const monthly = (count: number, day = 1) =>
+  Array.from({ length: count }, (_, i) => new Date(Date.UTC(2030, i, day)).toISOString().slice(0, 10));
+const entry = (firstDate: string, name: string, eventId: string, dates = [firstDate]): MonthIndexEntry => ({
+  eventId,
+  month: firstDate.slice(0, 7),
+  firstDate,
+  name,
+  dates,
+});
+const named = (name: string, code?: string, extra: object = {}) =>
+  Object.assign(new Error(name), { name, ...(code ? { code } : {}), ...extra });
 
 describe('month planning', () => {
   test('dates are grouped by month, each month sorted', () => {
@@ -44,7 +52,11 @@ describe('month planning', () => {
   });
 
   test('an update puts only the months whose dates changed, deletes the months it leaves, and keeps the rest', () => {
-    const plan = planMonths(ID, { name: 'Gala', dates: ['2030-01-05', '2030-02-01', '2030-03-01'] }, { name: 'Gala', dates: ['2030-01-05', '2030-02-02', '2030-04-01'] });
+    const plan = planMonths(
+      ID,
+      { name: 'Gala', dates: ['2030-01-05', '2030-02-01', '2030-03-01'] },
+      { name: 'Gala', dates: ['2030-01-05', '2030-02-02', '2030-04-01'] },
+    );
     expect(plan.puts.map((item) => item.sk)).toEqual(['MONTH#2030-02', 'MONTH#2030-04']);
     expect(plan.deletes).toEqual([keys.monthItem(ID, '2030-03')]);
   });
@@ -52,11 +64,18 @@ describe('month planning', () => {
   test('a rename puts every month again; a delete deletes every month', () => {
     const dates = monthly(3);
     expect(planMonths(ID, { name: 'A', dates }, { name: 'B', dates }).puts).toHaveLength(3);
-    expect(planMonths(ID, { name: 'A', dates }, undefined)).toEqual({ puts: [], deletes: dates.map((date) => keys.monthItem(ID, date.slice(0, 7))) });
+    expect(planMonths(ID, { name: 'A', dates }, undefined)).toEqual({
+      puts: [],
+      deletes: dates.map((date) => keys.monthItem(ID, date.slice(0, 7))),
+    });
   });
 
   test(`the largest write fits one transaction: ${LIMITS.maxEventMonths} puts and deletes, the base item and the record make at most 100 actions`, () => {
-    const plan = planMonths(ID, { name: 'A', dates: monthly(LIMITS.maxEventMonths) }, { name: 'B', dates: monthly(LIMITS.maxEventMonths).map((date) => `${Number(date.slice(0, 4)) + 4}${date.slice(4)}`) });
+    const plan = planMonths(
+      ID,
+      { name: 'A', dates: monthly(LIMITS.maxEventMonths) },
+      { name: 'B', dates: monthly(LIMITS.maxEventMonths).map((date) => `${Number(date.slice(0, 4)) + 4}${date.slice(4)}`) },
+    );
     expect(2 + plan.puts.length + plan.deletes.length).toBeLessThanOrEqual(100);
   });
 });
@@ -65,7 +84,9 @@ describe('the month limit', () => {
   test(`dates in ${LIMITS.maxEventMonths} months are one event; in 49, a problem that names the limit and suggests splitting the series`, () => {
     expect(monthLimitProblem(monthly(48))).toBeUndefined();
     expect(monthLimitProblem([...monthly(48), ...monthly(48, 20)])).toBeUndefined();
-    expect(monthLimitProblem(monthly(49))).toBe('must fall in at most 48 distinct months (maxEventMonths), not 49: split the series into several events');
+    expect(monthLimitProblem(monthly(49))).toBe(
+      'must fall in at most 48 distinct months (maxEventMonths), not 49: split the series into several events',
+    );
   });
 });
 
@@ -79,17 +100,25 @@ describe('the one write condition', () => {
       ConditionExpression: 'version = :readVersion AND (attribute_not_exists(fencedWrite) OR fencedWrite <> :writeId)',
       ExpressionAttributeValues: { ':readVersion': 3, ':writeId': 'w' },
     });
-    expect(versionCondition(3)).toEqual({ ConditionExpression: 'version = :readVersion', ExpressionAttributeValues: { ':readVersion': 3 } });
+    expect(versionCondition(3)).toEqual({
+      ConditionExpression: 'version = :readVersion',
+      ExpressionAttributeValues: { ':readVersion': 3 },
+    });
   });
 });
 
 describe('what a failed commit means', () => {
   const cancelled = (...codes: (string | { Code: string; Item?: unknown })[]) =>
-    named('TransactionCanceledException', undefined, { CancellationReasons: codes.map((code) => (typeof code === 'string' ? { Code: code } : code)) });
+    named('TransactionCanceledException', undefined, {
+      CancellationReasons: codes.map((code) => (typeof code === 'string' ? { Code: code } : code)),
+    });
 
   test('the base item changed: what holds the key is read from the cancellation reason', () => {
     const item = marshall({ ...keys.event(ID), eventId: ID, name: 'Gala', dates: [], version: 4 });
-    expect(classifyCommitError(cancelled({ Code: 'ConditionalCheckFailed', Item: item }, 'None'), false, true)).toMatchObject({ kind: 'base-changed', found: { version: 4 } });
+    expect(classifyCommitError(cancelled({ Code: 'ConditionalCheckFailed', Item: item }, 'None'), false, true)).toMatchObject({
+      kind: 'base-changed',
+      found: { version: 4 },
+    });
     expect(classifyCommitError(cancelled('ConditionalCheckFailed'), false, false)).toEqual({ kind: 'base-changed', found: undefined });
   });
 
@@ -128,7 +157,14 @@ describe('a request that never reached DynamoDB', () => {
 });
 
 describe('an index entry counts only if it shows the committed event', () => {
-  const committed = { eventId: ID, name: 'Gala', location: 'Hall', eventDescription: 'D', dates: ['2030-01-05', '2030-02-01', '2030-02-09'], price: 0 };
+  const committed = {
+    eventId: ID,
+    name: 'Gala',
+    location: 'Hall',
+    eventDescription: 'D',
+    dates: ['2030-01-05', '2030-02-01', '2030-02-09'],
+    price: 0,
+  };
 
   test('the same name and the same dates in its month: counted', () => {
     expect(isCurrentEntry(entry('2030-02-01', 'Gala', ID, ['2030-02-01', '2030-02-09']), committed)).toBe(true);
@@ -145,10 +181,22 @@ describe('an index entry counts only if it shows the committed event', () => {
 describe('list order', () => {
   test('by first date in the range, then name (binary UTF-8, as DynamoDB sorts), then id', () => {
     const order = (first: string, name: string, id: string) => listOrder(first, { name, eventId: id });
-    const sorted = [order('2030-01-02', 'A', '1'), order('2030-01-01', 'Zeta', '2'), order('2030-01-01', 'Art Deco', '3'), order('2030-01-01', 'Art', '4'), order('2030-01-01', 'Art', '0')]
+    const sorted = [
+      order('2030-01-02', 'A', '1'),
+      order('2030-01-01', 'Zeta', '2'),
+      order('2030-01-01', 'Art Deco', '3'),
+      order('2030-01-01', 'Art', '4'),
+      order('2030-01-01', 'Art', '0'),
+    ]
       .sort((a, b) => Buffer.compare(a, b))
       .map((buffer) => buffer.toString());
-    expect(sorted).toEqual(['2030-01-01\0Art\u00000', '2030-01-01\0Art\u00004', '2030-01-01\0Art Deco\u00003', '2030-01-01\0Zeta\u00002', '2030-01-02\0A\u00001']);
+    expect(sorted).toEqual([
+      '2030-01-01\0Art\u00000',
+      '2030-01-01\0Art\u00004',
+      '2030-01-01\0Art Deco\u00003',
+      '2030-01-01\0Zeta\u00002',
+      '2030-01-02\0A\u00001',
+    ]);
     // "É" (C3 89) sorts after "Z" in UTF-8 bytes, as in a DynamoDB key.
     expect(Buffer.compare(order('2030-01-01', 'Édition', '1'), order('2030-01-01', 'Zeta', '1'))).toBe(1);
   });
@@ -169,6 +217,7 @@ describe('stored versions', () => {
   test('are whole numbers from 1 to Number.MAX_SAFE_INTEGER', () => {
     expect(MAX_VERSION).toBe(9007199254740991);
     for (const good of [1, 2, MAX_VERSION]) expect(storedVersionProblem(good)).toBeUndefined();
-    for (const bad of [0, -1, 1.5, MAX_VERSION + 1, 1e20, Number.NaN, '3', undefined]) expect(storedVersionProblem(bad)).toMatch(/^the version must be a whole number from 1 to 9007199254740991/);
+    for (const bad of [0, -1, 1.5, MAX_VERSION + 1, 1e20, Number.NaN, '3', undefined])
+      expect(storedVersionProblem(bad)).toMatch(/^the version must be a whole number from 1 to 9007199254740991/);
   });
 });

@@ -25,7 +25,9 @@ function ecmaMatrix(patterns: readonly string[], samples: readonly string[], fla
 
 function re2Matrix(patterns: readonly string[], samples: readonly string[]): Matrix {
   // re2-wasm is CommonJS; it requires the `u` flag (RE2 works on code points).
-  const { RE2 } = createRequire(import.meta.url)('re2-wasm') as { RE2: new (source: string, flags: string) => { test(text: string): boolean } };
+  const { RE2 } = createRequire(import.meta.url)('re2-wasm') as {
+    RE2: new (source: string, flags: string) => { test(text: string): boolean };
+  };
   return patterns.map((source) => {
     try {
       const pattern = new RE2(source, 'u');
@@ -37,7 +39,10 @@ function re2Matrix(patterns: readonly string[], samples: readonly string[]): Mat
 }
 
 function pythonMatrix(patterns: readonly string[], samples: readonly string[]): Matrix {
-  const output = execFileSync('python3', [join(here, 'pattern_matrix.py')], { input: JSON.stringify({ patterns, samples }), encoding: 'utf8' });
+  const output = execFileSync('python3', [join(here, 'pattern_matrix.py')], {
+    input: JSON.stringify({ patterns, samples }),
+    encoding: 'utf8',
+  });
   return output.trimEnd().split('\n');
 }
 
