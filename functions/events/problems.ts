@@ -130,8 +130,7 @@ export interface ProblemAnswer {
 /** The one error mapping: our errors carry their problem; a foreign one is a 503 if temporary, else a 500. */
 export function toProblem(error: unknown): ProblemAnswer {
   if (error instanceof HttpProblem) return { problem: error.problem, headers: error.headers, expected: true };
-  // Duck-typed: Node's network errors may come from another realm (a test's VM context), where `instanceof Error` is false.
-  if (typeof error === 'object' && error !== null && typeof (error as Error).name === 'string' && isTemporaryFailure(error as Error)) {
+  if (Error.isError(error) && isTemporaryFailure(error)) {
     return { problem: problemBody('service-unavailable', STORE_UNAVAILABLE_DETAIL), headers: retryAfter(), expected: true };
   }
   return {

@@ -76,9 +76,8 @@ export class VersionLimitError extends HttpProblem {
 /** Errors of a connection that was never made: the request cannot have reached DynamoDB. */
 const NEVER_CONNECTED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
-// Duck-typed, not `instanceof Error`: Node's network errors may come from another realm (a test's VM context).
 export function isNeverConnected(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && NEVER_CONNECTED_CODES.has((error as { code?: string }).code ?? '');
+  return Error.isError(error) && NEVER_CONNECTED_CODES.has((error as { code?: string }).code ?? '');
 }
 
 /**
@@ -87,7 +86,7 @@ export function isNeverConnected(error: unknown): boolean {
  * built elsewhere), only a single attempt that failed to connect is certain.
  */
 export function neverReachedDynamoDb(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null) return false;
+  if (!Error.isError(error)) return false;
   const marked = (error as { $neverSent?: boolean }).$neverSent;
   if (marked !== undefined) return marked;
   return isNeverConnected(error) && ((error as { $metadata?: { attempts?: number } }).$metadata?.attempts ?? 1) <= 1;
