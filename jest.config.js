@@ -13,6 +13,8 @@ export default {
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   testTimeout: 60_000,
+  // jest's transform cache stays with the checkout, not in the system's temporary directory.
+  cacheDirectory: '<rootDir>/node_modules/.cache/jest',
   // Most suites wait on HTTP, DynamoDB Local and child processes, not on the CPU: three workers on
   // two cores (jest's default is cores - 1, which on two cores runs every file in one process)
   // keep the cores busy. Every suite already holds with others beside it: they share the one

@@ -1,6 +1,6 @@
 // The names of a special event's fields besides its id, in their order: the one list the store's
-// projection, update expressions and item mapping (functions/store/event-items.ts) and the bench
-// baseline are built from. The schemas (event-schema.ts) must give exactly these fields, which the
+// projection and item mapping (functions/store/event-items.ts), its unchanged-write check
+// (events-store.ts) and the bench baseline are built from. The schemas (event-schema.ts) must give exactly these fields, which the
 // compiler checks. A module of its own, free of valibot: the store, which every function bundles,
 // including the authorizer, reads the list without loading the schemas.
 

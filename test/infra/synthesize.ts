@@ -67,7 +67,7 @@ function synthesizeOnce(context: Record<string, string>): Synthesized {
         paths: v.violatingConstructs.map((c) => c.constructPath),
       })),
     ),
-    // Shared by every test of the file: removed at exit, not by the test that asked first.
+    // Shared by every test of the file: removed with the run's scratch directory (test/support/global-teardown.ts).
     cleanup: () => undefined,
   };
 }

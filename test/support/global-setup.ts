@@ -18,6 +18,12 @@ import { TEST_USERS } from './test-environment.ts';
 const DEFAULT_INJECTED_BEHAVIOUR = { indexLagMs: 200, cancelShare: 0.05 };
 
 export default async function globalSetup(): Promise<void> {
+  // One scratch directory for the whole run: every temporary file of the tests, of the processes
+  // they start and of the jest workers (forked after this, with this environment) lands under
+  // it, and the global teardown removes it, so a run leaves nothing in the temporary directory.
+  const scratch = await mkdtemp(join(tmpdir(), 'museum-test-run-'));
+  process.env.TMPDIR = scratch;
+  (globalThis as { museumTestScratch?: string }).museumTestScratch = scratch;
   const dynamodb = await startDynamoDbLocal();
   await ensureLocalTables(dynamodb.endpoint);
   const client = localClient(dynamodb.endpoint);

@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import type { DynamoDbLocal } from '../../lib/local/dynamodb-local.ts';
 import type { FaultProxy } from './fault-proxy.ts';
 import type { LocalApiProcess } from './local-api-process.ts';
@@ -9,4 +10,6 @@ export default async function globalTeardown(): Promise<void> {
   await Promise.all((services?.apis ?? []).map(async (api) => api?.stop()));
   await services?.proxy?.close();
   await services?.dynamodb.stop();
+  const scratch = (globalThis as { museumTestScratch?: string }).museumTestScratch;
+  if (scratch) await rm(scratch, { recursive: true, force: true });
 }
