@@ -4,7 +4,7 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import { CI_ROLE_NAMES, readCiIdentitiesConfig } from '../../lib/cdk/ci-identities-stack.ts';
 import { PREVIEW_BOUNDARY_NAME, PREVIEW_EXECUTION_POLICY_NAME, PREVIEW_SERVICES_POLICY_PREFIX } from '../../lib/cdk/preview-containment.ts';
-import { releaseHistoryParameter } from '../../lib/cdk/canary-releases.ts';
+import { releaseHistoryPath } from '../../lib/cdk/canary-releases.ts';
 import { resourcesOfType, synthesize, TEST_REGION, type Synthesized } from './synthesize.ts';
 
 const REPOSITORY = 'museum/special-events-api';
@@ -113,16 +113,20 @@ test('the preview account trusts pull requests to deploy and main to clean up, a
   expect(JSON.stringify(roles)).not.toContain('environment:production');
 });
 
-test('the production deploy role can only assume the CDK bootstrap roles of the production account, and record a good release', () => {
+test('the production deploy role can only assume the CDK bootstrap roles of the production account, and add records to the release history', () => {
   const deploy = rolesOf('production').roles.find((role) => role.name === CI_ROLE_NAMES.production)!;
-  expect(deploy.statements.flatMap(actions).sort()).toEqual(['ssm:PutParameter', 'sts:AssumeRole', 'sts:TagSession']);
-  // The release history bin/rollback.sh reads: one parameter, written only.
-  const record = deploy.statements.find((statement) => actions(statement).includes('ssm:PutParameter'))!;
+  const allowed = deploy.statements.filter((statement) => statement.Effect === 'Allow');
+  expect(allowed.flatMap(actions).sort()).toEqual(['ssm:PutParameter', 'sts:AssumeRole', 'sts:TagSession']);
+  // The release history bin/rollback.sh reads: new parameters under its path, written only, never overwritten.
+  const history = `:ssm:${TEST_REGION}:${PRODUCTION_ACCOUNT}:parameter${releaseHistoryPath('prod')}/*"`;
+  const record = allowed.find((statement) => actions(statement).includes('ssm:PutParameter'))!;
   expect(actions(record)).toEqual(['ssm:PutParameter']);
-  expect(JSON.stringify(record.Resource)).toMatch(
-    new RegExp(`:ssm:${TEST_REGION}:${PRODUCTION_ACCOUNT}:parameter${releaseHistoryParameter('prod')}"`),
-  );
-  const resources = JSON.stringify(deploy.statements.map((statement) => statement.Resource));
+  expect(JSON.stringify(record.Resource)).toContain(history);
+  const denied = deploy.statements.filter((statement) => statement.Effect === 'Deny');
+  expect(denied).toHaveLength(1);
+  expect(denied[0]).toMatchObject({ Action: 'ssm:PutParameter', Condition: { StringEquals: { 'ssm:Overwrite': 'true' } } });
+  expect(JSON.stringify(denied[0]!.Resource)).toContain(history);
+  const resources = JSON.stringify(allowed.filter((statement) => statement !== record).map((statement) => statement.Resource));
   for (const role of ['deploy-role', 'file-publishing-role', 'image-publishing-role', 'lookup-role']) {
     expect(resources).toContain(`:iam::${PRODUCTION_ACCOUNT}:role/cdk-hnb659fds-${role}-${PRODUCTION_ACCOUNT}-`);
   }
