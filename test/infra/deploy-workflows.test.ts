@@ -157,6 +157,8 @@ test('a push to main is tested and synthesized once, diffed read-only before the
     });
   }
   expect(runs(deploy!)).toContain('npx cdk deploy --app cdk.out --all');
+  // A table newly declared under an existing table's name is imported (restore.test.ts: only with Retain and a static name).
+  expect(runs(deploy!)).toContain('--import-existing-resources');
   expect(runs(deploy!)).not.toMatch(/cdk synth|CI=true|-c stage=/);
 });
 
