@@ -193,11 +193,7 @@ test('the preview account gets a CloudFormation execution policy without a way o
   for (const statement of execution) {
     for (const action of actions(statement)) {
       expect(action).not.toMatch(/^(\*|iam:\*)$/);
-      if (
-        action.startsWith('iam:') &&
-        statement.Effect !== 'Deny' &&
-        !['iam:CreateServiceLinkedRole', 'iam:DescribeOrganization'].includes(action)
-      )
+      if (action.startsWith('iam:') && statement.Effect !== 'Deny' && action !== 'iam:CreateServiceLinkedRole')
         expect(JSON.stringify(statement.Resource)).toMatch(/role\/Museum(Mock)?Api-pr-\*/);
     }
   }
@@ -210,7 +206,36 @@ test('the preview account gets a CloudFormation execution policy without a way o
     expect.arrayContaining(['iam:DeleteRolePermissionsBoundary', 'iam:PutRolePermissionsBoundary', 'iam:CreateUser']),
   );
   // The boundary: the handlers' needs, on preview tables.
-  expect(policies[PREVIEW_BOUNDARY_NAME]!.flatMap(actions).sort()).toEqual(
-    ['dynamodb:*', 'logs:CreateLogStream', 'logs:PutLogEvents', 'xray:PutTelemetryRecords', 'xray:PutTraceSegments'].sort(),
+  const boundary = policies[PREVIEW_BOUNDARY_NAME]!;
+  expect(boundary.flatMap(actions).sort()).toEqual(
+    [
+      'dynamodb:*',
+      'dynamodb:ListStreams',
+      'kms:Decrypt',
+      'kms:DescribeKey',
+      'kms:Encrypt',
+      'kms:GenerateDataKey',
+      'logs:CreateLogStream',
+      'logs:PutLogEvents',
+      'secretsmanager:DescribeSecret',
+      'secretsmanager:GetSecretValue',
+      'sqs:ChangeMessageVisibility',
+      'sqs:DeleteMessage',
+      'sqs:GetQueueAttributes',
+      'sqs:GetQueueUrl',
+      'sqs:ReceiveMessage',
+      'sqs:SendMessage',
+      'xray:PutTelemetryRecords',
+      'xray:PutTraceSegments',
+    ].sort(),
   );
+  // Tables and queues of previews only; secrets and keys of the preview account only.
+  const resourcesOf = (prefix: string) =>
+    JSON.stringify(boundary.filter((statement) => actions(statement).some((action) => action.startsWith(prefix))).map((s) => s.Resource));
+  expect(resourcesOf('dynamodb:*')).toContain(`:${PREVIEW_ACCOUNT}:table/MuseumApi-pr-*`);
+  expect(JSON.parse(resourcesOf('sqs:'))).toEqual([
+    [`arn:aws:sqs:${TEST_REGION}:${PREVIEW_ACCOUNT}:MuseumApi-pr-*`, `arn:aws:sqs:${TEST_REGION}:${PREVIEW_ACCOUNT}:MuseumMockApi-pr-*`],
+  ]);
+  expect(resourcesOf('secretsmanager:')).toContain(`:${PREVIEW_ACCOUNT}:secret:*`);
+  expect(resourcesOf('kms:')).toContain(`:${PREVIEW_ACCOUNT}:key/*`);
 });
