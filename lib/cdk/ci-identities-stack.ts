@@ -196,7 +196,7 @@ export class CiIdentitiesStack extends Stack {
           resources: PREVIEW_STACK_PATTERNS.map((pattern) => stackArn(this, pattern)),
         }),
       );
-      // CloudFormation's execution policy and the roles' boundary in the preview account.
+      // CloudFormation's execution policies and the roles' boundary in the preview account.
       addPreviewContainment(this);
       // The nightly preview-cleanup.yml (runs on main): lists stacks, deletes closed previews'.
       const cleanup = this.role(

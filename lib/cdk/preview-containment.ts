@@ -18,7 +18,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 
 export const PREVIEW_BOUNDARY_NAME = 'museum-preview-boundary';
-/** The execution policy with the IAM, S3 and SSM statements (the containment); the services' actions follow in PREVIEW_SERVICES_POLICY_PREFIX-<n>. */
+/** The execution policy with the IAM, S3 and SSM statements (the containment); the services' actions follow in PREVIEW_SERVICES_POLICY_PREFIX<n>. */
 export const PREVIEW_EXECUTION_POLICY_NAME = 'museum-preview-cfn-execution';
 export const PREVIEW_SERVICES_POLICY_PREFIX = 'museum-preview-cfn-execution-services-';
 /** Name prefixes CloudFormation gives the resources of preview stacks (it names them after the stack). */
