@@ -5,11 +5,12 @@
 #
 #   bash bin/rollback.sh prod
 #
-# Known to be good means recorded in the stage's release history, the SSM parameter
-# /museum-special-events/<stage>/releases (each of its versions is one record, with who wrote it
-# and when): the production workflow appends {"event":"released",...} after a deploy whose canaries
-# and smoke test passed; this script appends {"event":"rolled-back",...} naming the release it
-# leaves. It returns to the newest released record that
+# Known to be good means recorded in the stage's release history: one SSM parameter per record
+# under /museum-special-events/<stage>/releases, named <epoch milliseconds>-<event>-<release> and
+# never overwritten, so no record expires (one parameter's own history would keep only its 100
+# newest versions). The production workflow adds {"event":"released",...} after a deploy whose
+# canaries and smoke test passed; this script adds {"event":"rolled-back",...} naming the release
+# it leaves. It returns to the newest released record that
 #   - is not the live release and was never rolled back (a failed canary is never recorded),
 #   - was published for the functions the stack has now, and for the table they are given now
 #     (each version's TABLE_NAME and IDEMPOTENCY_TABLE_NAME are checked against the function's
@@ -19,7 +20,7 @@
 set -euo pipefail
 stage=${1:?usage: bash bin/rollback.sh <stage>, e.g. prod}
 stack="MuseumApi-$stage"
-history_parameter="/museum-special-events/$stage/releases"
+history_path="/museum-special-events/$stage/releases"
 refuse() { printf 'rollback refused, nothing was changed: %s\n' "$*" >&2; exit 1; }
 
 outputs=$(aws cloudformation describe-stacks --stack-name "$stack" --output json | jq -c '.Stacks[0].Outputs // [] | map({(.OutputKey): .OutputValue}) | add // {}')
@@ -43,16 +44,13 @@ for fn in $functions; do
   fi
 done
 
-errors=$(mktemp)
-trap 'rm -f "$errors"' EXIT
-if ! history=$(aws ssm get-parameter-history --name "$history_parameter" --output json 2>"$errors"); then
-  grep -q ParameterNotFound "$errors" && refuse "no release of $stage was ever recorded as good ($history_parameter does not exist): the production workflow records one after each deploy whose canaries pass"
-  cat "$errors" >&2
-  exit 1
-fi
+# Every record, oldest first (the CLI follows NextToken and prints all pages as one list).
+history=$(aws ssm get-parameters-by-path --path "$history_path" --output json)
+jq -e '[.Parameters[].Value | (try fromjson catch null) | objects | select(.event == "released")] | length > 0' <<<"$history" >/dev/null ||
+  refuse "no release of $stage was ever recorded as good (no record under $history_path): the production workflow records one after each deploy whose canaries pass"
 
-target=$(jq -c --arg table "$table" --arg live_release "$live_release" --argjson live "$live" --argjson functions "$(jq -Rn '[inputs]' <<<"$functions")" '
-  [.Parameters | sort_by(.Version) | .[].Value | (try fromjson catch null) | objects] as $records
+target=$(jq -c --arg path "$history_path" --arg table "$table" --arg live_release "$live_release" --argjson live "$live" --argjson functions "$(jq -Rn '[inputs]' <<<"$functions")" '
+  [.Parameters | sort_by(.Name | ltrimstr("\($path)/") | split("-")[0] | tonumber) | .[].Value | (try fromjson catch null) | objects] as $records
   | ([$records[] | select(.event == "rolled-back") | .release] + [$live_release]) as $bad
   | [$records[] | select(.event == "released" and .table == $table and .versions != $live
       and ((.versions | keys) == $functions) and (.release as $release | $bad | index($release) | not))]
@@ -72,10 +70,10 @@ done
 
 # Recorded first: if moving an alias fails half-way, running this again still never returns here.
 record=$(jq -nc --arg release "$live_release" --arg to "$target_release" --argjson versions "$live" '{event: "rolled-back", release: $release, to: $to, versions: $versions}')
-aws ssm put-parameter --name "$history_parameter" --type String --overwrite --value "$record" --output json >/dev/null
+aws ssm put-parameter --name "$history_path/$(jq -nr 'now * 1000 | floor')-rolled-back-$live_release" --type String --value "$record" --output json >/dev/null
 for fn in $functions; do
   version=$(jq -r --arg fn "$fn" '.versions[$fn]' <<<"$target")
   aws lambda update-alias --function-name "$fn" --name live --function-version "$version" --output json >/dev/null
   echo "$fn: live $(jq -r --arg fn "$fn" '.[$fn]' <<<"$live") -> $version"
 done
-echo "$stack: rolled back from release $live_release to release $target_release (recorded in $history_parameter)"
+echo "$stack: rolled back from release $live_release to release $target_release (recorded under $history_path)"

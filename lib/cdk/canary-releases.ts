@@ -21,13 +21,15 @@ import type { StageConfig } from './stage-config.ts';
 export const CANARY_CONFIG = codedeploy.LambdaDeploymentConfig.CANARY_10PERCENT_5MINUTES;
 
 /**
- * A stage's release history: an SSM parameter each version of which is one record (Parameter
- * Store keeps the last 100 versions with who wrote them and when). The production workflow
- * appends `released` once a deploy's canaries and smoke test have passed (the versions come from
- * the stack output ReleaseVersions); bin/rollback.sh appends `rolled-back` and returns only to
- * released records never rolled back from.
+ * A stage's release history: one SSM parameter per record under this path, named
+ * `<path>/<epoch milliseconds>-<event>-<release>` and never overwritten, so no record expires
+ * (a single parameter's history keeps only its 100 newest versions,
+ * https://docs.aws.amazon.com/systems-manager/latest/userguide/sysman-paramstore-versions.html).
+ * The production workflow adds `released` once a deploy's canaries and smoke test have passed (the
+ * versions come from the stack output ReleaseVersions); bin/rollback.sh adds `rolled-back` and
+ * returns only to released records never rolled back from.
  */
-export function releaseHistoryParameter(stage: string): string {
+export function releaseHistoryPath(stage: string): string {
   return `/museum-special-events/${stage}/releases`;
 }
 /** Crashes or timeouts of the new version in one minute that stop its release. */

@@ -15,7 +15,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct, Node } from 'constructs';
 import { API_GATEWAY_ACCOUNT_STACK_NAME } from './api-gateway-account-stack.ts';
 import { keys } from '../../functions/store/table-definition.ts';
-import { releaseHistoryParameter } from './canary-releases.ts';
+import { releaseHistoryPath } from './canary-releases.ts';
 import { addPreviewContainment } from './preview-containment.ts';
 import { PRODUCTION_STAGE } from './stage-config.ts';
 
@@ -127,20 +127,31 @@ export class CiIdentitiesStack extends Stack {
           resources: bootstrapRoles(['deploy-role', 'file-publishing-role', 'image-publishing-role', 'lookup-role']),
         }),
       );
-      // After a deploy whose canaries passed, the workflow records the release as good: one
-      // parameter, written, never read or deleted (bin/rollback.sh reads it with an operator's credentials).
+      // After a deploy whose canaries passed, the workflow records the release as good: a new
+      // parameter under the history's path, written, never read or deleted, and never overwritten
+      // (the condition key ssm:Overwrite,
+      // https://docs.aws.amazon.com/service-authorization/latest/reference/list_awssystemsmanager.html);
+      // bin/rollback.sh reads the records with an operator's credentials.
+      const history = this.formatArn({
+        service: 'ssm',
+        resource: 'parameter',
+        resourceName: `${releaseHistoryPath(PRODUCTION_STAGE).replace(/^\//, '')}/*`,
+      });
+      deploy.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['ssm:PutParameter'], resources: [history] }));
       deploy.addToPrincipalPolicy(
         new iam.PolicyStatement({
+          effect: iam.Effect.DENY,
           actions: ['ssm:PutParameter'],
-          resources: [
-            this.formatArn({
-              service: 'ssm',
-              resource: 'parameter',
-              resourceName: releaseHistoryParameter(PRODUCTION_STAGE).replace(/^\//, ''),
-            }),
-          ],
+          resources: [history],
+          conditions: { StringEquals: { 'ssm:Overwrite': 'true' } },
         }),
       );
+      Validations.of(deploy).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::${this.stackArnForFindings(account, '')
+          .replace(':cloudformation:', ':ssm:')
+          .replace(/:stack\/\/\*$/, `:parameter${releaseHistoryPath(PRODUCTION_STAGE)}/*`)}]`,
+        reason: 'The release history: one new parameter per record under its path (names are made when a release is recorded).',
+      });
       // Pushes to main, before the approval: reads the live templates for `cdk diff`, nothing else.
       const diff = this.role(
         'ProductionDiff',
@@ -185,7 +196,7 @@ export class CiIdentitiesStack extends Stack {
           resources: PREVIEW_STACK_PATTERNS.map((pattern) => stackArn(this, pattern)),
         }),
       );
-      // CloudFormation's execution policy and the roles' boundary in the preview account.
+      // CloudFormation's execution policies and the roles' boundary in the preview account.
       addPreviewContainment(this);
       // The nightly preview-cleanup.yml (runs on main): lists stacks, deletes closed previews'.
       const cleanup = this.role(

@@ -54,16 +54,21 @@ export class MuseumTables extends Construct {
       ? { removalPolicy: RemovalPolicy.RETAIN, deletionProtection: true }
       : { removalPolicy: RemovalPolicy.DESTROY, deletionProtection: false };
 
+    // What each kind of table is, whether the stack creates it or manages an attached one.
+    const properties = {
+      events: {
+        ...keySchema(eventsTable),
+        billing: dynamodb.Billing.onDemand(),
+        pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: config.isProduction },
+      },
+      idempotency: { ...keySchema(idempotencyTable), billing: dynamodb.Billing.onDemand() },
+    } satisfies Record<string, dynamodb.TablePropsV2>;
+
     // An existing table (a restored one, docs/DEPLOY.md "Restore") is attached by name instead of
     // the stack's own; the stack's own table is then left in place (retained in production).
     this.events = config.existingTables.events
       ? dynamodb.TableV2.fromTableName(this, 'AttachedEvents', config.existingTables.events)
-      : new dynamodb.TableV2(this, 'Events', {
-          ...keySchema(eventsTable),
-          ...retention,
-          billing: dynamodb.Billing.onDemand(),
-          pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: config.isProduction },
-        });
+      : new dynamodb.TableV2(this, 'Events', { ...properties.events, ...retention });
     if (!config.isProduction) {
       Validations.of(this).acknowledge(
         {
@@ -77,14 +82,45 @@ export class MuseumTables extends Construct {
       );
     }
 
+    // An attached table brought under the stack's management (context manageAttachedTables): it is
+    // declared with its fixed name and retained, which is what CloudFormation needs to import an
+    // existing resource during a deploy with --import-existing-resources
+    // (https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/import-resources-automatically.html);
+    // later deploys keep its deletion protection and point-in-time recovery. The functions keep
+    // reading it by name (above), so the importing deploy changes nothing else. Removing the
+    // declaration again leaves the table in place (Retain,
+    // https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/resource-import-revert.html).
+    if (config.manageAttachedTables) {
+      for (const [kind, id] of [
+        ['events', 'ManagedAttachedEvents'],
+        ['idempotency', 'ManagedAttachedIdempotency'],
+      ] as const) {
+        const name = config.existingTables[kind];
+        if (name === undefined) continue;
+        const managed = new dynamodb.TableV2(this, id, {
+          ...properties[kind],
+          tableName: name,
+          removalPolicy: RemovalPolicy.RETAIN,
+          deletionProtection: config.isProduction,
+        });
+        Validations.of(managed).acknowledge({
+          id: MUSEUM_NAG_RULES.redeployable,
+          reason:
+            'An attached table keeps the name it was restored under; after a deletion of the stack it is attached again by that name (eventsTableName/idempotencyTableName), never created.',
+        });
+        if (kind === 'idempotency') {
+          Validations.of(managed).acknowledge({
+            id: MUSEUM_NAG_RULES.pointInTimeRecovery,
+            reason: 'Idempotency records only deduplicate retries for 24 hours and expire by TTL: there is nothing to restore.',
+          });
+        }
+      }
+    }
+
     if (config.existingTables.idempotency) {
       this.idempotency = dynamodb.TableV2.fromTableName(this, 'AttachedIdempotency', config.existingTables.idempotency);
     } else {
-      this.idempotency = new dynamodb.TableV2(this, 'Idempotency', {
-        ...keySchema(idempotencyTable),
-        ...retention,
-        billing: dynamodb.Billing.onDemand(),
-      });
+      this.idempotency = new dynamodb.TableV2(this, 'Idempotency', { ...properties.idempotency, ...retention });
       Validations.of(this.idempotency).acknowledge({
         id: MUSEUM_NAG_RULES.pointInTimeRecovery,
         reason: 'Idempotency records only deduplicate retries for 24 hours and expire by TTL: there is nothing to restore.',

@@ -43,6 +43,12 @@ export interface StageConfig {
   wafRateLimitPer5Minutes: number;
   /** Tables the stage uses instead of creating its own (a restore): context `eventsTableName`, `idempotencyTableName`. */
   existingTables: { events: string | undefined; idempotency: string | undefined };
+  /**
+   * The attached tables are also declared in the stack, under their fixed names and retained, so
+   * that a deploy with `--import-existing-resources` imports them and later deploys manage them
+   * (context `manageAttachedTables`; docs/DEPLOY.md, "Restore").
+   */
+  manageAttachedTables: boolean;
   /** What is being deployed (CI passes the commit): in each function's description, so every release is a new version. */
   release: string | undefined;
   /** Optional custom domain: `https://<domainName>/v1.1` (certificate in the same region). */
@@ -75,6 +81,14 @@ export function readStageConfig(node: Context): StageConfig {
   if (Boolean(domainName) !== Boolean(certificateArn)) {
     throw new Error('Context "domainName" and "certificateArn" must be given together');
   }
+  const existingTables = { events: tableName(node, 'eventsTableName'), idempotency: tableName(node, 'idempotencyTableName') };
+  const manageAttachedTables = boolean(node, 'manageAttachedTables', false);
+  if (manageAttachedTables && !existingTables.events && !existingTables.idempotency) {
+    throw new Error(
+      'Context "manageAttachedTables" needs "eventsTableName" or "idempotencyTableName": it brings attached tables into the stack; ' +
+        'without them the stack would create new, empty tables (docs/DEPLOY.md, "Restore")',
+    );
+  }
   const authorizerCacheTtlSeconds = integer(node, 'authorizerCacheTtlSeconds', AUTHORIZER_IDENTITY.defaultCacheTtlSeconds);
   if (authorizerCacheTtlSeconds > 3600) throw new Error('Context "authorizerCacheTtlSeconds" must be at most 3600');
   return {
@@ -97,7 +111,8 @@ export function readStageConfig(node: Context): StageConfig {
     wafRateLimitPer5Minutes: wafRateLimit(integer(node, 'wafRateLimitPer5Minutes', WAF_RATE_LIMIT_PER_5_MINUTES)),
     customDomain: domainName && certificateArn ? { domainName, certificateArn } : undefined,
     release: release(string(node, 'release')),
-    existingTables: { events: tableName(node, 'eventsTableName'), idempotency: tableName(node, 'idempotencyTableName') },
+    existingTables,
+    manageAttachedTables,
   };
 }
 

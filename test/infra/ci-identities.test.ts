@@ -3,8 +3,8 @@
 // no role a pull request can assume exists in the production account.
 import { Template } from 'aws-cdk-lib/assertions';
 import { CI_ROLE_NAMES, readCiIdentitiesConfig } from '../../lib/cdk/ci-identities-stack.ts';
-import { PREVIEW_BOUNDARY_NAME, PREVIEW_EXECUTION_POLICY_NAME } from '../../lib/cdk/preview-containment.ts';
-import { releaseHistoryParameter } from '../../lib/cdk/canary-releases.ts';
+import { PREVIEW_BOUNDARY_NAME, PREVIEW_EXECUTION_POLICY_NAME, PREVIEW_SERVICES_POLICY_PREFIX } from '../../lib/cdk/preview-containment.ts';
+import { releaseHistoryPath } from '../../lib/cdk/canary-releases.ts';
 import { resourcesOfType, synthesize, TEST_REGION, type Synthesized } from './synthesize.ts';
 
 const REPOSITORY = 'museum/special-events-api';
@@ -113,16 +113,20 @@ test('the preview account trusts pull requests to deploy and main to clean up, a
   expect(JSON.stringify(roles)).not.toContain('environment:production');
 });
 
-test('the production deploy role can only assume the CDK bootstrap roles of the production account, and record a good release', () => {
+test('the production deploy role can only assume the CDK bootstrap roles of the production account, and add records to the release history', () => {
   const deploy = rolesOf('production').roles.find((role) => role.name === CI_ROLE_NAMES.production)!;
-  expect(deploy.statements.flatMap(actions).sort()).toEqual(['ssm:PutParameter', 'sts:AssumeRole', 'sts:TagSession']);
-  // The release history bin/rollback.sh reads: one parameter, written only.
-  const record = deploy.statements.find((statement) => actions(statement).includes('ssm:PutParameter'))!;
+  const allowed = deploy.statements.filter((statement) => statement.Effect === 'Allow');
+  expect(allowed.flatMap(actions).sort()).toEqual(['ssm:PutParameter', 'sts:AssumeRole', 'sts:TagSession']);
+  // The release history bin/rollback.sh reads: new parameters under its path, written only, never overwritten.
+  const history = `:ssm:${TEST_REGION}:${PRODUCTION_ACCOUNT}:parameter${releaseHistoryPath('prod')}/*"`;
+  const record = allowed.find((statement) => actions(statement).includes('ssm:PutParameter'))!;
   expect(actions(record)).toEqual(['ssm:PutParameter']);
-  expect(JSON.stringify(record.Resource)).toMatch(
-    new RegExp(`:ssm:${TEST_REGION}:${PRODUCTION_ACCOUNT}:parameter${releaseHistoryParameter('prod')}"`),
-  );
-  const resources = JSON.stringify(deploy.statements.map((statement) => statement.Resource));
+  expect(JSON.stringify(record.Resource)).toContain(history);
+  const denied = deploy.statements.filter((statement) => statement.Effect === 'Deny');
+  expect(denied).toHaveLength(1);
+  expect(denied[0]).toMatchObject({ Action: 'ssm:PutParameter', Condition: { StringEquals: { 'ssm:Overwrite': 'true' } } });
+  expect(JSON.stringify(denied[0]!.Resource)).toContain(history);
+  const resources = JSON.stringify(allowed.filter((statement) => statement !== record).map((statement) => statement.Resource));
   for (const role of ['deploy-role', 'file-publishing-role', 'image-publishing-role', 'lookup-role']) {
     expect(resources).toContain(`:iam::${PRODUCTION_ACCOUNT}:role/cdk-hnb659fds-${role}-${PRODUCTION_ACCOUNT}-`);
   }
@@ -179,17 +183,21 @@ test('the preview account gets a CloudFormation execution policy without a way o
     );
   expect(managed('production')).toEqual([]);
   const policies = Object.fromEntries(managed('preview').map((policy) => [policy.ManagedPolicyName, policy.PolicyDocument.Statement]));
-  expect(Object.keys(policies).sort()).toEqual([PREVIEW_BOUNDARY_NAME, PREVIEW_EXECUTION_POLICY_NAME].sort());
-  const execution = policies[PREVIEW_EXECUTION_POLICY_NAME]!;
-  // No iam:* and no administrator: IAM actions only on preview-named roles...
+  expect(Object.keys(policies)).toEqual(
+    expect.arrayContaining([PREVIEW_BOUNDARY_NAME, PREVIEW_EXECUTION_POLICY_NAME, `${PREVIEW_SERVICES_POLICY_PREFIX}1`]),
+  );
+  const execution = Object.entries(policies)
+    .filter(([name]) => name !== PREVIEW_BOUNDARY_NAME)
+    .flatMap(([, statements]) => statements);
+  // No iam:* and no administrator: IAM actions only on preview-named roles (and AWS's service-linked roles)...
   for (const statement of execution) {
     for (const action of actions(statement)) {
       expect(action).not.toMatch(/^(\*|iam:\*)$/);
-      if (action.startsWith('iam:') && statement.Effect !== 'Deny')
+      if (action.startsWith('iam:') && statement.Effect !== 'Deny' && action !== 'iam:CreateServiceLinkedRole')
         expect(JSON.stringify(statement.Resource)).toMatch(/role\/Museum(Mock)?Api-pr-\*/);
     }
   }
-  // ...and a role can be created or given a policy only with the boundary attached.
+  // ...a role can be created or given a policy only with the boundary attached, never lose it.
   const create = execution.find((statement) => actions(statement).includes('iam:CreateRole'))!;
   expect(actions(create).sort()).toEqual(['iam:AttachRolePolicy', 'iam:CreateRole', 'iam:PutRolePolicy']);
   expect(JSON.stringify(create.Condition)).toContain('iam:PermissionsBoundary');
@@ -198,7 +206,36 @@ test('the preview account gets a CloudFormation execution policy without a way o
     expect.arrayContaining(['iam:DeleteRolePermissionsBoundary', 'iam:PutRolePermissionsBoundary', 'iam:CreateUser']),
   );
   // The boundary: the handlers' needs, on preview tables.
-  expect(policies[PREVIEW_BOUNDARY_NAME]!.flatMap(actions).sort()).toEqual(
-    ['dynamodb:*', 'logs:CreateLogStream', 'logs:PutLogEvents', 'xray:PutTelemetryRecords', 'xray:PutTraceSegments'].sort(),
+  const boundary = policies[PREVIEW_BOUNDARY_NAME]!;
+  expect(boundary.flatMap(actions).sort()).toEqual(
+    [
+      'dynamodb:*',
+      'dynamodb:ListStreams',
+      'kms:Decrypt',
+      'kms:DescribeKey',
+      'kms:Encrypt',
+      'kms:GenerateDataKey',
+      'logs:CreateLogStream',
+      'logs:PutLogEvents',
+      'secretsmanager:DescribeSecret',
+      'secretsmanager:GetSecretValue',
+      'sqs:ChangeMessageVisibility',
+      'sqs:DeleteMessage',
+      'sqs:GetQueueAttributes',
+      'sqs:GetQueueUrl',
+      'sqs:ReceiveMessage',
+      'sqs:SendMessage',
+      'xray:PutTelemetryRecords',
+      'xray:PutTraceSegments',
+    ].sort(),
   );
+  // Tables and queues of previews only; secrets and keys of the preview account only.
+  const resourcesOf = (prefix: string) =>
+    JSON.stringify(boundary.filter((statement) => actions(statement).some((action) => action.startsWith(prefix))).map((s) => s.Resource));
+  expect(resourcesOf('dynamodb:*')).toContain(`:${PREVIEW_ACCOUNT}:table/MuseumApi-pr-*`);
+  expect(JSON.parse(resourcesOf('sqs:'))).toEqual([
+    [`arn:aws:sqs:${TEST_REGION}:${PREVIEW_ACCOUNT}:MuseumApi-pr-*`, `arn:aws:sqs:${TEST_REGION}:${PREVIEW_ACCOUNT}:MuseumMockApi-pr-*`],
+  ]);
+  expect(resourcesOf('secretsmanager:')).toContain(`:${PREVIEW_ACCOUNT}:secret:*`);
+  expect(resourcesOf('kms:')).toContain(`:${PREVIEW_ACCOUNT}:key/*`);
 });

@@ -9,7 +9,7 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseDocument } from 'yaml';
-import { releaseHistoryParameter } from '../../lib/cdk/canary-releases.ts';
+import { releaseHistoryPath } from '../../lib/cdk/canary-releases.ts';
 
 const root = new URL('../..', import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, root), 'utf8');
@@ -157,6 +157,8 @@ test('a push to main is tested and synthesized once, diffed read-only before the
     });
   }
   expect(runs(deploy!)).toContain('npx cdk deploy --app cdk.out --all');
+  // A table newly declared under an existing table's name is imported (restore.test.ts: only with Retain and a static name).
+  expect(runs(deploy!)).toContain('--import-existing-resources');
   expect(runs(deploy!)).not.toMatch(/cdk synth|CI=true|-c stage=/);
 });
 
@@ -214,13 +216,18 @@ test('production is smoke-tested read-only after its deploy, and only then recor
   expect(index('npm run smoke -- --read-only')).toBeGreaterThan(index('npx cdk deploy'));
   const record = steps(deploy).at(-1)!;
   expect(record.name).toBe('Record the release as good');
-  expect(record.run).toContain(`aws ssm put-parameter --name ${releaseHistoryParameter('prod')} --type String --overwrite`);
+  // A new parameter per record under the history's path, never an overwrite (test/infra/rollback.test.ts runs it).
+  expect(record.run).toContain(
+    `aws ssm put-parameter --name "${releaseHistoryPath('prod')}/$(jq -nr 'now * 1000 | floor')-released-$GITHUB_SHA"`,
+  );
+  expect(record.run).not.toContain('--overwrite');
   expect(record.if).toBeUndefined(); // runs only when every step before it succeeded
-  expect(read('bin/rollback.sh')).toContain('history_parameter="/museum-special-events/$stage/releases"');
-  expect(releaseHistoryParameter('$stage')).toBe('/museum-special-events/$stage/releases');
+  expect(read('bin/rollback.sh')).toContain('history_path="/museum-special-events/$stage/releases"');
+  expect(read('bin/rollback.sh')).not.toContain('--overwrite');
+  expect(releaseHistoryPath('$stage')).toBe('/museum-special-events/$stage/releases');
 });
 
-test('the production job fails unless it runs for main, and the build fails unless the environment deploys from main only', () => {
+test("the production job fails unless it runs for main, and the build fails unless the environment's protection rules hold", () => {
   const production = workflows['production.yml']!;
   const [first] = steps(production.jobs.deploy!);
   expect(first?.run).toMatch(/if \[ "\$GITHUB_REF" != refs\/heads\/main \]; then[\s\S]*exit 1/);
@@ -229,40 +236,94 @@ test('the production job fails unless it runs for main, and the build fails unle
   const rule = steps(build).findIndex((step) => step.run?.includes('environments/production/deployment-branch-policies'));
   expect(rule).toBeGreaterThanOrEqual(0);
   expect(rule).toBeLessThan(steps(build).findIndex((step) => step.run?.includes('npx cdk synth')));
-  expect(steps(build)[rule]!.run).toMatch(/if \[ "\$branches" != branch:main \]; then[\s\S]*exit 1/);
+  expect(rule).toBeLessThan(steps(build).findIndex((step) => step.run?.includes('.ci/run')));
 });
 
-test("the branch-rule check accepts exactly one rule, the branch main, as GitHub's API lists it", () => {
+test("the environment check passes only with required reviewers, no self-review, no administrators' bypass and main only, as GitHub's API lists them", () => {
   const script = steps(workflows['production.yml']!.jobs.build!).find((step) => step.run?.includes('deployment-branch-policies'))!.run!;
   const dir = mkdtempSync(join(tmpdir(), 'museum-gh-'));
   try {
-    // `gh api ... --jq` as GitHub answers (docs.github.com/rest/deployments/environments, .../branch-policies).
+    // `gh api <path> [--jq <filter>]` as GitHub answers (docs.github.com/rest/deployments/environments, .../branch-policies).
     const fakeGh = (environment: unknown, policies: unknown) => {
       writeFileSync(join(dir, 'environment.json'), JSON.stringify(environment));
       writeFileSync(join(dir, 'policies.json'), JSON.stringify(policies));
       writeFileSync(
         join(dir, 'gh'),
-        `#!/bin/sh\ncase "$2" in */deployment-branch-policies) f=policies ;; *) f=environment ;; esac\nexec jq -r "$4" "${dir}/$f.json"\n`,
+        `#!/bin/sh\ncase "$2" in */deployment-branch-policies) f=policies ;; *) f=environment ;; esac\n` +
+          `if [ "$3" = --jq ]; then exec jq -r "$4" "${dir}/$f.json"; else exec cat "${dir}/$f.json"; fi\n`,
       );
       chmodSync(join(dir, 'gh'), 0o755);
-      return spawnSync('bash', ['-e', '-c', script], {
+      const result = spawnSync('bash', ['-e', '-c', script], {
         env: { ...process.env, PATH: `${dir}:${process.env.PATH ?? ''}`, GITHUB_REPOSITORY: 'museum/api' },
         encoding: 'utf8',
-      }).status;
+      });
+      return { status: result.status, error: result.stdout.split('\n').find((line) => line.startsWith('::error::')) ?? '' };
     };
     const policy = (...names: string[]) => ({
       total_count: names.length,
       branch_policies: names.map((name) => ({ name, type: 'branch' })),
     });
-    expect(fakeGh({ deployment_branch_policy: { protected_branches: false, custom_branch_policies: true } }, policy('main'))).toBe(0);
-    expect(fakeGh({ deployment_branch_policy: null }, policy())).toBe(1);
-    expect(fakeGh({ deployment_branch_policy: { protected_branches: true, custom_branch_policies: false } }, policy())).toBe(1);
-    expect(
-      fakeGh({ deployment_branch_policy: { protected_branches: false, custom_branch_policies: true } }, policy('main', 'release/*')),
-    ).toBe(1);
+    const reviewers = (preventSelfReview: boolean, count = 1) => ({
+      id: 2,
+      node_id: 'GA_2',
+      type: 'required_reviewers',
+      prevent_self_review: preventSelfReview,
+      reviewers: Array.from({ length: count }, (_, i) => ({ type: 'User', reviewer: { login: `reviewer${i}`, id: i } })),
+    });
+    const environment = (overrides: Record<string, unknown> = {}) => ({
+      id: 1,
+      name: 'production',
+      can_admins_bypass: false,
+      protection_rules: [reviewers(true), { id: 3, node_id: 'GA_3', type: 'branch_policy' }],
+      deployment_branch_policy: { protected_branches: false, custom_branch_policies: true },
+      ...overrides,
+    });
+    expect(fakeGh(environment(), policy('main'))).toEqual({ status: 0, error: '' });
+    expect(fakeGh(environment({ can_admins_bypass: true }), policy('main')).error).toMatch(/administrators may bypass/);
+    expect(fakeGh(environment({ protection_rules: [reviewers(false)] }), policy('main')).error).toMatch(/self-review allowed/);
+    expect(fakeGh(environment({ protection_rules: [reviewers(true, 0)] }), policy('main')).error).toMatch(/no required reviewers/);
+    const nothing = fakeGh(
+      { id: 1, name: 'production', can_admins_bypass: true, protection_rules: [], deployment_branch_policy: null },
+      policy(),
+    );
+    expect(nothing.status).toBe(1);
+    expect(nothing.error).toBe(
+      '::error::Settings > Environments > production: no required reviewers; self-review allowed (tick Prevent self-review); ' +
+        'administrators may bypass the rules (untick Allow administrators to bypass); deployment branches are none (set Selected branches, main only).',
+    );
+    const protectedBranches = environment({ deployment_branch_policy: { protected_branches: true, custom_branch_policies: false } });
+    expect(fakeGh(protectedBranches, policy()).status).toBe(1);
+    expect(fakeGh(environment(), policy('main', 'release/*')).error).toMatch(/deployment branches are branch:main,branch:release\/\*/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('only the build job, which holds no credentials, runs install scripts; every job with AWS credentials installs with --ignore-scripts', () => {
+  const production = workflows['production.yml']!;
+  for (const [name, job] of Object.entries(production.jobs)) {
+    const installs = (job.steps
+      .map((step) => step.run ?? '')
+      .join('\n')
+      .match(/npm (ci|install|i)\b[^\n]*/g) ?? []) as string[];
+    if (roleOf(job) || job.permissions?.['id-token'] === 'write') {
+      expect([name, roleOf(job)]).toEqual([name, expect.stringMatching(/^\$\{\{ vars\.AWS_\w+_ROLE_ARN \}\}$/)]);
+      expect([name, installs]).toEqual([name, ['npm ci --ignore-scripts --no-audit --no-fund']]);
+      // Installed before the credentials arrive, and nothing but the CDK CLI, the smoke test and the AWS CLI runs after them.
+      const credentials = job.steps.findIndex((step) => step.uses?.startsWith('aws-actions/configure-aws-credentials@'));
+      expect(job.steps.findIndex((step) => step.run?.includes('npm ci'))).toBeLessThan(credentials);
+      const after = job.steps
+        .slice(credentials + 1)
+        .flatMap((step) => (step.run ?? '').split('\n'))
+        .map((line) => line.trim())
+        .filter((line) => /^(npx|npm) /.test(line));
+      for (const line of after) expect(line).toMatch(/^(npx cdk (diff|deploy) --app cdk\.out |npm run smoke -- --read-only$)/);
+    } else {
+      expect(name).toBe('build');
+      expect(runs(job)).toContain('CI=true bash .ci/run'); // npm ci with scripts, then the tests
+    }
+  }
+  expect(read('.ci/run')).toMatch(/^npm ci --no-audit --no-fund$/m);
 });
 
 test('a nightly workflow deletes previews of closed pull requests, by name, without building anything', () => {

@@ -6,9 +6,10 @@
 //   CloudFormation DescribeStacks: docs.aws.amazon.com/AWSCloudFormation/latest/APIReference/API_DescribeStacks.html
 //   Lambda GetAlias/UpdateAlias/GetFunctionConfiguration: docs.aws.amazon.com/lambda/latest/api/API_GetAlias.html,
 //     API_UpdateAlias.html, API_GetFunctionConfiguration.html (no Qualifier: $LATEST)
-//   SSM GetParameterHistory/PutParameter: docs.aws.amazon.com/systems-manager/latest/APIReference/API_GetParameterHistory.html,
-//     API_PutParameter.html; Parameter Store keeps the 100 newest versions
-//     (docs.aws.amazon.com/systems-manager/latest/userguide/sysman-paramstore-versions.html)
+//   SSM GetParametersByPath/PutParameter: docs.aws.amazon.com/systems-manager/latest/APIReference/API_GetParametersByPath.html
+//     (without --recursive: the parameters one level below the path), API_PutParameter.html
+//     (without --overwrite an existing name is ParameterAlreadyExists); Parameter Store keeps a
+//     parameter's 100 newest versions (docs.aws.amazon.com/systems-manager/latest/userguide/sysman-paramstore-versions.html)
 import { readFileSync, writeFileSync } from 'node:fs';
 
 export interface FunctionVersion {
@@ -24,7 +25,7 @@ export interface FakeAwsState {
       aliases: Record<string, { FunctionVersion: string; RoutingConfig?: { AdditionalVersionWeights: Record<string, number> } }>;
     }
   >;
-  parameters: Record<string, { Value: string; Version: number; Type: string }[]>;
+  parameters: Record<string, { Value: string; Version: number; Type: string; LastModifiedDate?: string }[]>;
 }
 
 class AwsError extends Error {
@@ -78,22 +79,24 @@ function run(state: FakeAwsState, service: string, operation: string, args: Reco
       target.aliases[arg('name')] = { ...target.aliases[arg('name')], FunctionVersion: arg('function-version') };
       return { Name: arg('name'), ...target.aliases[arg('name')] };
     }
-    case 'ssm get-parameter-history': {
-      const history = state.parameters[arg('name')];
-      if (!history) throw new AwsError('ParameterNotFound', 'GetParameterHistory', '');
+    case 'ssm get-parameters-by-path': {
+      const path = arg('path').replace(/\/$/, '');
       // The CLI follows NextToken itself and prints every page as one list.
       return {
-        Parameters: history.map((version) => ({
-          Name: arg('name'),
-          LastModifiedUser: 'arn:aws:sts::123456789012:assumed-role/ci',
-          ...version,
-        })),
+        Parameters: Object.entries(state.parameters)
+          .filter(([name]) => name.startsWith(`${path}/`) && (args.recursive === true || !name.slice(path.length + 1).includes('/')))
+          .map(([name, history]) => ({ Name: name, DataType: 'text', ...history.at(-1) })),
       };
     }
     case 'ssm put-parameter': {
       const history = state.parameters[arg('name')];
       if (history && args.overwrite !== true) throw new AwsError('ParameterAlreadyExists', 'PutParameter', 'The parameter already exists.');
-      const next = (history ?? []).concat({ Value: arg('value'), Version: (history?.at(-1)?.Version ?? 0) + 1, Type: arg('type') });
+      const next = (history ?? []).concat({
+        Value: arg('value'),
+        Version: (history?.at(-1)?.Version ?? 0) + 1,
+        Type: arg('type'),
+        LastModifiedDate: new Date().toISOString(),
+      });
       state.parameters[arg('name')] = next.slice(-100);
       return { Version: next.at(-1)?.Version, Tier: 'Standard' };
     }

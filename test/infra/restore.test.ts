@@ -19,10 +19,17 @@ const ALARMS = { alarmEmail: 'ops@museum.example' };
 let own: Synthesized;
 let restored: Synthesized;
 let restoredAgain: Synthesized;
+let managed: Synthesized;
 beforeAll(() => {
   own = synthesize(ALARMS);
   restored = synthesize({ ...ALARMS, eventsTableName: RESTORED.events, idempotencyTableName: RESTORED.idempotency });
   restoredAgain = synthesize({ ...ALARMS, eventsTableName: RESTORED_AGAIN.events, idempotencyTableName: RESTORED_AGAIN.idempotency });
+  managed = synthesize({
+    ...ALARMS,
+    eventsTableName: RESTORED.events,
+    idempotencyTableName: RESTORED.idempotency,
+    manageAttachedTables: 'true',
+  });
 });
 
 // Values CloudFormation fills in at deploy time; a generated table name is
@@ -146,5 +153,62 @@ test("a table whose name does not carry the stage's prefix is refused at synthes
   );
   expect(() => synthesize({ ...ALARMS, idempotencyTableName: `${STACK}-TablesEvents-x` })).toThrow(
     /must start with MuseumApi-prod-TablesIdempotency/,
+  );
+});
+
+type Resources = Record<
+  string,
+  { Type: string; Properties?: Record<string, unknown>; DeletionPolicy?: string; UpdateReplacePolicy?: string }
+>;
+const resourcesOf = (app: Synthesized) => (app.apiTemplate.toJSON() as { Resources: Resources }).Resources;
+const tablesOf = (app: Synthesized) =>
+  Object.entries(resourcesOf(app)).filter(([, resource]) => resource.Type === 'AWS::DynamoDB::GlobalTable');
+
+// What CloudFormation does with a table in each state, from its documented behaviour: a resource
+// removed from the template is deleted unless its DeletionPolicy is Retain, a resource replaced
+// is deleted unless its UpdateReplacePolicy is Retain (aws-attribute-deletionpolicy.html,
+// aws-attribute-updatereplacepolicy.html), and a deploy with --import-existing-resources imports
+// an existing table only when the template names it statically and retains it
+// (import-resources-automatically.html). docs/DEPLOY.md ("Restore") names these pages.
+test('in every state (own tables, attached, attached and managed) each table the stack declares is retained on deletion and on replacement', () => {
+  for (const app of [own, restored, managed]) {
+    for (const [id, table] of tablesOf(app)) {
+      expect([id, table.DeletionPolicy, table.UpdateReplacePolicy]).toEqual([id, 'Retain', 'Retain']);
+    }
+  }
+  expect(tablesOf(own)).toHaveLength(2);
+  expect(tablesOf(restored)).toHaveLength(0);
+});
+
+test("attaching restored tables takes the stack's own tables out of the stack, which keeps them (Retain), and attaching again or managing never brings back an empty one", () => {
+  const ownIds = tablesOf(own).map(([id]) => id);
+  for (const app of [restored, restoredAgain, managed]) {
+    for (const id of ownIds) expect(resourcesOf(app)[id]).toBeUndefined();
+  }
+});
+
+test('managing the attached tables adds only them, under their fixed names, retained and protected as the own tables are: the deploy imports them and changes nothing else', () => {
+  const before = resourcesOf(restored);
+  const after = resourcesOf(managed);
+  const added = Object.keys(after).filter((id) => !(id in before));
+  expect(added.map((id) => after[id]!.Type)).toEqual(['AWS::DynamoDB::GlobalTable', 'AWS::DynamoDB::GlobalTable']);
+  // Everything else (functions, roles, alarms, outputs) is unchanged, so the deploy is the import alone.
+  expect(Object.fromEntries(Object.entries(after).filter(([id]) => !added.includes(id)))).toEqual(before);
+  expect(managed.apiTemplate.toJSON().Outputs).toEqual(restored.apiTemplate.toJSON().Outputs);
+  // Import needs a static name (the table's identifier) and Retain; each managed table is what the own one of its kind is.
+  const ownByKind = Object.fromEntries(tablesOf(own).map(([id, table]) => [id.includes('Idempotency') ? 'idempotency' : 'events', table]));
+  for (const id of added) {
+    const table = after[id]!;
+    const kind = id.includes('Idempotency') ? 'idempotency' : 'events';
+    expect(table.Properties?.TableName).toBe(RESTORED[kind]);
+    expect({ ...table.Properties, TableName: undefined }).toEqual({ ...ownByKind[kind]!.Properties, TableName: undefined });
+  }
+  expect(JSON.stringify(after)).toContain('"PointInTimeRecoveryEnabled":true');
+  expect(managed.nagViolations).toEqual([]);
+});
+
+test('managing attached tables without naming them is refused at synthesis (the stack would create new, empty ones)', () => {
+  expect(() => synthesize({ ...ALARMS, manageAttachedTables: 'true' })).toThrow(
+    /"manageAttachedTables" needs "eventsTableName" or "idempotencyTableName"/,
   );
 });

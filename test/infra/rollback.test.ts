@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseDocument } from 'yaml';
-import { releaseHistoryParameter } from '../../lib/cdk/canary-releases.ts';
+import { releaseHistoryPath } from '../../lib/cdk/canary-releases.ts';
 import type { FakeAwsState } from './fake-aws-cli.ts';
 import { synthesize } from './synthesize.ts';
 
@@ -19,7 +19,7 @@ const STACK = 'MuseumApi-prod';
 const FUNCTIONS = ['MuseumApi-prod-FunctionsGetSpecialEvent1A2B-x1', 'MuseumApi-prod-FunctionsAuthorizer3C4D-y2'];
 const OWN_TABLE = `${STACK}-TablesEventsE8DD42EA-1A2B3C4D5E6F`;
 const RESTORED_TABLE = `${STACK}-TablesEvents-restored-20261124`;
-const HISTORY = releaseHistoryParameter('prod');
+const HISTORY = releaseHistoryPath('prod');
 /** Each scenario starts the stand-in CLI dozens of times (a Node process each): on a loaded machine that takes a while. */
 const SCENARIO_TIMEOUT_MS = 180_000;
 
@@ -48,7 +48,20 @@ const load = () => JSON.parse(readFileSync(statePath, 'utf8')) as FakeAwsState;
 const save = (state: FakeAwsState) => writeFileSync(statePath, JSON.stringify(state));
 const env = () => ({ ...process.env, PATH: `${dir}:${process.env.PATH ?? ''}`, FAKE_AWS_STATE: statePath });
 const live = () => FUNCTIONS.map((fn) => load().functions[fn]?.aliases.live?.FunctionVersion);
-const history = () => (load().parameters[HISTORY] ?? []).map((version) => JSON.parse(version.Value) as { event: string; release: string });
+/** The records, oldest first: one parameter each under the history's path, named `<epoch ms>-<event>-<release>`. */
+const records = (state: FakeAwsState) =>
+  Object.entries(state.parameters)
+    .filter(([name]) => name.startsWith(`${HISTORY}/`))
+    .map(([name, versions]) => ({ name, sequence: Number(name.slice(HISTORY.length + 1).split('-')[0]), versions }))
+    .sort((a, b) => a.sequence - b.sequence);
+const history = () =>
+  records(load()).map(({ name, versions }) => {
+    // Written once, never overwritten.
+    expect(versions).toHaveLength(1);
+    const record = JSON.parse(versions[0]!.Value) as { event: string; release: string };
+    expect(name).toMatch(new RegExp(`^${HISTORY}/\\d{13}-${record.event}-${record.release}$`));
+    return record;
+  });
 
 /** One pipeline run: publish a version of every function; on a passed canary, move the aliases and record the release. */
 function deploy(release: string, options: { table?: string; canary?: 'passes' | 'fails' } = {}) {
@@ -132,6 +145,31 @@ test(
 );
 
 test(
+  'a release rolled back from stays refused after more than 100 later records (each record is its own parameter)',
+  () => {
+    deploy('r1');
+    deploy('r2');
+    expect(rollback().status).toBe(0); // leaves r2 for r1
+    deploy('r3');
+    // 120 later records, none a target (rollbacks of other releases), as the script writes them;
+    // a history kept as one parameter's versions would have lost r2's mark by now.
+    const state = load();
+    const start = Math.max(...records(state).map((record) => record.sequence)) + 1;
+    for (let i = 0; i < 120; i += 1) {
+      const value = JSON.stringify({ event: 'rolled-back', release: `x${i}`, to: 'r0', versions: {} });
+      state.parameters[`${HISTORY}/${start + i}-rolled-back-x${i}`] = [{ Value: value, Version: 1, Type: 'String' }];
+    }
+    save(state);
+    const result = rollback();
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toContain('rolled back from release r3 to release r1');
+    expect(live()).toEqual(['1', '1']);
+    expect(history()).toHaveLength(125);
+  },
+  SCENARIO_TIMEOUT_MS,
+);
+
+test(
   'a rollback never returns to a release published for another table than the functions are now given',
   () => {
     deploy('r1', { table: OWN_TABLE });
@@ -181,7 +219,7 @@ test(
     for (const fn of FUNCTIONS) state.functions[fn]!.aliases.live = { FunctionVersion: '1' };
     save(state);
     expect(rollback().stderr).toMatch(
-      /no release of prod was ever recorded as good \(\/museum-special-events\/prod\/releases does not exist\)/,
+      /no release of prod was ever recorded as good \(no record under \/museum-special-events\/prod\/releases\)/,
     );
     deploy('r2');
     deploy('r3');
