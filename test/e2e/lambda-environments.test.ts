@@ -16,7 +16,7 @@ import { hashPassword } from '../../functions/auth/passwords.ts';
 import { UsersStore } from '../../functions/auth/users-store.ts';
 import { FUNCTION_SETTINGS } from '../../functions/routes.ts';
 import type { FunctionSettings } from '../../lib/local/lambda-runtime.ts';
-import { basicAuthorization } from '../support/api-client.ts';
+import { apiRetrying, basicAuthorization } from '../support/api-client.ts';
 import { LOCAL_API_START_TIMEOUT_MS, startLocalApiProcess, type LocalApiProcess } from '../support/local-api-process.ts';
 import { testEnvironment } from '../support/test-environment.ts';
 import { closeTableClient, tableClient } from '../reliability/stored-items.ts';
@@ -24,8 +24,6 @@ import { closeTableClient, tableClient } from '../reliability/stored-items.ts';
 const LOGINS = 8;
 /** The authorizer as deployed (its reserved concurrency may be unset). */
 const authorizerSettings: FunctionSettings = FUNCTION_SETTINGS.authorizer;
-/** The client's documented retry of a 429 or 503: wait Retry-After, try again, a few times. */
-const ATTEMPTS = 6;
 
 let local: LocalApiProcess | undefined;
 let work: string | undefined;
@@ -84,17 +82,10 @@ afterAll(async () => {
   }
 });
 
+/** A first login, retried as a client does (apiRetrying: 429 and 503 after their Retry-After). */
 async function login(authorization: string): Promise<number> {
-  for (let attempt = 1; ; attempt++) {
-    const response = await fetch(`${local?.url}/special-events?startDate=9971-01-01&endDate=9971-01-01`, {
-      headers: { Authorization: authorization },
-    });
-    await response.arrayBuffer();
-    const retryAfter = response.headers.get('retry-after');
-    if (![429, 503].includes(response.status) || attempt === ATTEMPTS) return response.status;
-    expect(retryAfter).toMatch(/^\d+$/);
-    await new Promise((resolve) => setTimeout(resolve, Number(retryAfter) * 1000));
-  }
+  const query = '/special-events?startDate=9971-01-01&endDate=9971-01-01';
+  return (await apiRetrying('GET', query, { baseUrl: local?.url as string, as: { header: authorization } })).status;
 }
 
 test(`${LOGINS} overlapping first logins of new users run in several authorizer environments, each logging cold_start: true`, async () => {
