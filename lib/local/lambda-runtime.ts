@@ -139,6 +139,9 @@ class InitSlots {
   }
 }
 
+/** The machine's: shared by every LocalLambda of this process (the API's functions and any other stand-in's). */
+const initSlots = new InitSlots();
+
 interface Pending {
   resolve: (result: unknown) => void;
   reject: (error: Error) => void;
@@ -309,7 +312,7 @@ class LambdaFunction {
     }
     return new Promise((resolve) => {
       this.waiting.push(resolve);
-      this.account.initSlots.request(() => {
+      initSlots.request(() => {
         const index = this.waiting.indexOf(resolve);
         if (index < 0) return undefined; // an environment became free first
         this.waiting.splice(index, 1);
@@ -345,13 +348,12 @@ class LambdaFunction {
 }
 
 /**
- * Lambda in one account and region of the local run: its functions, their concurrency (reserved,
- * or the account's unreserved pool) and the machine's Init slots.
+ * Lambda in one account and region of the local run: its functions and their concurrency
+ * (reserved, or the account's unreserved pool). Their Inits share the machine's Init slots.
  */
 export class LocalLambda {
   readonly idleMs: number;
   readonly initLimitMs: number;
-  readonly initSlots = new InitSlots();
   private readonly functions = new Map<string, LambdaFunction>();
   /** The account's concurrency less every reservation: what the functions without one share. */
   private readonly unreservedConcurrency: number;
