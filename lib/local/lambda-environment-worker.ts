@@ -13,18 +13,19 @@ export interface EnvironmentData {
   functionName: string;
   settings: ContextSettings;
   logStreamName: string;
+  /** Lambda's response payload limit (MAX_RESPONSE_PAYLOAD_BYTES), in bytes of the result's JSON. */
+  maxResponseBytes: number;
 }
 
 /** What the environment tells the runtime. */
 export type EnvironmentMessage =
   | { type: 'ready' }
   | { type: 'init-error'; errorType: string; errorMessage: string }
-  | { type: 'result'; id: number; result: unknown }
-  | { type: 'error'; id: number; errorType: string; errorMessage: string };
+  | { type: 'result'; payload: string | undefined }
+  | { type: 'error'; errorType: string; errorMessage: string };
 
 /** One invocation, as the runtime sends it, with the time left of the function's timeout (less than all of it after a retried Init). */
 export interface InvocationMessage {
-  id: number;
   event: unknown;
   timeoutMs: number;
 }
@@ -35,6 +36,8 @@ const port = parentPort;
 if (!port) throw new Error('lambda-environment-worker.ts runs only as a worker thread (lambda-runtime.ts)');
 const data = workerData as EnvironmentData;
 const post = (message: EnvironmentMessage) => port.postMessage(message);
+/** JSON.stringify as it behaves: undefined (a handler that returns nothing) has no JSON. */
+const toJson: (value: unknown) => string | undefined = JSON.stringify;
 const failure = (error: unknown) =>
   error instanceof Error ? { errorType: error.name, errorMessage: error.message } : { errorType: 'Error', errorMessage: String(error) };
 
@@ -55,7 +58,24 @@ port.on('message', (message: InvocationMessage) => {
     message.event,
     lambdaContext(data.functionName, { ...data.settings, timeoutSeconds: message.timeoutMs / 1000 }, data.logStreamName),
   ).then(
-    (result) => post({ type: 'result', id: message.id, result }),
-    (error: unknown) => post({ type: 'error', id: message.id, ...failure(error) }),
+    (result) => {
+      // The runtime sends Lambda the result as JSON, and Lambda refuses one over its payload limit:
+      // the invocation fails as a function error (gettingstarted-limits.html, "Invocation payload").
+      let payload: string | undefined;
+      try {
+        payload = toJson(result);
+      } catch (error) {
+        post({ type: 'error', ...failure(error) });
+        return;
+      }
+      if (payload !== undefined && Buffer.byteLength(payload) > data.maxResponseBytes)
+        post({
+          type: 'error',
+          errorType: 'Function.ResponseSizeTooLarge',
+          errorMessage: `Response payload size exceeded maximum allowed payload size (${data.maxResponseBytes} bytes).`,
+        });
+      else post({ type: 'result', payload });
+    },
+    (error: unknown) => post({ type: 'error', ...failure(error) }),
   );
 });

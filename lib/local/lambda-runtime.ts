@@ -1,21 +1,35 @@
 // Lambda's execution model for the local run: each function runs in execution environments of its
 // own (worker threads: separate module state, one invocation at a time each). An invocation takes
-// a warm idle environment, or starts a new one (a cold start: Init imports the bundle) when all
-// are busy, up to the function's reserved concurrency; beyond it the invocation is throttled
-// (TooManyRequestsException), never queued. An Init over its 10 s limit is retried within the
-// invocation, sharing the function's timeout with it. An invocation that outlives the function's timeout
-// fails with "Task timed out" and its environment is reset (the next one starts cold). An
-// environment left idle is retired after ENVIRONMENT_IDLE_MS. Memory, timeout and reserved
-// concurrency come from FUNCTION_SETTINGS, which the CDK stack deploys.
+// a warm idle environment, or a new one (a cold start: Init imports the bundle) when all are busy.
+// Concurrency is counted as Lambda counts it: a function with reserved concurrency is throttled
+// over its reservation, the others share the account's unreserved concurrency (the regional quota
+// less every reservation); beyond it an invocation is refused (TooManyRequestsException), never
+// queued. An Init over its 10 s limit is retried within the invocation, sharing the function's
+// timeout with it. An invocation that outlives the function's timeout fails with "Task timed out"
+// and its environment is reset (the next one starts cold). A response over Lambda's 6 MB payload
+// limit fails the invocation. An environment left idle is retired after ENVIRONMENT_IDLE_MS.
+// Memory, timeout and reserved concurrency come from the FUNCTION_SETTINGS rows the CDK stack deploys.
 //   https://docs.aws.amazon.com/lambda/latest/dg/lambda-runtime-environment.html
 //   https://docs.aws.amazon.com/lambda/latest/dg/lambda-concurrency.html
 //   https://docs.aws.amazon.com/lambda/latest/dg/configuration-concurrency.html
+//   https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html
 //
-// Worker threads, not child processes: measured here (8 environments of the authorizer bundle, Node
-// 24, 2 shared cores), a worker took a median 111-154 ms to start and import the bundle and added
-// about 3 MB of resident memory; a child process 200-306 ms and 60 MB. What workers share that
-// Lambda environments do not: the machine's CPUs and libuv's thread pool (4 threads, where scrypt
-// runs), so concurrent environments are slower here than deployed, never faster.
+// Where two shared cores cannot be many Lambda environments: Lambda runs each environment's Init
+// and invocations on CPU of its own, and measures the 10 s Init limit and the function timeout
+// there. Here every environment shares the machine's cores (and libuv's thread pool), so a burst
+// of cold starts all at once would have each Init take the sum of all of them (measured: 20 Inits
+// of the authorizer at once, 10-11 s each; 100 at once, over 1.9 GB). So at most one environment
+// per core initialises at a time (InitSlots), and an Init's clock starts when its Init starts; an
+// invocation waiting for a new environment takes the first of its function's environments to
+// become free instead, if one does before an Init slot. Each invocation's timeout runs from the
+// moment its environment starts it, as Lambda's does. The difference: under a burst the local run
+// starts fewer environments than Lambda would (fewer cold starts, later answers), never more
+// failures. docs/FIDELITY.md, "Local difference".
+//
+// Worker threads, not child processes: measured here (the authorizer bundle, Node 24, 2 shared
+// cores), a worker took 150-500 ms to start and import the bundle and about 20 MB of resident
+// memory; a child process 200-306 ms and 60 MB.
+import { availableParallelism } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import type { EnvironmentData, EnvironmentMessage, InvocationMessage } from './lambda-environment-worker.ts';
@@ -35,6 +49,16 @@ export const ENVIRONMENT_IDLE_MS = 5 * 60_000;
  */
 const INIT_LIMIT_MS = 10_000;
 
+/** Lambda's default quota of concurrent executions per account and region (gettingstarted-limits.html, "Concurrent executions"). */
+export const ACCOUNT_CONCURRENT_EXECUTIONS = 1_000;
+
+/**
+ * The largest response a synchronous invocation may return, in bytes of its JSON: "6 MB each for
+ * request and response" (gettingstarted-limits.html, "Invocation payload"); Lambda's error names the
+ * exact figure, "Response payload size exceeded maximum allowed payload size (6291556 bytes)."
+ */
+export const MAX_RESPONSE_PAYLOAD_BYTES = 6_291_556;
+
 /** The deployed settings of a function (a FUNCTION_SETTINGS row). */
 export interface FunctionSettings {
   memorySize: number;
@@ -42,27 +66,39 @@ export interface FunctionSettings {
   reservedConcurrency?: number;
 }
 
-export interface LambdaFunctionOptions {
-  functionName: string;
+/** A function as deployed: its bundle and its settings. */
+export interface FunctionConfiguration {
   /** file: URL of the bundle (dist/functions/<name>/index.mjs). */
   bundleUrl: string;
   settings: FunctionSettings;
+}
+
+export interface LocalLambdaOptions {
+  /** Every function of the account, by name: reservations are taken from the account's concurrency. */
+  functions: Record<string, FunctionConfiguration>;
+  /** The account's concurrent executions quota (default ACCOUNT_CONCURRENT_EXECUTIONS, as AWS gives a new account). */
+  concurrentExecutions?: number;
   /** Overrides ENVIRONMENT_IDLE_MS (tests). */
   idleMs?: number;
   /** Overrides INIT_LIMIT_MS (tests). */
   initLimitMs?: number;
 }
 
-/** Lambda refused the invocation: the function's reserved concurrency is in use (HTTP 429 from Lambda's Invoke API). */
+/** Why Lambda refused an invocation (the `Reason` of Invoke's TooManyRequestsException). */
+export type ThrottleReason = 'ReservedFunctionConcurrentInvocationLimitExceeded' | 'ConcurrentInvocationLimitExceeded';
+
+/** Lambda refused the invocation (HTTP 429 TooManyRequestsException from Lambda's Invoke API): no concurrency was left for it. */
 export class LambdaThrottledError extends Error {
-  readonly reason = 'ReservedFunctionConcurrentInvocationLimitExceeded';
-  constructor(functionName: string) {
-    super(`Rate Exceeded. (${functionName}: reserved concurrency in use)`);
+  readonly reason: ThrottleReason;
+  constructor(functionName: string, reason: ThrottleReason) {
+    const pool = reason === 'ReservedFunctionConcurrentInvocationLimitExceeded' ? 'reserved' : "the account's unreserved";
+    super(`Rate Exceeded. (${functionName}: ${pool} concurrency in use)`);
     this.name = 'TooManyRequestsException';
+    this.reason = reason;
   }
 }
 
-/** The invocation ran and failed (FunctionError: Unhandled): the handler threw, timed out, or its environment died. */
+/** The invocation ran and failed (FunctionError: Unhandled): the handler threw, timed out, answered too much, or its environment died. */
 export class LambdaFunctionError extends Error {
   readonly errorType: string;
   readonly errorMessage: string;
@@ -74,6 +110,38 @@ export class LambdaFunctionError extends Error {
   }
 }
 
+/**
+ * The machine's Init slots: at most one environment initialises per core at a time, whatever its
+ * function, in the order the invocations asked. `start` returns the Init it began (the slot is held
+ * until it settles) or nothing when it no longer needs one.
+ */
+class InitSlots {
+  private free = availableParallelism();
+  private readonly waiting: (() => Promise<unknown> | undefined)[] = [];
+
+  request(start: () => Promise<unknown> | undefined): void {
+    this.waiting.push(start);
+    this.grant();
+  }
+
+  private grant(): void {
+    while (this.free > 0 && this.waiting.length > 0) {
+      const init = (this.waiting.shift() as () => Promise<unknown> | undefined)();
+      if (!init) continue;
+      this.free--;
+      void init
+        .catch(() => undefined)
+        .finally(() => {
+          this.free++;
+          this.grant();
+        });
+    }
+  }
+}
+
+/** The machine's: shared by every LocalLambda of this process (the API's functions and any other stand-in's). */
+const initSlots = new InitSlots();
+
 interface Pending {
   resolve: (result: unknown) => void;
   reject: (error: Error) => void;
@@ -83,21 +151,26 @@ interface Pending {
 class Environment {
   readonly worker: Worker;
   readonly ready: Promise<void>;
+  /** When its Init started (Date.now()): the clock of a retried Init's invocation. */
+  readonly initStartedAt = Date.now();
+  /** Invocations it has started. */
+  invocations = 0;
   pending: Pending | undefined;
   idleTimer: NodeJS.Timeout | undefined;
-  private nextId = 0;
   private ended = false;
   private onEnd: (environment: Environment) => void;
 
-  constructor(options: LambdaFunctionOptions, initLimitMs: number, onEnd: (environment: Environment) => void) {
+  constructor(functionName: string, configuration: FunctionConfiguration, initLimitMs: number, onEnd: (environment: Environment) => void) {
     this.onEnd = onEnd;
+    const { settings } = configuration;
     // Lambda's runtime names one log stream per environment: `<date>/[$LATEST]<32 hex>`.
     const logStreamName = `${new Date().toISOString().slice(0, 10).replaceAll('-', '/')}/[$LATEST]${randomBytes(16).toString('hex')}`;
     const workerData: EnvironmentData = {
-      bundleUrl: options.bundleUrl,
-      functionName: options.functionName,
-      settings: options.settings,
+      bundleUrl: configuration.bundleUrl,
+      functionName,
+      settings,
       logStreamName,
+      maxResponseBytes: MAX_RESPONSE_PAYLOAD_BYTES,
     };
     this.worker = new Worker(new URL('./lambda-environment-worker.ts', import.meta.url), {
       workerData,
@@ -106,16 +179,16 @@ class Environment {
       // Lambda's reserved environment variables (configuration-envvars.html, "Defined runtime environment variables").
       env: {
         ...process.env,
-        AWS_LAMBDA_FUNCTION_NAME: options.functionName,
-        AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(options.settings.memorySize),
+        AWS_LAMBDA_FUNCTION_NAME: functionName,
+        AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(settings.memorySize),
         AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
-        AWS_LAMBDA_LOG_GROUP_NAME: `/aws/lambda/${options.functionName}`,
+        AWS_LAMBDA_LOG_GROUP_NAME: `/aws/lambda/${functionName}`,
         AWS_LAMBDA_LOG_STREAM_NAME: logStreamName,
         // On-demand, not provisioned: Powertools reports `cold_start: true` only under this value.
         AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
       },
       // The function's memory as the bound of its JavaScript heap (Lambda bounds the whole process).
-      resourceLimits: { maxOldGenerationSizeMb: options.settings.memorySize },
+      resourceLimits: { maxOldGenerationSizeMb: settings.memorySize },
     });
     this.worker.unref();
     this.ready = new Promise<void>((resolve, reject) => {
@@ -140,7 +213,8 @@ class Environment {
       if (!pending) return;
       this.pending = undefined;
       clearTimeout(pending.timer);
-      if (message.type === 'result') pending.resolve(message.result);
+      // The runtime hands Lambda the handler's result as JSON (a Date becomes a string, undefined members vanish).
+      if (message.type === 'result') pending.resolve(message.payload === undefined ? null : JSON.parse(message.payload));
       else pending.reject(new LambdaFunctionError(message.errorType, message.errorMessage));
     });
     // An uncaught exception or a heap over the memory size ends the environment (Runtime.ExitError).
@@ -150,13 +224,14 @@ class Environment {
 
   /** Runs one invocation with `timeoutMs` left of the function's timeout; the environment must be ready and idle. */
   invoke(event: unknown, timeoutSeconds: number, timeoutMs = timeoutSeconds * 1000): Promise<unknown> {
+    this.invocations++;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         // Lambda stops the invocation and resets the environment: nothing of it runs on.
         this.fail(new LambdaFunctionError('Sandbox.Timedout', `Task timed out after ${timeoutSeconds.toFixed(2)} seconds`));
       }, timeoutMs);
       this.pending = { resolve, reject, timer };
-      const message: InvocationMessage = { id: this.nextId++, event, timeoutMs };
+      const message: InvocationMessage = { event, timeoutMs };
       this.worker.postMessage(message);
     });
   }
@@ -182,72 +257,74 @@ class Environment {
 }
 
 /** One Lambda function of the local run and its execution environments. */
-export class LambdaFunction {
+class LambdaFunction {
   readonly functionName: string;
-  private readonly options: LambdaFunctionOptions;
-  private readonly idleMs: number;
-  private readonly initLimitMs: number;
+  readonly configuration: FunctionConfiguration;
+  /** Invocations under way, those waiting for an environment included: Lambda's concurrency of the function. */
+  inFlight = 0;
+  private readonly account: LocalLambda;
   /** Warm environments waiting for an invocation, the most recently used last. */
   private readonly idle: Environment[] = [];
   private readonly all = new Set<Environment>();
-  private inFlight = 0;
-  /** Environments started so far (cold starts), for tests and figures. */
-  coldStarts = 0;
+  /** Invocations waiting for an environment: the first of this function's to become free, or a new one. */
+  private readonly waiting: ((environment: Environment) => void)[] = [];
 
-  constructor(options: LambdaFunctionOptions) {
-    this.options = options;
-    this.functionName = options.functionName;
-    this.idleMs = options.idleMs ?? ENVIRONMENT_IDLE_MS;
-    this.initLimitMs = options.initLimitMs ?? INIT_LIMIT_MS;
+  constructor(functionName: string, configuration: FunctionConfiguration, account: LocalLambda) {
+    this.functionName = functionName;
+    this.configuration = configuration;
+    this.account = account;
   }
 
-  /** Environments that exist now, busy or idle. */
-  get environments(): number {
-    return this.all.size;
-  }
-
-  /**
-   * Invokes the function synchronously (RequestResponse), as API Gateway does. Rejects with
-   * LambdaThrottledError over the reserved concurrency and with LambdaFunctionError when the
-   * invocation fails.
-   */
-  async invoke<R>(event: unknown): Promise<R> {
-    const reserved = this.options.settings.reservedConcurrency;
-    if (reserved !== undefined && this.inFlight >= reserved) throw new LambdaThrottledError(this.functionName);
-    this.inFlight++;
+  async invoke(event: unknown): Promise<unknown> {
+    const { timeoutSeconds } = this.configuration.settings;
     let environment: Environment | undefined;
     try {
-      // The most recently used: the others age towards retirement, as a burst's extra environments do.
-      environment = this.idle.pop() ?? this.start(this.initLimitMs);
-      clearTimeout(environment.idleTimer);
-      const { timeoutSeconds } = this.options.settings;
+      environment = await this.environment(this.account.initLimitMs);
       try {
         await environment.ready;
       } catch (error) {
-        // Init outlived its limit: retried in a new environment within the invocation, the two
-        // sharing the function's timeout.
+        // Init outlived its limit: retried within the invocation, the retried Init and the
+        // invocation sharing the function's timeout.
         if (!(error instanceof LambdaFunctionError) || error.errorType !== 'Runtime.InitTimeout') throw error;
-        const started = Date.now();
-        environment = this.start(timeoutSeconds * 1000);
+        environment = await this.environment(timeoutSeconds * 1000);
         await environment.ready;
-        return (await environment.invoke(event, timeoutSeconds, timeoutSeconds * 1000 - (Date.now() - started))) as R;
+        if (environment.invocations === 0)
+          return await environment.invoke(event, timeoutSeconds, timeoutSeconds * 1000 - (Date.now() - environment.initStartedAt));
       }
-      return (await environment.invoke(event, timeoutSeconds)) as R;
+      return await environment.invoke(event, timeoutSeconds);
     } finally {
-      this.inFlight--;
       // Warm again, also after a handler error; an environment a timeout or crash ended is gone.
       if (environment) this.release(environment);
     }
   }
 
-  /** Ends every environment (the local API stops). */
+  /** Ends every environment. */
   close(): void {
     for (const environment of [...this.all]) environment.end();
   }
 
+  /** A warm environment, else the first to become free or a new one once an Init slot is free. */
+  private environment(initLimitMs: number): Promise<Environment> {
+    const warm = this.idle.pop();
+    if (warm) {
+      clearTimeout(warm.idleTimer);
+      return Promise.resolve(warm);
+    }
+    return new Promise((resolve) => {
+      this.waiting.push(resolve);
+      initSlots.request(() => {
+        const index = this.waiting.indexOf(resolve);
+        if (index < 0) return undefined; // an environment became free first
+        this.waiting.splice(index, 1);
+        const environment = this.start(initLimitMs);
+        resolve(environment);
+        return environment.ready;
+      });
+    });
+  }
+
   private start(initLimitMs: number): Environment {
-    this.coldStarts++;
-    const environment = new Environment(this.options, initLimitMs, (ended) => {
+    const environment = new Environment(this.functionName, this.configuration, initLimitMs, (ended) => {
       this.all.delete(ended);
       const index = this.idle.indexOf(ended);
       if (index >= 0) this.idle.splice(index, 1);
@@ -258,8 +335,66 @@ export class LambdaFunction {
 
   private release(environment: Environment): void {
     if (!this.all.has(environment)) return;
-    environment.idleTimer = setTimeout(() => environment.end(), this.idleMs);
+    const next = this.waiting.shift();
+    if (next) {
+      next(environment);
+      return;
+    }
+    environment.idleTimer = setTimeout(() => environment.end(), this.account.idleMs);
     environment.idleTimer.unref();
+    // The most recently used is taken first: the others age towards retirement, as a burst's extra environments do.
     this.idle.push(environment);
+  }
+}
+
+/**
+ * Lambda in one account and region of the local run: its functions and their concurrency
+ * (reserved, or the account's unreserved pool). Their Inits share the machine's Init slots.
+ */
+export class LocalLambda {
+  readonly idleMs: number;
+  readonly initLimitMs: number;
+  private readonly functions = new Map<string, LambdaFunction>();
+  /** The account's concurrency less every reservation: what the functions without one share. */
+  private readonly unreservedConcurrency: number;
+  private unreservedInFlight = 0;
+
+  constructor(options: LocalLambdaOptions) {
+    this.idleMs = options.idleMs ?? ENVIRONMENT_IDLE_MS;
+    this.initLimitMs = options.initLimitMs ?? INIT_LIMIT_MS;
+    let reserved = 0;
+    for (const [name, configuration] of Object.entries(options.functions)) {
+      this.functions.set(name, new LambdaFunction(name, configuration, this));
+      reserved += configuration.settings.reservedConcurrency ?? 0;
+    }
+    this.unreservedConcurrency = (options.concurrentExecutions ?? ACCOUNT_CONCURRENT_EXECUTIONS) - reserved;
+  }
+
+  /**
+   * Invokes `functionName` synchronously (RequestResponse), as API Gateway does. Rejects with
+   * LambdaThrottledError when no concurrency is left for it and with LambdaFunctionError when the
+   * invocation fails.
+   */
+  async invoke<R>(functionName: string, event: unknown): Promise<R> {
+    const fn = this.functions.get(functionName);
+    if (!fn) throw new Error(`No function ${functionName} in the local Lambda`);
+    const reserved = fn.configuration.settings.reservedConcurrency;
+    if (reserved !== undefined && fn.inFlight >= reserved)
+      throw new LambdaThrottledError(functionName, 'ReservedFunctionConcurrentInvocationLimitExceeded');
+    if (reserved === undefined && this.unreservedInFlight >= this.unreservedConcurrency)
+      throw new LambdaThrottledError(functionName, 'ConcurrentInvocationLimitExceeded');
+    fn.inFlight++;
+    if (reserved === undefined) this.unreservedInFlight++;
+    try {
+      return (await fn.invoke(event)) as R;
+    } finally {
+      fn.inFlight--;
+      if (reserved === undefined) this.unreservedInFlight--;
+    }
+  }
+
+  /** Ends every environment (the local API stops). */
+  close(): void {
+    for (const fn of this.functions.values()) fn.close();
   }
 }

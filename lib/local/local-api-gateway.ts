@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { REQUEST_TOO_LARGE_DEFAULT, type GatewayResponseType } from '../../functions/http/gateway-responses.ts';
-import { AUTHORIZER_HANDLER, BASE_PATH, FUNCTION_SETTINGS, matchRoute, type Route } from '../../functions/routes.ts';
+import { AUTHORIZER_HANDLER, BASE_PATH, FUNCTION_SETTINGS, matchRoute, routes, type Route } from '../../functions/routes.ts';
 import { gatewayResponses, mockAnswer, templateRequest, type Answer } from './gateway-http-semantics.ts';
 import {
   DOCUMENT_METHODS,
@@ -23,7 +23,7 @@ import { AuthorizerEmulator } from './authorizer-emulator.ts';
 import { localThrottleLimits, MethodThrottling, type MethodThrottleLimits } from './gateway-throttling.ts';
 import { listenOnLoopback, logPath, plainProblem, serve, type AccessLogEntry } from './http-server.ts';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from './lambda-context.ts';
-import { LambdaFunction, LambdaFunctionError, LambdaThrottledError, type FunctionSettings } from './lambda-runtime.ts';
+import { LambdaFunctionError, LambdaThrottledError, LocalLambda, type FunctionConfiguration } from './lambda-runtime.ts';
 import {
   API_ID,
   authorizerContext,
@@ -50,8 +50,13 @@ export interface LocalApiGatewayOptions {
   port?: number;
   /** A server already listening (listenOnLoopback()), so that the port is taken before anything else starts. */
   server?: Server;
-  /** Where `npm run build` put the bundles. */
+  /** Where `npm run build` put the bundles (for the default `lambda`). */
   functionsDirectory?: string;
+  /**
+   * The Lambda functions the gateway invokes; by default the stack's (deployedFunctions) from
+   * `functionsDirectory`. Fault tests give one of their own (test handlers, other settings).
+   */
+  lambda?: LocalLambda;
   /** API Gateway's authorizer result cache TTL; by default the deployed one (AUTHORIZER_IDENTITY), 0 disables it. */
   authorizerCacheTtlSeconds?: number;
   /** Browser origins allowed by CORS (the deployed stack takes them from context). */
@@ -60,8 +65,6 @@ export interface LocalApiGatewayOptions {
   accessLog?: (entry: AccessLogEntry) => void;
   /** Method throttling (default: the deployed production limits, or MUSEUM_THROTTLE_RATE_LIMIT/BURST_LIMIT). */
   throttleLimits?: MethodThrottleLimits;
-  /** Fault tests only: other Lambda settings than the stack's (e.g. a reserved concurrency of a few). */
-  functionSettings?: Partial<Record<keyof typeof FUNCTION_SETTINGS, FunctionSettings>>;
 }
 
 export interface LocalApiGateway {
@@ -95,22 +98,9 @@ class GatewayAnswer extends Error {
 }
 
 export async function startLocalApiGateway(options: LocalApiGatewayOptions): Promise<LocalApiGateway> {
-  const functionsDirectory = resolve(options.functionsDirectory ?? 'dist/functions');
   // Each function in execution environments of its own, started on demand as Lambda does (no
   // pre-warming: on-demand functions start cold), with its deployed settings (lambda-runtime.ts).
-  const functions = new Map<string, LambdaFunction>();
-  const lambdaFunction = (name: string, kind: keyof typeof FUNCTION_SETTINGS) => {
-    let fn = functions.get(name);
-    if (!fn) {
-      fn = new LambdaFunction({
-        functionName: name,
-        bundleUrl: pathToFileURL(resolve(functionsDirectory, name, 'index.mjs')).href,
-        settings: options.functionSettings?.[kind] ?? FUNCTION_SETTINGS[kind],
-      });
-      functions.set(name, fn);
-    }
-    return fn;
-  };
+  const lambda = options.lambda ?? new LocalLambda({ functions: deployedFunctions(options.functionsDirectory ?? 'dist/functions') });
   const authorizerGate = new AuthorizerEmulator(options.authorizerCacheTtlSeconds);
   const throttling = new MethodThrottling(options.throttleLimits ?? localThrottleLimits());
   const accessLog = options.accessLog ?? ((entry: AccessLogEntry) => console.log(JSON.stringify(entry)));
@@ -137,7 +127,7 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
     let result = authorizerGate.cached(authorization);
     if (!result) {
       try {
-        result = await lambdaFunction(AUTHORIZER_HANDLER, 'authorizer').invoke<APIGatewayAuthorizerResult>({
+        result = await lambda.invoke<APIGatewayAuthorizerResult>(AUTHORIZER_HANDLER, {
           type: 'REQUEST',
           methodArn,
           resource: `${BASE_PATH}${route.path}`,
@@ -261,12 +251,18 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
 
     let result: APIGatewayProxyResult;
     try {
-      result = await lambdaFunction(route.handler, 'handler').invoke<APIGatewayProxyResult>(event);
+      result = await lambda.invoke<APIGatewayProxyResult>(route.handler, event);
     } catch (error) {
-      // A throttled proxy integration is API Gateway's 500 (https://repost.aws/knowledge-center/api-gateway-internal-server-error,
-      // "throttling"; the stack's DEFAULT_5XX); the handlers reserve no concurrency, so only a
-      // setting with reservedConcurrency reaches it.
-      if (error instanceof LambdaThrottledError) throw new GatewayError('DEFAULT_5XX', 500, 'Internal server error');
+      // "If the Lambda API rejects the invocation request, API Gateway returns a 500 error code. If
+      // the function runs but returns an error, or returns a response in the wrong format, API
+      // Gateway returns a 502" (https://docs.aws.amazon.com/lambda/latest/dg/services-apigateway-errors.html).
+      // A throttled handler (the account's unreserved concurrency in use: the handlers reserve
+      // none) is the former: the stack's DEFAULT_5XX. A function error, a timeout and a response
+      // over Lambda's 6 MB are the latter: INTEGRATION_FAILURE.
+      if (error instanceof LambdaThrottledError) {
+        console.error(`${route.handler} throttled: ${error.reason}`);
+        throw new GatewayError('DEFAULT_5XX', 500, 'Internal server error');
+      }
       console.error(
         `${route.handler} failed:`,
         error instanceof LambdaFunctionError ? `${error.errorType}: ${error.errorMessage}` : error instanceof Error ? error.message : error,
@@ -324,11 +320,21 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
     url: `http://127.0.0.1:${port}${BASE_PATH}`,
     close: () =>
       new Promise<void>((resolvePromise) => {
-        for (const fn of functions.values()) fn.close();
+        lambda.close();
         server.closeAllConnections();
         server.close(() => resolvePromise());
       }),
   };
+}
+
+/** The functions the stack deploys, by name: each route's handler and the authorizer, with their FUNCTION_SETTINGS rows. */
+export function deployedFunctions(functionsDirectory: string): Record<string, FunctionConfiguration> {
+  const bundle = (name: string) => pathToFileURL(resolve(functionsDirectory, name, 'index.mjs')).href;
+  const functions: Record<string, FunctionConfiguration> = {
+    [AUTHORIZER_HANDLER]: { bundleUrl: bundle(AUTHORIZER_HANDLER), settings: FUNCTION_SETTINGS.authorizer },
+  };
+  for (const route of routes) functions[route.handler] = { bundleUrl: bundle(route.handler), settings: FUNCTION_SETTINGS.handler };
+  return functions;
 }
 
 function send(

@@ -7,8 +7,10 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FUNCTION_SETTINGS } from '../../functions/routes.ts';
-import { listenOnLoopback, startLocalApiGateway } from '../../lib/local/local-api-gateway.ts';
+import { pathToFileURL } from 'node:url';
+import { AUTHORIZER_HANDLER, FUNCTION_SETTINGS } from '../../functions/routes.ts';
+import { deployedFunctions, listenOnLoopback, startLocalApiGateway } from '../../lib/local/local-api-gateway.ts';
+import { LocalLambda } from '../../lib/local/lambda-runtime.ts';
 import { basicAuthorization } from '../support/api-client.ts';
 import { LOCAL_API_START_TIMEOUT_MS, startLocalApiProcess, type LocalApiProcess } from '../support/local-api-process.ts';
 import { TEST_USERS, testEnvironment } from '../support/test-environment.ts';
@@ -325,11 +327,12 @@ export async function handler() {
     // The deployed memory, with a reserved concurrency of a few and a short timeout, so that every
     // environment is surely busy before the first one times out, however loaded the machine.
     const settings = { memorySize: FUNCTION_SETTINGS.authorizer.memorySize, timeoutSeconds: 5, reservedConcurrency: 4 };
+    // The test's own Lambda: the stack's functions, but this authorizer with these settings.
+    const authorizer = { bundleUrl: pathToFileURL(join(work, AUTHORIZER_HANDLER, 'index.mjs')).href, settings };
     const gateway = await startLocalApiGateway({
-      functionsDirectory: work,
+      lambda: new LocalLambda({ functions: { ...deployedFunctions(work), [AUTHORIZER_HANDLER]: authorizer } }),
       accessLog: () => undefined,
       throttleLimits: { authenticated: unlimited, unauthenticated: unlimited },
-      functionSettings: { authorizer: settings },
     });
     const consoleError = console.error;
     console.error = () => undefined; // the gateway reports each timed-out or throttled authorizer: expected here
