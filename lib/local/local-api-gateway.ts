@@ -112,12 +112,15 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
     return fn;
   };
   const authorizerGate = new AuthorizerEmulator(options.authorizerCacheTtlSeconds);
-  const throttling = new MethodThrottling(options.throttleLimits ?? localThrottleLimits());
   const accessLog = options.accessLog ?? ((entry: AccessLogEntry) => console.log(JSON.stringify(entry)));
   const corsOrigins = options.corsAllowedOrigins ?? [];
   const localDocument = localDocuments();
   const gatewayResponse = gatewayResponses(corsOrigins);
   const unknownPath = unknownPathAnswers(corsOrigins);
+  const throttling = new MethodThrottling(options.throttleLimits ?? localThrottleLimits(), {
+    documentPaths: PUBLIC_DOCUMENT_PATHS,
+    unknownPaths: Boolean(unknownPath),
+  });
   const documentAnswers = new Map<string, MockAnswer>();
 
   async function authorize(
