@@ -146,7 +146,7 @@ export const AUTHORIZER_GRANTS: DataAccess = { events: { actions: ['dynamodb:Get
 /**
  * How long one new credential holds an authorizer environment, on average, with margin: an
  * HMAC-SHA-256 of the password (microseconds of CPU) and one GetItem of the user (~5-10 ms in the
- * region; docs/PERFORMANCE.md, "Authorizer"), Lambda's own overhead, and 2.5x margin for slower
+ * region; docs/PERFORMANCE.md, "Memory size"), Lambda's own overhead, and 2.5x margin for slower
  * reads. A cold start (the bundle and a cached Secrets Manager read, a few hundred ms) happens
  * once per environment, not per check: at a steady rate the environments are warm.
  */
