@@ -1,8 +1,9 @@
-// Logins under a flood of wrong credentials, against a local API with the deployed limits: API
-// Gateway's method throttling (per method, a token bucket; METHOD_THROTTLING) in front of the
-// authorizer, whose reserved concurrency holds a flood at every method's limit at the deployed
-// cost of a check (docs/DEPLOY.md, "Logins under a flood of wrong passwords"). What the deployed
-// configuration does, asserted: a flood far over a method's limit is answered 429 (THROTTLED,
+// Logins under a flood of wrong credentials, against a local API with API Gateway's method
+// throttling (per method, a token bucket) in front of the authorizer (docs/DEPLOY.md, "Logins
+// under a flood of wrong passwords"), at a stage limit of 20 requests/s, burst 10 (the local
+// counterpart of `-c throttleRateLimit=20 -c throttleBurstLimit=10`): the deployed 500 requests/s
+// is more than the local API serves on this machine's two shared cores, so a flood could never
+// empty that bucket here. What the configuration does, asserted: a flood far over a method's limit is answered 429 (THROTTLED,
 // Retry-After) or 401, never 200 and never another 5xx than the documented 503 with Retry-After
 // (the authorizer throttled or timed out: a check on this machine's two shared cores takes far
 // longer than the deployed one the reservation is sized for);
@@ -16,7 +17,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hashPassword } from '../../functions/auth/passwords.ts';
 import { UsersStore } from '../../functions/auth/users-store.ts';
-import { METHOD_THROTTLING } from '../../functions/routes.ts';
 import { basicAuthorization } from '../support/api-client.ts';
 import { LOCAL_API_START_TIMEOUT_MS, startLocalApiProcess, type LocalApiProcess } from '../support/local-api-process.ts';
 import { TEST_USERS, testEnvironment } from '../support/test-environment.ts';
@@ -24,9 +24,11 @@ import { recordFigures } from './figures.ts';
 import { closeTableClient, tableClient } from './stored-items.ts';
 
 const FLOOD_CLIENTS = 20;
-const FLOOD_REQUESTS = 400;
-/** Requests sent at once: twice the method's burst, over it unless they arrive over 0.2 s apart. */
-const VOLLEY = 2 * METHOD_THROTTLING.authenticated.production.burstLimit;
+const FLOOD_REQUESTS = 300;
+/** The stage's limit for every method: low enough for this machine to exceed it. */
+const THROTTLE = { rateLimit: 20, burstLimit: 10 };
+/** Requests sent at once: six times the method's burst, over it unless they arrive over 2.5 s apart. */
+const VOLLEY = 6 * THROTTLE.burstLimit;
 const VALID_LOGINS = 6;
 /** The client's documented retry of a 429 or 503: wait Retry-After and try again, a bounded number of times. */
 const ATTEMPTS = 20;
@@ -46,8 +48,8 @@ beforeAll(async () => {
     {
       DYNAMODB_ENDPOINT: testEnvironment().dynamodbEndpoint,
       MUSEUM_DATA_DIR: join(work, 'data'),
-      MUSEUM_THROTTLE_RATE_LIMIT: '',
-      MUSEUM_THROTTLE_BURST_LIMIT: '',
+      MUSEUM_THROTTLE_RATE_LIMIT: String(THROTTLE.rateLimit),
+      MUSEUM_THROTTLE_BURST_LIMIT: String(THROTTLE.burstLimit),
     },
     logFile,
   );
@@ -135,7 +137,7 @@ test(`a flood of ${FLOOD_REQUESTS}+ wrong logins on one method is throttled (429
     flood401: count(flood, 401),
     flood429: count(flood, 429),
     flood503: count(flood, 503),
-    authorizerThrottled: (log.match(/Authorizer failed: TooManyRequestsException/g) ?? []).length,
+    authorizerFailed: (log.match(/Authorizer failed:/g) ?? []).length,
     validDuringAttempts: validDuring.map((answers) => answers.length),
     validAfterAttempts: validAfter.map((answers) => answers.length),
   });
