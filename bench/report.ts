@@ -10,6 +10,8 @@ import type { HttpResult } from './warm/http.ts';
 import type { InProcessResult } from './warm/in-process.ts';
 import type { KioskResult } from './kiosk/measure.ts';
 import { kioskSection, kioskVerdicts } from './kiosk/report.ts';
+import type { ThroughputResult } from './throughput/measure.ts';
+import { throughputSection, throughputVerdicts } from './throughput/report.ts';
 import { BUNDLE_GUARD_BYTES } from '../scripts/build.ts';
 
 export const LIMITS = {
@@ -37,6 +39,7 @@ export interface Measurements {
   authorizer: AuthorizerResult;
   listScaling: { window: { startDate: string; endDate: string }; results: ListScalingResult[] };
   kiosk: KioskResult;
+  throughput: ThroughputResult;
 }
 
 /** What `npm run bench -- cold-start` measures. */
@@ -125,6 +128,7 @@ export function verdicts(m: ColdStartMeasurements | Measurements): Verdict[] {
     });
   }
   out.push(...kioskVerdicts(m.kiosk));
+  out.push(...throughputVerdicts(m.throughput));
   return out;
 }
 
@@ -314,5 +318,6 @@ export function renderReport(m: Measurements, results: Verdict[]): string {
       ),
   );
   sections.push(kioskSection(m.kiosk, table));
+  sections.push(throughputSection(m.throughput, table));
   return sections.join('\n\n');
 }

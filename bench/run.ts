@@ -21,6 +21,7 @@ import { functionEnvironment } from './support/function-environment.ts';
 import { round } from './support/stats.ts';
 import { measureHttp, startHttpServer } from './warm/http.ts';
 import { measureKiosk } from './kiosk/measure.ts';
+import { measureThroughput } from './throughput/measure.ts';
 import type { InProcessResult } from './warm/in-process.ts';
 
 /** Sample counts: the issue asks for at least 10 cold starts and 1,000 warm calls. */
@@ -113,6 +114,19 @@ const measurements: ColdStartMeasurements | Measurements = await withBenchDynamo
       await server.stop();
     }
 
+    step('Throughput with the deployed method throttling: known credentials, then beside a flood of wrong credentials');
+    const deployed = await startHttpServer(
+      { ...environment('local-api'), BENCH_THROTTLE: 'deployed' },
+      FUNCTIONS_DIRECTORY,
+      join(LOG_DIRECTORY, 'throughput-api.log'),
+    );
+    let throughput;
+    try {
+      throughput = await measureThroughput(deployed.url, window);
+    } finally {
+      await deployed.stop();
+    }
+
     step(`Large events: create and PATCH of ${LIMITS.maxDates}-date events, ${SETTINGS.largeIterations} calls each`);
     const largeEvents = await runChild<LargeEventResult[]>(['--import', 'tsx', 'bench/large-events/measure.ts'], {
       env: {
@@ -164,7 +178,7 @@ const measurements: ColdStartMeasurements | Measurements = await withBenchDynamo
       },
     );
 
-    return { sizes: build.sizes, coldStarts, inProcess, http, largeEvents, authorizer, listScaling, kiosk };
+    return { sizes: build.sizes, coldStarts, inProcess, http, largeEvents, authorizer, listScaling, kiosk, throughput };
   }
 });
 

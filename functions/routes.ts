@@ -144,25 +144,13 @@ export const AUTHORIZER_IDENTITY = { header: 'Authorization', defaultCacheTtlSec
 export const AUTHORIZER_GRANTS: DataAccess = { events: { actions: ['dynamodb:GetItem'], partitions: 'users' } };
 
 /**
- * Lambda settings shared by the CDK stack and the local run, which enforces them (memory, timeout
- * and reserved concurrency: lib/local/lambda-runtime.ts). Memory chosen from `npm run bench`
- * (docs/PERFORMANCE.md, "Memory size").
+ * How long one new credential holds an authorizer environment, on average, with margin: an
+ * HMAC-SHA-256 of the password (microseconds of CPU) and one GetItem of the user (~5-10 ms in the
+ * region; docs/PERFORMANCE.md, "Memory size"), Lambda's own overhead, and 2.5x margin for slower
+ * reads. A cold start (the bundle and a cached Secrets Manager read, a few hundred ms) happens
+ * once per environment, not per check: at a steady rate the environments are warm.
  */
-export const FUNCTION_SETTINGS = {
-  // Halves the CPU-bound part of cold starts and calls against 512 MB for ~$0.03 more per million requests.
-  handler: { memorySize: 1024, timeoutSeconds: 10 },
-  // One full vCPU: scrypt is CPU-bound, so its cost per verification is flat up to here and its latency lowest.
-  // reservedConcurrency bounds what a flood of new credentials can cost; the stage throttling of
-  // the authenticated methods is sized to fit in it (METHOD_THROTTLING), so a client over the
-  // limit gets API Gateway's 429, not a throttled authorizer's 503.
-  authorizer: { memorySize: 1769, timeoutSeconds: 10, reservedConcurrency: 80 },
-} as const;
-
-/**
- * How long one new credential holds an authorizer environment, with margin: a scrypt verification
- * (~350 ms at 1769 MB, docs/PERFORMANCE.md), the users-table GetItem, and a cold start's share.
- */
-export const AUTHORIZER_SECONDS_PER_VERIFICATION = 0.5;
+export const AUTHORIZER_SECONDS_PER_VERIFICATION = 0.025;
 
 /**
  * API Gateway method throttling (requests per second and burst), which API Gateway applies PER
@@ -170,18 +158,51 @@ export const AUTHORIZER_SECONDS_PER_VERIFICATION = 0.5;
  * are applied at the API method level for a stage",
  * https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-request-throttling.html).
  * The CDK stack deploys these numbers and the local gateway enforces them.
- * - authenticated: every method behind the authorizer. A request with new credentials costs one
- *   verification, so all of them together may bring at most what the authorizer verifies without
- *   being throttled: (sum of rates) x AUTHORIZER_SECONDS_PER_VERIFICATION and the sum of bursts
- *   both within its reserved concurrency (7 methods x 20 rps x 0.5 s = 70, 7 x 10 = 70, of 80).
+ * - authenticated: every method behind the authorizer, sized to traffic: 500 requests/s each,
+ *   burst 100 (previews lower). API Gateway's account limit, 10,000 requests/s per region, is
+ *   shared by every method of every API of the account. The authorizer is sized to them
+ *   (authorizerEnvironments()), not the other way round.
  * - unauthenticated: each method that needs no credentials (MOCK integrations: the service index,
  *   documents, OPTIONS, 405 answers), sized to UNAUTHENTICATED_MONTHLY_BUDGET_USD at its ceiling.
  * - mock: each method of the mock deployment (no credentials checked), sized to the same budget.
  */
 export const METHOD_THROTTLING = {
-  authenticated: { production: { rateLimit: 20, burstLimit: 10 }, preview: { rateLimit: 5, burstLimit: 5 } },
+  authenticated: { production: { rateLimit: 500, burstLimit: 100 }, preview: { rateLimit: 5, burstLimit: 5 } },
   unauthenticated: { rateLimit: 0.5, burstLimit: 5 },
   mock: { rateLimit: 1.5, burstLimit: 10 },
+} as const;
+
+/**
+ * The authorizer environments a flood of new (or wrong) credentials keeps busy when every
+ * authenticated method is at `throttle`: each request that passes a method's bucket costs one
+ * check of AUTHORIZER_SECONDS_PER_VERIFICATION, and Lambda runs one invocation per environment
+ * (https://docs.aws.amazon.com/lambda/latest/dg/lambda-concurrency.html). Little's law: the
+ * sustained rates x the time of a check, plus each method's full burst arriving within the same
+ * second ((rate + burst) x seconds per check, summed over the methods). A burst arriving faster
+ * than one check (all of it within ~25 ms) can exceed it; the excess is a 503 with Retry-After
+ * (AUTHORIZER_FAILURE), which the client's documented retry absorbs.
+ */
+export function authorizerEnvironments(throttle: { rateLimit: number; burstLimit: number }): number {
+  return Math.ceil(authenticatedMethods().length * (throttle.rateLimit + throttle.burstLimit) * AUTHORIZER_SECONDS_PER_VERIFICATION);
+}
+
+/**
+ * Lambda settings shared by the CDK stack and the local run, which enforces them (memory, timeout
+ * and reserved concurrency: lib/local/lambda-runtime.ts). Memory chosen from `npm run bench`
+ * (docs/PERFORMANCE.md, "Memory size").
+ */
+export const FUNCTION_SETTINGS = {
+  // Halves the CPU-bound part of cold starts and calls against 512 MB for ~$0.03 more per million requests.
+  handler: { memorySize: 1024, timeoutSeconds: 10 },
+  // A check is one keyed hash and one GetItem: waiting on DynamoDB, which memory does not speed
+  // up; 512 MB keeps the CPU-bound cold start short. reservedConcurrency holds a flood of new
+  // credentials at every authenticated method's production limit (authorizerEnvironments()), and
+  // bounds what it costs and what it takes from the account's concurrency, which the handlers share.
+  authorizer: {
+    memorySize: 512,
+    timeoutSeconds: 10,
+    reservedConcurrency: authorizerEnvironments(METHOD_THROTTLING.authenticated.production),
+  },
 } as const;
 
 /** What the methods without credentials of one API may cost in a month at their throttle ceiling. */

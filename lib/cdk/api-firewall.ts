@@ -1,9 +1,15 @@
 // The WAF web ACL in front of the API stage (on in production; `-c waf=false` opts out). WAF
-// runs before the authorizer, so what it blocks never costs a scrypt verification:
+// runs before the stage's method throttling and the authorizer, so what it blocks neither
+// empties a method's bucket for other clients nor costs a check:
 // - addresses an operator blocks by hand (two IP sets, IPv4 and IPv6, empty when deployed; the
 //   runbook in docs/DEPLOY.md adds to them with `aws wafv2 update-ip-set`),
 // - AWS's IP reputation list (sources of bots and attacks),
 // - a rate-based rule per client IP (sized in stage-config.ts for a kiosk network behind one NAT),
+// - a rate-based rule per credential (the Authorization header, from any address), so that one
+//   client spread over many addresses cannot hold a method's bucket empty either; both well below
+//   a method's limit. WAF reacts within tens of seconds, not at once ("Usually, this delay is
+//   below 30 seconds",
+//   https://docs.aws.amazon.com/waf/latest/developerguide/waf-rule-statement-type-rate-based-caveats.html).
 // - AWS's common rule set and known-bad-inputs rule set, which fit a JSON API.
 // Blocked requests get the WAF_FILTERED gateway response (403 problem+json). Blocked and counted
 // requests are logged to `aws-waf-logs-museum-special-events-<stage>-<stack uuid>` with the Authorization header redacted.
@@ -19,6 +25,7 @@ export const FIREWALL_RULES = {
   blockedAddresses: 'blocked-ip-addresses',
   ipReputation: 'aws-ip-reputation-list',
   rateLimit: 'rate-limit-per-client-ip',
+  credentialRateLimit: 'rate-limit-per-credential',
   commonRules: 'aws-common-rule-set',
   knownBadInputs: 'aws-known-bad-inputs',
 } as const;
@@ -57,6 +64,13 @@ export class ApiFirewall extends Construct {
     this.webAcl = new wafv2.CfnWebACL(this, 'WebAcl', {
       scope: 'REGIONAL',
       defaultAction: { allow: {} },
+      // The credential rule's key is the Authorization value, which a rate-based rule writes into
+      // the log it blocks (rateBasedRuleList.customValues): data protection replaces it there and
+      // everywhere else in the log and sampled requests
+      // (https://docs.aws.amazon.com/waf/latest/APIReference/API_DataProtection.html).
+      dataProtectionConfig: {
+        dataProtections: [{ field: { fieldType: 'SINGLE_HEADER', fieldKeys: ['authorization'] }, action: 'SUBSTITUTION' }],
+      },
       visibilityConfig: { cloudWatchMetricsEnabled: true, sampledRequestsEnabled: true, metricName },
       rules: [
         {
@@ -88,8 +102,24 @@ export class ApiFirewall extends Construct {
           visibilityConfig: visibility('rate-limit'),
         },
         {
-          name: FIREWALL_RULES.commonRules,
+          name: FIREWALL_RULES.credentialRateLimit,
           priority: 3,
+          action: { block: {} },
+          // Requests without the header are not counted (they never reach the authorizer: 401).
+          // https://docs.aws.amazon.com/waf/latest/developerguide/waf-rule-statement-type-rate-based-aggregation-options.html
+          statement: {
+            rateBasedStatement: {
+              aggregateKeyType: 'CUSTOM_KEYS',
+              customKeys: [{ header: { name: 'authorization', textTransformations: [{ priority: 0, type: 'NONE' }] } }],
+              limit: config.wafCredentialRateLimitPer5Minutes,
+              evaluationWindowSec: 300,
+            },
+          },
+          visibilityConfig: visibility('credential-rate-limit'),
+        },
+        {
+          name: FIREWALL_RULES.commonRules,
+          priority: 4,
           overrideAction: { none: {} },
           // SizeRestrictions_BODY blocks bodies over 8 KB; the API accepts 64 KB (a long event
           // description) and answers larger bodies itself with a 413 problem. Counted, not blocked.
@@ -98,7 +128,7 @@ export class ApiFirewall extends Construct {
         },
         {
           name: FIREWALL_RULES.knownBadInputs,
-          priority: 4,
+          priority: 5,
           overrideAction: { none: {} },
           statement: managed('AWSManagedRulesKnownBadInputsRuleSet'),
           visibilityConfig: visibility('known-bad-inputs'),
@@ -151,7 +181,7 @@ export function acknowledgeNoFirewall(stage: apigw.Stage, config: StageConfig): 
   Validations.of(stage).acknowledge({
     id: 'AwsSolutions-APIG3',
     reason: config.isProduction
-      ? "WAF was turned off explicitly with -c waf=false; stage throttling and the authorizer's reserved concurrency still bound the request and password-guessing rates."
+      ? "WAF was turned off explicitly with -c waf=false; stage throttling and the authorizer's reserved concurrency still bound the request and credential-guessing rates."
       : 'A preview holds throw-away data and is throttled to 10 rps; its web ACL would cost more than the preview (production has one by default).',
   });
 }

@@ -4,8 +4,8 @@
 import type { Node } from 'constructs';
 import {
   AUTHORIZER_IDENTITY,
-  AUTHORIZER_SECONDS_PER_VERIFICATION,
   authenticatedMethods,
+  authorizerEnvironments,
   FUNCTION_SETTINGS,
   METHOD_THROTTLING,
 } from '../../functions/routes.ts';
@@ -18,7 +18,7 @@ export interface StageConfig {
   isProduction: boolean;
   /**
    * Requests per second and burst of EACH authenticated method (the stage's default method
-   * setting; API Gateway throttles per method). Their sum fits the authorizer (authorizerFits()).
+   * setting; API Gateway throttles per method). A flood at all of them fits the authorizer (authorizerFits()).
    */
   throttle: { rateLimit: number; burstLimit: number };
   logRetentionDays: number;
@@ -41,6 +41,8 @@ export interface StageConfig {
   waf: boolean;
   /** Requests per client IP per 5 minutes before the WAF blocks it. */
   wafRateLimitPer5Minutes: number;
+  /** Requests per credential (Authorization header) per 5 minutes before the WAF blocks it. */
+  wafCredentialRateLimitPer5Minutes: number;
   /** Tables the stage uses instead of creating its own (a restore): context `eventsTableName`, `idempotencyTableName`. */
   existingTables: { events: string | undefined; idempotency: string | undefined };
   /**
@@ -56,13 +58,20 @@ export interface StageConfig {
 }
 
 /**
- * Requests one client IP may send in five minutes before WAF blocks it. Sized for a museum's
- * kiosk network behind one NAT address: 50 kiosks each making a request every 5 seconds while
- * visitors use them is 3,000 per 5 minutes. One address at that rate (10 requests/s) cannot
- * saturate the authorizer alone: its reserved concurrency verifies about 28 new credentials a
- * second (10 x ~350 ms scrypt), and known credentials are cached by API Gateway for 300 s.
+ * Requests one client IP may send in five minutes before WAF blocks it: 10 requests/s on
+ * average, 2% of one authenticated method's limit, so one address cannot hold a method's bucket
+ * empty for longer than WAF takes to react. Sized for a museum's kiosk network behind one NAT
+ * address: 50 kiosks each making a request every 5 seconds while visitors use them is 3,000 per 5
+ * minutes.
  */
 export const WAF_RATE_LIMIT_PER_5_MINUTES = 3000;
+
+/**
+ * Requests one credential (one Authorization value, from any number of addresses) may send in
+ * five minutes before WAF blocks it: 50 requests/s on average, a tenth of one authenticated
+ * method's limit, for a partner's or a kiosk fleet's shared credential spread over many addresses.
+ */
+export const WAF_CREDENTIAL_RATE_LIMIT_PER_5_MINUTES = 15_000;
 
 // Stack names allow [A-Za-z0-9-] and API Gateway stage names [A-Za-z0-9_-]: the intersection,
 // lower case, short enough to keep generated resource names readable.
@@ -108,7 +117,14 @@ export function readStageConfig(node: Context): StageConfig {
     alarmTopicArn: topicArn(string(node, 'alarmTopicArn')),
     latencyP99AlarmMs: integer(node, 'latencyP99AlarmMs', 2000),
     waf: boolean(node, 'waf', isProduction),
-    wafRateLimitPer5Minutes: wafRateLimit(integer(node, 'wafRateLimitPer5Minutes', WAF_RATE_LIMIT_PER_5_MINUTES)),
+    wafRateLimitPer5Minutes: wafRateLimit(
+      'wafRateLimitPer5Minutes',
+      integer(node, 'wafRateLimitPer5Minutes', WAF_RATE_LIMIT_PER_5_MINUTES),
+    ),
+    wafCredentialRateLimitPer5Minutes: wafRateLimit(
+      'wafCredentialRateLimitPer5Minutes',
+      integer(node, 'wafCredentialRateLimitPer5Minutes', WAF_CREDENTIAL_RATE_LIMIT_PER_5_MINUTES),
+    ),
     customDomain: domainName && certificateArn ? { domainName, certificateArn } : undefined,
     release: release(string(node, 'release')),
     existingTables,
@@ -117,19 +133,18 @@ export function readStageConfig(node: Context): StageConfig {
 }
 
 /**
- * Refuses an authenticated-method throttle that, added up over the methods, lets through more new
- * credentials than the authorizer's reserved concurrency verifies: over it Lambda throttles the
- * authorizer and clients get 503 (AUTHORIZER_FAILURE) instead of API Gateway's 429.
+ * Refuses an authenticated-method throttle at which a flood of new credentials on every method
+ * (authorizerEnvironments()) needs more environments than the authorizer reserves: over them Lambda
+ * throttles the authorizer and clients get 503 (AUTHORIZER_FAILURE) instead of API Gateway's 429.
  */
 function authorizerFits(throttle: { rateLimit: number; burstLimit: number }): { rateLimit: number; burstLimit: number } {
-  const methods = authenticatedMethods().length;
+  const busy = authorizerEnvironments(throttle);
   const reserved = FUNCTION_SETTINGS.authorizer.reservedConcurrency;
-  const busy = methods * throttle.rateLimit * AUTHORIZER_SECONDS_PER_VERIFICATION;
-  if (busy > reserved || methods * throttle.burstLimit > reserved) {
+  if (busy > reserved) {
     throw new Error(
-      `Context "throttleRateLimit"/"throttleBurstLimit" (${throttle.rateLimit}/${throttle.burstLimit} per method, ${methods} authenticated methods) ` +
-        `would keep ${busy} authorizer environments busy (burst ${methods * throttle.burstLimit}), over its reserved concurrency of ${reserved}: ` +
-        'raise reservedConcurrency in FUNCTION_SETTINGS (functions/routes.ts) first',
+      `Context "throttleRateLimit"/"throttleBurstLimit" (${throttle.rateLimit}/${throttle.burstLimit} per method, ${authenticatedMethods().length} authenticated methods) ` +
+        `would keep ${busy} authorizer environments busy during a flood of new credentials, over its reserved concurrency of ${reserved}: ` +
+        'raise the production limits in METHOD_THROTTLING (functions/routes.ts), from which reservedConcurrency is computed, instead',
     );
   }
   return throttle;
@@ -183,8 +198,8 @@ function topicArn(value: string | undefined): string | undefined {
 }
 
 // AWS WAF's bounds for a rate-based rule.
-function wafRateLimit(limit: number): number {
-  if (limit < 10 || limit > 2_000_000_000) throw new Error('Context "wafRateLimitPer5Minutes" must be between 10 and 2,000,000,000');
+function wafRateLimit(key: string, limit: number): number {
+  if (limit < 10 || limit > 2_000_000_000) throw new Error(`Context "${key}" must be between 10 and 2,000,000,000`);
   return limit;
 }
 

@@ -1,12 +1,16 @@
-// API Gateway's stage method throttling, locally: a token bucket per method (rate: tokens per
-// second, burst: the bucket's size, full at start), checked before anything else runs (the
-// authorizer included); an empty bucket is THROTTLED, a 429 with Retry-After. The limits are the
-// ones the stack deploys (METHOD_THROTTLING, functions/routes.ts): the routes' methods share the
-// authenticated limit each, every other method (index, documents, OPTIONS, 405) the
-// unauthenticated one.
+// API Gateway's stage method throttling, locally: a token bucket per API Gateway METHOD as the
+// stack deploys them (rate: tokens per second, burst: the bucket's size, full at start), checked
+// before anything else runs (the authorizer included); an empty bucket is THROTTLED, a 429 with
+// Retry-After. The limits are the ones the stack deploys (METHOD_THROTTLING, functions/routes.ts):
+// the routes' methods have the authenticated limit each, every other method (index, documents,
+// OPTIONS, 405, the unknown-path mocks) the unauthenticated one.
 // https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-request-throttling.html
 // ("API Gateway throttles requests to your API using the token bucket algorithm"; "per-API,
 // per-stage throttling limits are applied at the API method level for a stage").
+// A bucket belongs to a method (resource path template and HTTP method, `GET /special-events/{eventId}`),
+// never to a concrete path: the set of buckets is the stack's set of methods, whatever paths
+// clients send. A path no method answers (without CORS, an unknown path is API Gateway's
+// MISSING_AUTHENTICATION_TOKEN gateway response) has no method and so no method throttle.
 import { matchRoute, METHOD_THROTTLING } from '../../functions/routes.ts';
 
 export interface Throttle {
@@ -17,6 +21,44 @@ export interface Throttle {
 export interface MethodThrottleLimits {
   authenticated: Throttle;
   unauthenticated: Throttle;
+}
+
+/** Below the base path: the resource lib/cdk/api-documents.ts adds for unknown paths when CORS is on. */
+export const UNKNOWN_PATH_RESOURCE = '/{proxy+}';
+
+/** An API Gateway method as deployed: `HTTP-METHOD /resource/{template}` below the base path, and whether it is behind the authorizer. */
+export interface ApiGatewayMethod {
+  key: string;
+  authenticated: boolean;
+}
+
+/** What decides which methods an API has besides the routes' (lib/cdk/special-events-api.ts). */
+export interface ApiResources {
+  /** The document resources (PUBLIC_DOCUMENT_PATHS, lib/openapi/public-documents.ts): GET, HEAD, OPTIONS and ANY each. */
+  documentPaths: readonly string[];
+  /** CORS is on, so the API has the `/{proxy+}` mocks (OPTIONS and ANY) and unknown paths have a method. */
+  unknownPaths: boolean;
+}
+
+/**
+ * The method that answers `method` on `resourcePath` (below the base path, without a trailing
+ * slash) in the deployed stack (lib/cdk/special-events-api.ts and api-documents.ts): a route's
+ * method; a document's GET, HEAD or OPTIONS, or its ANY (405); a route resource's OPTIONS or ANY
+ * (405); with CORS on, the OPTIONS or ANY of `/{proxy+}`; otherwise none.
+ */
+export function apiGatewayMethod(method: string, resourcePath: string, api: ApiResources): ApiGatewayMethod | undefined {
+  const own = (resource: string, methods: readonly string[]) => `${methods.includes(method) ? method : 'ANY'} ${resource}`;
+  if (api.documentPaths.includes(resourcePath)) return { key: own(resourcePath, ['GET', 'HEAD', 'OPTIONS']), authenticated: false };
+  const match = matchRoute(method, resourcePath || '/');
+  if (match.route) return { key: `${method} ${match.route.path}`, authenticated: true };
+  const [resourceMethod] = match.allowedMethods;
+  if (resourceMethod) {
+    // Any method of the resource matches the same route path: its template names the resource.
+    const resource = matchRoute(resourceMethod, resourcePath).route?.path ?? resourcePath;
+    return { key: own(resource, ['OPTIONS']), authenticated: false };
+  }
+  if (api.unknownPaths && resourcePath !== '') return { key: own(UNKNOWN_PATH_RESOURCE, ['OPTIONS']), authenticated: false };
+  return undefined;
 }
 
 class TokenBucket {
@@ -42,24 +84,21 @@ class TokenBucket {
 export class MethodThrottling {
   private readonly buckets = new Map<string, TokenBucket>();
   private readonly limits: MethodThrottleLimits;
+  private readonly api: ApiResources;
 
-  constructor(limits: MethodThrottleLimits) {
+  constructor(limits: MethodThrottleLimits, api: ApiResources) {
     this.limits = limits;
+    this.api = api;
   }
 
-  /**
-   * Whether a request for `method` on `path` (below the base path) may pass. A route's method is
-   * one API Gateway method whatever its path parameters; a method a resource lacks is its ANY mock.
-   */
-  admit(method: string, path: string): boolean {
-    const match = matchRoute(method, path || '/');
-    const key = match.route
-      ? `${method} ${match.route.path}`
-      : `${match.allowedMethods.length > 0 && method !== 'OPTIONS' ? 'ANY' : method} ${path}`;
-    let bucket = this.buckets.get(key);
+  /** Whether a request for `method` on `resourcePath` (below the base path) may pass its method's bucket. */
+  admit(method: string, resourcePath: string): boolean {
+    const apiMethod = apiGatewayMethod(method, resourcePath, this.api);
+    if (!apiMethod) return true;
+    let bucket = this.buckets.get(apiMethod.key);
     if (!bucket) {
-      bucket = new TokenBucket(match.route ? this.limits.authenticated : this.limits.unauthenticated);
-      this.buckets.set(key, bucket);
+      bucket = new TokenBucket(apiMethod.authenticated ? this.limits.authenticated : this.limits.unauthenticated);
+      this.buckets.set(apiMethod.key, bucket);
     }
     return bucket.take();
   }

@@ -102,12 +102,15 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
   // pre-warming: on-demand functions start cold), with its deployed settings (lambda-runtime.ts).
   const lambda = options.lambda ?? new LocalLambda({ functions: deployedFunctions(options.functionsDirectory ?? 'dist/functions') });
   const authorizerGate = new AuthorizerEmulator(options.authorizerCacheTtlSeconds);
-  const throttling = new MethodThrottling(options.throttleLimits ?? localThrottleLimits());
   const accessLog = options.accessLog ?? ((entry: AccessLogEntry) => console.log(JSON.stringify(entry)));
   const corsOrigins = options.corsAllowedOrigins ?? [];
   const localDocument = localDocuments();
   const gatewayResponse = gatewayResponses(corsOrigins);
   const unknownPath = unknownPathAnswers(corsOrigins);
+  const throttling = new MethodThrottling(options.throttleLimits ?? localThrottleLimits(), {
+    documentPaths: PUBLIC_DOCUMENT_PATHS,
+    unknownPaths: Boolean(unknownPath),
+  });
   const documentAnswers = new Map<string, MockAnswer>();
 
   async function authorize(

@@ -268,8 +268,8 @@ describe('a flood of wrong passwords', () => {
   test("is answered 401, the method throttle's 429 or the documented 503 with Retry-After, never another 5xx, and a right password gets in", async () => {
     const right = basicAuthorization(TEST_USERS.viewer.username, TEST_USERS.viewer.password);
     const send = (authorization: string) => fetch(`${flooded?.url}/special-events`, { headers: { Authorization: authorization } });
-    // The same wrong password 40 times at once and 40 different ones for the same user: the method's
-    // burst passes to the authorizer, the rest is throttled (429) before it.
+    // The same wrong password 40 times at once and 40 different ones for the same user: within the
+    // method's burst, so each reaches the authorizer (over it, the method's 429 would come first).
     const repeated = basicAuthorization(TEST_USERS.editor.username, 'not-the-password-1');
     const distinct = Array.from({ length: 40 }, () =>
       basicAuthorization(TEST_USERS.editor.username, `guess-${randomBytes(8).toString('hex')}`),

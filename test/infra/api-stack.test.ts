@@ -9,7 +9,15 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { CONFIGURABLE_TYPES, gatewayResponse, methodNotAllowedResponse, WWW_AUTHENTICATE } from '../../functions/http/gateway-responses.ts';
 import { PROBLEM_CONTENT_TYPE, RETRY_AFTER_SECONDS } from '../../functions/events/problems.ts';
-import { AUTHORIZER_HANDLER, FUNCTION_SETTINGS, METHOD_THROTTLING, resourceMethods, routeMethods, routes } from '../../functions/routes.ts';
+import {
+  AUTHORIZER_HANDLER,
+  authorizerEnvironments,
+  FUNCTION_SETTINGS,
+  METHOD_THROTTLING,
+  resourceMethods,
+  routeMethods,
+  routes,
+} from '../../functions/routes.ts';
 import { contentTag } from '../../functions/http/read-responses.ts';
 import { gatewayCorsHeaders } from '../../lib/cdk/problem-gateway-responses.ts';
 import { eventsTable, idempotencyTable } from '../../functions/store/table-definition.ts';
@@ -17,7 +25,7 @@ import { ACCESS_LOG_FIELDS } from '../../lib/cdk/access-log-format.ts';
 import { apiDocuments, MAPPING_TEMPLATE_LIMIT_BYTES, serviceIndexDocument } from '../../lib/cdk/api-documents.ts';
 import { FIREWALL_RULES } from '../../lib/cdk/api-firewall.ts';
 import { serviceIndex, serviceIndexHeaders } from '../../lib/openapi/service-index.ts';
-import { WAF_RATE_LIMIT_PER_5_MINUTES } from '../../lib/cdk/stage-config.ts';
+import { WAF_CREDENTIAL_RATE_LIMIT_PER_5_MINUTES, WAF_RATE_LIMIT_PER_5_MINUTES } from '../../lib/cdk/stage-config.ts';
 import { redocCdnUrl } from '../../lib/openapi/docs-page.ts';
 import { buildOpenApiDocument } from '../../lib/openapi/openapi-document.ts';
 import { DATA_ACCESS } from '../../lib/cdk/function-permissions.ts';
@@ -160,8 +168,8 @@ describe('Lambda functions', () => {
         expect(reserved).toBe(name === AUTHORIZER_HANDLER ? FUNCTION_SETTINGS.authorizer.reservedConcurrency : undefined);
       }
     }
-    // The stage's 100 requests/s of ~350 ms verifications keep 35 busy (docs/DEPLOY.md, "Logins under a flood of wrong passwords").
-    expect(FUNCTION_SETTINGS.authorizer.reservedConcurrency).toBe(80);
+    // A flood of new credentials at every authenticated method's production limit (docs/DEPLOY.md, "Logins under a flood of wrong passwords").
+    expect(FUNCTION_SETTINGS.authorizer.reservedConcurrency).toBe(authorizerEnvironments(METHOD_THROTTLING.authenticated.production));
   });
 });
 
@@ -633,7 +641,7 @@ describe('TableV2 checks (cdk-nag rules Museum-DDBGT1/2)', () => {
 });
 
 describe('WAF', () => {
-  test('production has a web ACL on its stage: IP reputation, a per-IP rate limit, AWS common and known-bad-input rules', () => {
+  test('production has a web ACL on its stage: IP reputation, per-IP and per-credential rate limits, AWS common and known-bad-input rules', () => {
     prod.apiTemplate.resourceCountIs('AWS::WAFv2::WebACL', 1);
     const [acl] = Object.values(resourcesOfType(prod.apiTemplate, 'AWS::WAFv2::WebACL')).map((r) => r.Properties as any);
     expect(acl.Scope).toBe('REGIONAL');
@@ -643,6 +651,28 @@ describe('WAF', () => {
     expect(rules.get(FIREWALL_RULES.rateLimit)).toMatchObject({
       Action: { Block: {} },
       Statement: { RateBasedStatement: { AggregateKeyType: 'IP', Limit: WAF_RATE_LIMIT_PER_5_MINUTES, EvaluationWindowSec: 300 } },
+    });
+    expect(rules.get(FIREWALL_RULES.credentialRateLimit)).toMatchObject({
+      Action: { Block: {} },
+      Statement: {
+        RateBasedStatement: {
+          AggregateKeyType: 'CUSTOM_KEYS',
+          CustomKeys: [{ Header: { Name: 'authorization', TextTransformations: [{ Priority: 0, Type: 'NONE' }] } }],
+          Limit: WAF_CREDENTIAL_RATE_LIMIT_PER_5_MINUTES,
+          EvaluationWindowSec: 300,
+        },
+      },
+    });
+    // Per client (address or credential), at most a tenth of one authenticated method's sustained limit.
+    for (const name of [FIREWALL_RULES.rateLimit, FIREWALL_RULES.credentialRateLimit]) {
+      const statement = rules.get(name).Statement.RateBasedStatement;
+      expect(statement.Limit / statement.EvaluationWindowSec).toBeLessThanOrEqual(
+        METHOD_THROTTLING.authenticated.production.rateLimit / 10,
+      );
+    }
+    // The credential is the rate rule's key: replaced in the WAF's log, like the header itself.
+    expect(acl.DataProtectionConfig).toEqual({
+      DataProtections: [{ Field: { FieldType: 'SINGLE_HEADER', FieldKeys: ['authorization'] }, Action: 'SUBSTITUTION' }],
     });
     const managed = (name: string) => rules.get(name).Statement.ManagedRuleGroupStatement;
     expect(managed(FIREWALL_RULES.ipReputation)).toMatchObject({ VendorName: 'AWS', Name: 'AWSManagedRulesAmazonIpReputationList' });

@@ -1,7 +1,7 @@
 // Context -> stage configuration: production by default, previews cheaper and disposable, and
 // bad values refused at synthesis rather than at deployment.
 import { METHOD_THROTTLING } from '../../functions/routes.ts';
-import { readStageConfig, WAF_RATE_LIMIT_PER_5_MINUTES } from '../../lib/cdk/stage-config.ts';
+import { readStageConfig, WAF_CREDENTIAL_RATE_LIMIT_PER_5_MINUTES, WAF_RATE_LIMIT_PER_5_MINUTES } from '../../lib/cdk/stage-config.ts';
 
 const context = (values: Record<string, unknown>) => ({ tryGetContext: (key: string) => values[key] });
 
@@ -17,6 +17,7 @@ test('without context the stage is production: monitoring and WAF on, higher thr
     timeZone: 'UTC',
     waf: true,
     wafRateLimitPer5Minutes: WAF_RATE_LIMIT_PER_5_MINUTES,
+    wafCredentialRateLimitPer5Minutes: WAF_CREDENTIAL_RATE_LIMIT_PER_5_MINUTES,
     alarmEmail: undefined,
     alarmTopicArn: undefined,
   });
@@ -52,7 +53,8 @@ test.each([
   [{ stage: 'PR_42' }, /stage/],
   [{ stage: 'pr.42' }, /stage/],
   [{ throttleRateLimit: 'fast' }, /throttleRateLimit/],
-  [{ throttleRateLimit: '50' }, /reservedConcurrency/],
+  [{ throttleRateLimit: '5000' }, /reservedConcurrency/],
+  [{ wafCredentialRateLimitPer5Minutes: '5' }, /wafCredentialRateLimitPer5Minutes/],
   [{ waf: 'yes' }, /waf/],
   [{ corsOrigins: '*' }, /corsOrigins/],
   [{ authorizerCacheTtlSeconds: '7200' }, /3600/],

@@ -2,15 +2,17 @@
 // method ("per-API, per-stage throttling limits are applied at the API method level for a stage",
 // https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-request-throttling.html),
 // each method with its own method setting or else the stage's default (`/*/*`).
-// - The authenticated methods together cannot bring more new credentials than the authorizer's
-//   reserved concurrency verifies, so a client over the limit gets API Gateway's 429, never a
-//   throttled authorizer's 503.
+// - Production serves traffic: each authenticated method at least 500 requests/s, burst 100, and
+//   the authorizer (at most 512 MB) reserves the environments a flood of new credentials at all
+//   those limits keeps busy (authorizerEnvironments() in functions/routes.ts): the sustained rates
+//   and each method's burst within one second, at AUTHORIZER_SECONDS_PER_VERIFICATION each.
 // - The methods without credentials (and the whole mock API) cost at most the stated monthly
 //   budget at their ceiling ($3.50 per million REST requests, https://aws.amazon.com/api-gateway/pricing/).
 import type { Template } from 'aws-cdk-lib/assertions';
 import {
   AUTHORIZER_SECONDS_PER_VERIFICATION,
   authenticatedMethods,
+  FUNCTION_SETTINGS,
   REST_API_USD_PER_MILLION_REQUESTS,
   UNAUTHENTICATED_MONTHLY_BUDGET_USD,
 } from '../../functions/routes.ts';
@@ -71,15 +73,15 @@ function methodThrottles(template: Template): MethodThrottle[] {
     });
 }
 
-function authorizerReservedConcurrency(template: Template): number {
+function authorizerFunction(template: Template): { reserved: number; memorySize: number } {
   const functions = Object.values(template.findResources('AWS::Lambda::Function')) as {
-    Properties: { ReservedConcurrentExecutions?: number; Description?: string };
+    Properties: { ReservedConcurrentExecutions?: number; MemorySize: number; Description?: string };
   }[];
   const authorizer = functions.filter((fn) => fn.Properties.Description?.includes('authorizer'));
   expect(authorizer).toHaveLength(1);
   const reserved = authorizer[0]?.Properties.ReservedConcurrentExecutions;
   if (reserved === undefined) throw new Error('The authorizer has no reserved concurrency');
-  return reserved;
+  return { reserved, memorySize: authorizer[0]?.Properties.MemorySize ?? Infinity };
 }
 
 const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
@@ -100,12 +102,19 @@ describe.each([
     expect(authenticated.map((method) => method.method.replace('/v1.1', '')).sort()).toEqual(authenticatedMethods().sort());
   });
 
-  test('the authenticated methods, added up, bring no more new credentials than the authorizer reserved concurrency verifies (429 before 503)', () => {
-    const reserved = authorizerReservedConcurrency(apiTemplate);
-    // Steady state: each new credential holds an environment for one verification (Little's law).
-    expect(sum(authenticated.map((method) => method.rateLimit)) * AUTHORIZER_SECONDS_PER_VERIFICATION).toBeLessThanOrEqual(reserved);
-    // A burst arriving at once: one environment per request.
-    expect(sum(authenticated.map((method) => method.burstLimit))).toBeLessThanOrEqual(reserved);
+  test("a flood of new credentials at every authenticated method's limit, bursts included, fits the authorizer's reserved concurrency (429 before 503)", () => {
+    const { reserved } = authorizerFunction(apiTemplate);
+    // Each new credential holds an environment for one check (Little's law): the sustained rates,
+    // plus every method's burst arriving within the same second.
+    const busy = sum(authenticated.map((method) => (method.rateLimit + method.burstLimit) * AUTHORIZER_SECONDS_PER_VERIFICATION));
+    expect(busy).toBeLessThanOrEqual(reserved);
+    // The check is a keyed hash and one GetItem: tens of milliseconds at most, with margin.
+    expect(AUTHORIZER_SECONDS_PER_VERIFICATION).toBeLessThanOrEqual(0.05);
+  });
+
+  test('the authorizer has at most 512 MB, as FUNCTION_SETTINGS says', () => {
+    expect(authorizerFunction(apiTemplate).memorySize).toBe(FUNCTION_SETTINGS.authorizer.memorySize);
+    expect(authorizerFunction(apiTemplate).memorySize).toBeLessThanOrEqual(512);
   });
 
   test(`the methods without credentials cost at most $${UNAUTHENTICATED_MONTHLY_BUDGET_USD} a month at their ceiling`, () => {
@@ -120,7 +129,19 @@ describe.each([
   });
 });
 
+test('production throttles each authenticated method at 500 requests/s or more with a burst of 100 or more', () => {
+  const methods = methodThrottles(synthesize({ stage: 'prod' }).apiTemplate).filter((method) => method.authorization === 'CUSTOM');
+  expect(methods.map((method) => method.method.replace('/v1.1', '')).sort()).toEqual(authenticatedMethods().sort());
+  for (const method of methods) {
+    expect({ method: method.method, rateLimit: method.rateLimit >= 500, burstLimit: method.burstLimit >= 100 }).toEqual({
+      method: method.method,
+      rateLimit: true,
+      burstLimit: true,
+    });
+  }
+});
+
 test('a stage throttle the authorizer cannot keep up with is refused at synthesis', () => {
-  expect(() => synthesize({ stage: 'pr-8', throttleRateLimit: '100' })).toThrow(/reservedConcurrency/);
-  expect(() => synthesize({ stage: 'pr-8', throttleBurstLimit: '200' })).toThrow(/reservedConcurrency/);
+  expect(() => synthesize({ stage: 'pr-8', throttleRateLimit: '5000' })).toThrow(/reservedConcurrency/);
+  expect(() => synthesize({ stage: 'pr-8', throttleRateLimit: '500', throttleBurstLimit: '5000' })).toThrow(/reservedConcurrency/);
 });
