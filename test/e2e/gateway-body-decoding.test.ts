@@ -9,8 +9,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { PAYLOAD_LIMIT_ANSWER } from '../../functions/http/gateway-responses.ts';
+import { readDecodedBody } from '../../lib/local/request-body.ts';
 import { basicAuthorization } from '../support/api-client.ts';
 import { LOCAL_API_START_TIMEOUT_MS, startLocalApiProcess, type LocalApiProcess } from '../support/local-api-process.ts';
 import { TEST_USERS, testEnvironment } from '../support/test-environment.ts';
@@ -70,15 +73,11 @@ async function post(body: Buffer, headers: Record<string, string>) {
 const editor = basicAuthorization(TEST_USERS.editor.username, TEST_USERS.editor.password);
 
 describe('a compressed body that decodes past the 10 MB limit', () => {
-  test('a 498-byte `gzip, gzip` body without credentials that decodes to 200 MiB is refused 413 within 1 s, the API growing by less than 50 MB, and a concurrent request is answered', async () => {
+  test('a 498-byte `gzip, gzip` body without credentials that decodes to 200 MiB is refused 413, the API growing by less than 50 MB, and a concurrent request is answered', async () => {
     const bomb = gzipSync(gzipSync(Buffer.alloc(200 * MiB)));
     expect(bomb.length).toBeLessThan(600);
-    const started = performance.now();
     const { result, rise } = await measured(() =>
-      Promise.all([
-        post(bomb, { 'Content-Encoding': 'gzip, gzip' }).then((answer) => ({ ...answer, ms: performance.now() - started })),
-        fetch(local?.url ?? '').then((response) => response.status),
-      ]),
+      Promise.all([post(bomb, { 'Content-Encoding': 'gzip, gzip' }), fetch(local?.url ?? '').then((response) => response.status)]),
     );
     const [refused, concurrent] = result;
     // Decoded before the authorizer, as API Gateway does: the size, not the missing credentials, decides.
@@ -87,9 +86,30 @@ describe('a compressed body that decodes past the 10 MB limit', () => {
       PAYLOAD_LIMIT_ANSWER.headers['Content-Type'],
       PAYLOAD_LIMIT_ANSWER.body,
     ]);
-    expect(refused.ms).toBeLessThan(1_000);
     expect(concurrent).toBe(200);
     expect(rise).toBeLessThan(MAX_RSS_RISE_BYTES);
+  });
+
+  // Not a timing: the event loop turns while a bomb is decoded (zlib's streams work in the thread
+  // pool), where a synchronous gunzip would hold it until the whole body was inflated.
+  test('decoding never holds the event loop: other callbacks run while a bomb is decoded, and it stops at the limit', async () => {
+    const bomb = gzipSync(gzipSync(Buffer.alloc(200 * MiB)));
+    const request = Object.assign(Readable.from([bomb]), { rawHeaders: ['Content-Encoding', 'gzip, gzip'] }) as unknown as IncomingMessage;
+    let turns = 0;
+    let decoding = true;
+    const turn = () => {
+      turns++;
+      if (decoding) setImmediate(turn);
+    };
+    setImmediate(turn);
+    const refusal = new Error('too large');
+    const outcome = readDecodedBody(request, 10 * MiB, {
+      tooLarge: () => refusal,
+      unsupported: () => new Error('unsupported'),
+      malformed: () => new Error('malformed'),
+    }).finally(() => (decoding = false));
+    await expect(outcome).rejects.toBe(refusal);
+    expect(turns).toBeGreaterThan(10);
   });
 
   test.each([50, 100])(
