@@ -3,8 +3,9 @@
 // that the stack's templates use (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-mapping-template-reference.html),
 // and `$context.responseOverride` (https://docs.aws.amazon.com/apigateway/latest/developerguide/apigateway-override-request-response-parameters.html).
 // The local gateway answers its MOCK integrations and gateway responses with this, from the same
-// definitions the stack deploys (lib/cdk/api-documents.ts, problem-gateway-responses.ts), and the
-// infrastructure tests run the synthesized templates with it.
+// definitions the stack deploys (lib/cdk/api-documents.ts, problem-gateway-responses.ts); the
+// infrastructure tests run the synthesized templates in Apache Velocity, API Gateway's engine, and
+// require the local gateway's answers to equal its (test/infra/mapping-templates.test.ts).
 import velocity from 'velocityjs';
 
 /** What a template can see of a request. */
