@@ -221,6 +221,13 @@ export function authenticatedMethods(): string[] {
  * the logs point at the TypeScript. The benchmark starts its cold starts with it too, since it is
  * part of what a cold start costs (Node reads each bundle's map when it loads it).
  */
+/**
+ * X-Ray tracing on the API's stage (lib/cdk/special-events-api.ts): API Gateway then passes
+ * X-Amzn-Trace-Id on (https://docs.aws.amazon.com/xray/latest/devguide/xray-services-apigateway.html),
+ * as the local gateway does (lib/local/proxy-event.ts).
+ */
+export const STAGE_TRACING_ENABLED = true;
+
 export const LAMBDA_NODE_OPTIONS = '--enable-source-maps';
 
 export function roleAllows(userRole: Role, routeRole: Role): boolean {

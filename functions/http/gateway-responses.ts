@@ -153,14 +153,29 @@ export function configuredGatewayResponses(corsOrigins: readonly string[] = []):
 }
 
 /**
- * API Gateway's own answer to a request over its 10 MB payload limit, or whose event passes
- * Lambda's 6 MB invocation payload limit: REQUEST_TOO_LARGE, whose default cannot be customised
+ * API Gateway's own answer to a request whose event passes Lambda's 6 MB invocation payload
+ * limit: REQUEST_TOO_LARGE, whose default cannot be customised
  * (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-known-issues.html,
  * https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html). Its body is API
- * Gateway's default `{"message": ...}`, not a problem.
+ * Gateway's default `{"message": ...}`, not a problem (observed: koki-develop/lgtm-generator#10).
  */
 export const REQUEST_TOO_LARGE_DEFAULT = {
   statusCode: 413,
   headers: { 'Content-Type': 'application/json' },
   body: { message: 'Request Too Long' },
+} as const;
+
+/**
+ * The answer to a request over API Gateway's 10 MB payload limit
+ * (https://docs.aws.amazon.com/apigateway/latest/developerguide/limits.html). AWS documents no
+ * body; two community reports observed the same one, plain text from the front end before any
+ * gateway response applies (no CORS header, no request id): `HTTP content length exceeded
+ * 10485760 bytes.` with `content-type: text; charset=utf-8` (koki-develop/lgtm-generator#10).
+ * Unverified beyond those reports.
+ */
+export const PAYLOAD_LIMIT_BYTES = 10 * 1024 * 1024;
+export const PAYLOAD_LIMIT_ANSWER = {
+  statusCode: 413,
+  headers: { 'Content-Type': 'text; charset=utf-8' },
+  body: `HTTP content length exceeded ${PAYLOAD_LIMIT_BYTES} bytes.`,
 } as const;

@@ -14,7 +14,15 @@ import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { API_VERSION, AUTHORIZER_IDENTITY, BASE_PATH, resourceMethods, routeMethods, routes } from '../../functions/routes.ts';
+import {
+  API_VERSION,
+  AUTHORIZER_IDENTITY,
+  BASE_PATH,
+  resourceMethods,
+  routeMethods,
+  routes,
+  STAGE_TRACING_ENABLED,
+} from '../../functions/routes.ts';
 import { MINIMUM_COMPRESSION_BYTES } from '../../functions/events/limits.ts';
 import { jsonAccessLogFormat } from './access-log-format.ts';
 import {
@@ -81,7 +89,7 @@ export class SpecialEventsApi extends Construct {
         // ERROR, not INFO: INFO writes several lines for every request, repeating the access log.
         loggingLevel: apigw.MethodLoggingLevel.ERROR,
         dataTraceEnabled: false, // would log request and response bodies and headers (Authorization)
-        tracingEnabled: true,
+        tracingEnabled: STAGE_TRACING_ENABLED,
         metricsEnabled: false, // per-method metrics are billed as custom metrics; stage metrics are free
       },
     });

@@ -7,8 +7,21 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { REQUEST_TOO_LARGE_DEFAULT, type GatewayResponseType } from '../../functions/http/gateway-responses.ts';
-import { AUTHORIZER_HANDLER, BASE_PATH, FUNCTION_SETTINGS, matchRoute, routes, type Route } from '../../functions/routes.ts';
+import {
+  PAYLOAD_LIMIT_ANSWER,
+  PAYLOAD_LIMIT_BYTES,
+  REQUEST_TOO_LARGE_DEFAULT,
+  type GatewayResponseType,
+} from '../../functions/http/gateway-responses.ts';
+import {
+  AUTHORIZER_HANDLER,
+  BASE_PATH,
+  FUNCTION_SETTINGS,
+  matchRoute,
+  routes,
+  STAGE_TRACING_ENABLED,
+  type Route,
+} from '../../functions/routes.ts';
 import { gatewayResponses, mockAnswer, templateRequest, type Answer } from './gateway-http-semantics.ts';
 import {
   DOCUMENT_METHODS,
@@ -27,20 +40,21 @@ import { LambdaFunctionError, LambdaThrottledError, LocalLambda, type FunctionCo
 import {
   API_ID,
   authorizerContext,
-  decodeContentCoding,
   eventBody,
-  groupParameters,
+  gatewayHeaderLines,
   identitySource,
   integrationHeaders,
   methodOverride,
   multiValueHeaders,
-  readBody,
+  queryParameters,
   requestContext,
   singleValueHeaders,
   STAGE,
   withoutAuthorization,
+  type HeaderLines,
 } from './proxy-event.ts';
 import { parseTarget } from './request-target.ts';
+import { readDecodedBody } from './request-body.ts';
 import { sendAnswer as sendCompressed } from './response-compression.ts';
 
 export { listenOnLoopback, type AccessLogEntry };
@@ -72,8 +86,6 @@ export interface LocalApiGateway {
   close(): Promise<void>;
 }
 
-/** API Gateway's own payload limit for REST APIs (https://docs.aws.amazon.com/apigateway/latest/developerguide/limits.html). */
-const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
 /** Lambda's invocation payload limit, request and response (https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html). */
 const LAMBDA_MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
 
@@ -115,6 +127,7 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
 
   async function authorize(
     request: IncomingMessage,
+    passed: { headers: HeaderLines; query: ReturnType<typeof queryParameters> },
     route: Route,
     method: string,
     methodArn: string,
@@ -136,11 +149,11 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
           resource: `${BASE_PATH}${route.path}`,
           path: `${BASE_PATH}${path}`,
           httpMethod: method,
-          headers: { ...withoutAuthorization(singleValueHeaders(request)), Authorization: authorization },
-          multiValueHeaders: { ...withoutAuthorization(multiValueHeaders(request)), Authorization: [authorization] },
+          headers: { ...withoutAuthorization(singleValueHeaders(passed.headers)), Authorization: authorization },
+          multiValueHeaders: { ...withoutAuthorization(multiValueHeaders(passed.headers)), Authorization: [authorization] },
           pathParameters,
-          queryStringParameters: null,
-          multiValueQueryStringParameters: null,
+          // The query as the integration gets it (REQUEST authorizer input: api-gateway-lambda-authorizer-input.html).
+          ...passed.query,
           stageVariables: null,
           requestContext: requestContext(request, route, method, path),
         });
@@ -166,6 +179,13 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
   }
 
   async function handle(request: IncomingMessage, response: ServerResponse, log: { user?: string }): Promise<number> {
+    // The front end refuses a declared length over the payload limit before anything else.
+    if (Number(request.headers['content-length'] ?? 0) > PAYLOAD_LIMIT_BYTES) {
+      // The body is not wanted: the connection closes after the answer instead of reading it all.
+      response.shouldKeepAlive = false;
+      request.resume();
+      throw new GatewayAnswer(payloadLimitAnswer());
+    }
     const url = parseTarget(request.url ?? '');
     if (url === 'dot-segment') throw new GatewayError('MISSING_AUTHENTICATION_TOKEN');
     if (url === 'not-a-path') throw new GatewayAnswer(jsonAnswer(plainProblem(400, 'The request target is not a path')));
@@ -212,22 +232,20 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
       throw new GatewayError('MISSING_AUTHENTICATION_TOKEN');
     }
     const { route, pathParameters } = match;
-    const body = decodeContentCoding(
-      request,
-      await readBody(
-        request,
-        GATEWAY_MAX_BODY_BYTES,
-        () => new GatewayAnswer(jsonAnswer(REQUEST_TOO_LARGE_DEFAULT)),
-        () =>
-          new GatewayAnswer(
-            jsonAnswer(plainProblem(400, 'The request body is not valid HTTP/1.1 message framing (chunk sizes are hexadecimal)')),
-          ),
-      ),
-      () => new GatewayError('UNSUPPORTED_MEDIA_TYPE'),
-    );
+    // Decoded before the authorizer, as API Gateway decodes before it identifies the API (request-body.ts).
+    const body = await readDecodedBody(request, PAYLOAD_LIMIT_BYTES, {
+      tooLarge: () => new GatewayAnswer(payloadLimitAnswer()),
+      unsupported: () => new GatewayError('UNSUPPORTED_MEDIA_TYPE'),
+      malformed: () =>
+        new GatewayAnswer(
+          jsonAnswer(plainProblem(400, 'The request body is not valid HTTP/1.1 message framing (chunk sizes are hexadecimal)')),
+        ),
+    });
 
     const methodArn = `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${API_ID}/${STAGE}/${method}${BASE_PATH}${resourcePath}`;
-    const authorization = await authorize(request, route, method, methodArn, path, pathParameters);
+    // What API Gateway passes on, to the authorizer and the integration alike (proxy-event.ts).
+    const passed = { headers: gatewayHeaderLines(request, STAGE_TRACING_ENABLED), query: queryParameters(url) };
+    const authorization = await authorize(request, passed, route, method, methodArn, path, pathParameters);
     log.user = authorization.principalId;
     // Context values reach the integration as strings; an object or array is a misconfigured authorizer.
     const context = authorizerContext(authorization);
@@ -237,10 +255,9 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
       resource: `${BASE_PATH}${route.path}`,
       path: `${BASE_PATH}${path}`,
       httpMethod: method,
-      headers: singleValueHeaders(request),
-      multiValueHeaders: multiValueHeaders(request),
-      queryStringParameters: url.searchParams.size ? Object.fromEntries(url.searchParams) : null,
-      multiValueQueryStringParameters: url.searchParams.size ? groupParameters(url.searchParams) : null,
+      headers: singleValueHeaders(passed.headers),
+      multiValueHeaders: multiValueHeaders(passed.headers),
+      ...passed.query,
       pathParameters: Object.keys(pathParameters).length ? pathParameters : null,
       stageVariables: null,
       ...eventBody(body),
@@ -351,6 +368,10 @@ function send(
 
 function sendAnswer(response: ServerResponse, answer: Answer): Promise<number> {
   return send(response, answer.statusCode, answer.headers, answer.body);
+}
+
+function payloadLimitAnswer(): Answer {
+  return { statusCode: PAYLOAD_LIMIT_ANSWER.statusCode, headers: { ...PAYLOAD_LIMIT_ANSWER.headers }, body: PAYLOAD_LIMIT_ANSWER.body };
 }
 
 function jsonAnswer(answer: { statusCode: number; headers: Readonly<Record<string, string>>; body: unknown }): Answer {

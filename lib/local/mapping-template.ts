@@ -3,8 +3,9 @@
 // that the stack's templates use (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-mapping-template-reference.html),
 // and `$context.responseOverride` (https://docs.aws.amazon.com/apigateway/latest/developerguide/apigateway-override-request-response-parameters.html).
 // The local gateway answers its MOCK integrations and gateway responses with this, from the same
-// definitions the stack deploys (lib/cdk/api-documents.ts, problem-gateway-responses.ts), and the
-// infrastructure tests run the synthesized templates with it.
+// definitions the stack deploys (lib/cdk/api-documents.ts, problem-gateway-responses.ts); the
+// infrastructure tests run the synthesized templates in Apache Velocity, API Gateway's engine, and
+// require the local gateway's answers to equal its (test/infra/mapping-templates.test.ts).
 import velocity from 'velocityjs';
 
 /** What a template can see of a request. */
@@ -24,14 +25,36 @@ export interface TemplateAnswer {
 
 const parsed = new Map<string, ReturnType<typeof velocity.parse>>();
 
-// Velocity runs on Java: a template calls Java's String methods, which JavaScript strings lack.
-const JAVA_STRING_METHODS = [
-  {
-    uid: 'java-string-contains',
-    match: ({ property, context }: { property: string; context: unknown }) => property === 'contains' && typeof context === 'string',
-    resolve: ({ context, params }: { context: unknown; params: unknown[] }) => (context as string).includes(String(params[0])),
-  },
-];
+// Velocity runs on Java: a template calls Java's String methods, which JavaScript strings lack or
+// name differently (`length` is a property, `matches` is `RegExp.test` over the whole string).
+// test/infra/mapping-templates.test.ts holds each against Apache Velocity.
+const JAVA_STRING_METHODS = Object.entries({
+  contains: (text, params) => text.includes(String(params[0])),
+  length: (text) => text.length,
+  matches: (text, params) => new RegExp(`^(?:${String(params[0])})$`, 'su').test(text),
+} satisfies Record<string, (text: string, params: unknown[]) => unknown>).map(([name, method]) => ({
+  uid: `java-string-${name}`,
+  match: ({ property, context }: { property: string; context: unknown }) => property === name && typeof context === 'string',
+  resolve: ({ context, params }: { context: unknown; params: unknown[] }) => method(context as string, params),
+}));
+
+/**
+ * `$util.escapeJavaScript`: API Gateway names Java's StringEscapeUtils.escapeJavaScript (commons-lang):
+ * quotes, backslash and `/` escaped, control characters as `\b \t \n \f \r` or `\u00XX`, and
+ * every character above U+007F as `\uXXXX` (upper-case hex, UTF-16 units).
+ */
+export function escapeJavaScript(text: string): string {
+  const named: Record<string, string> = { '\b': '\\b', '\t': '\\t', '\n': '\\n', '\f': '\\f', '\r': '\\r' };
+  let escaped = '';
+  for (const unit of text.split('')) {
+    const code = unit.charCodeAt(0);
+    if (unit === "'" || unit === '"' || unit === '\\' || unit === '/') escaped += `\\${unit}`;
+    else if (named[unit]) escaped += named[unit];
+    else if (code < 0x20 || code > 0x7f) escaped += `\\u${code.toString(16).toUpperCase().padStart(4, '0')}`;
+    else escaped += unit;
+  }
+  return escaped;
+}
 
 /** A template overrode one response parameter twice, which API Gateway answers with a 5XX. */
 export class OverriddenTwiceError extends Error {
@@ -61,7 +84,7 @@ export function runMappingTemplate(template: string, request: TemplateRequest): 
   const context = {
     input: { params: () => ({ header, path: new Map(), querystring: new Map() }) },
     context: { httpMethod: request.method, responseOverride, error: { messageString: request.errorMessage ?? '""' } },
-    util: { base64Decode: (text: string) => Buffer.from(text, 'base64').toString('utf8') },
+    util: { base64Decode: (text: string) => Buffer.from(text, 'base64').toString('utf8'), escapeJavaScript },
   };
   const compiled = new velocity.Compile(ast, { escape: false, customMethodHandlers: JAVA_STRING_METHODS });
   const body = compiled.render(context);

@@ -1,11 +1,9 @@
 // The parts of API Gateway's proxy and authorizer events the local gateway builds from a Node
 // request: headers as API Gateway passes them, the body, the query and the request context.
 import type { IncomingMessage } from 'node:http';
-import { randomUUID } from 'node:crypto';
-import { gunzipSync, inflateSync } from 'node:zlib';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyResult } from 'aws-lambda';
 import { AUTHORIZER_IDENTITY, BASE_PATH, type Route } from '../../functions/routes.ts';
-import { MALFORMED_BODY } from './http-server.ts';
 import { LOCAL_ACCOUNT } from './lambda-context.ts';
 
 export const API_ID = 'localapi';
@@ -23,30 +21,47 @@ export function eventBody(body: Buffer): { body: string | null; isBase64Encoded:
   }
 }
 
-/** The request body, refused with `tooLarge()` once it passes `maxBytes`, and with `malformed()` when its framing is broken. */
-export function readBody(request: IncomingMessage, maxBytes: number, tooLarge: () => Error, malformed: () => Error): Promise<Buffer> {
-  return new Promise((resolvePromise, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxBytes) {
-        reject(tooLarge());
-        request.resume();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    request.on('end', () => resolvePromise(Buffer.concat(chunks)));
-    request.on('error', (error: NodeJS.ErrnoException) => reject(error.code === MALFORMED_BODY ? malformed() : error));
-  });
+/** A request's header lines, name as sent and value, in order. */
+export type HeaderLines = readonly (readonly [string, string])[];
+
+/** X-Amzn-Trace-Id's root: `1-` the epoch seconds in hex `-` 96 random bits (https://docs.aws.amazon.com/xray/latest/devguide/xray-concepts.html#xray-concepts-tracingheader). */
+function traceRoot(): string {
+  return `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${randomBytes(12).toString('hex')}`;
+}
+
+/**
+ * The header lines API Gateway passes to the authorizer and the integration: the client's, with
+ * X-Forwarded-For (the client's own list, if any, then the address the request came from),
+ * X-Forwarded-Port and X-Forwarded-Proto of the connection the client opened, and, with tracing
+ * on, X-Amzn-Trace-Id (the client's, or a new trace). Captured events: the sample events in
+ * https://docs.aws.amazon.com/apigateway/latest/developerguide/set-up-lambda-proxy-integrations.html
+ * and https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-lambda-authorizer-input.html.
+ * Locally the connection is plain HTTP on the local port, so Proto is `http`, not `https`.
+ */
+export function gatewayHeaderLines(request: IncomingMessage, tracingEnabled: boolean): HeaderLines {
+  const lines: [string, string][] = [];
+  const forwardedFor: string[] = [];
+  let traceId: string | undefined;
+  for (let i = 0; i < request.rawHeaders.length; i += 2) {
+    const name = request.rawHeaders[i] as string;
+    const value = request.rawHeaders[i + 1] as string;
+    const lower = name.toLowerCase();
+    if (lower === 'x-forwarded-for') forwardedFor.push(value);
+    else if (lower === 'x-forwarded-port' || lower === 'x-forwarded-proto') continue;
+    else if (lower === 'x-amzn-trace-id' && tracingEnabled) traceId = value;
+    else lines.push([name, value]);
+  }
+  forwardedFor.push(request.socket.remoteAddress ?? '127.0.0.1');
+  lines.push(['X-Forwarded-For', forwardedFor.join(', ')]);
+  lines.push(['X-Forwarded-Port', String(request.socket.localPort ?? '')]);
+  lines.push(['X-Forwarded-Proto', 'http']);
+  if (tracingEnabled) lines.push(['X-Amzn-Trace-Id', traceId ?? traceRoot()]);
+  return lines;
 }
 
 /** Header names as the client sent them; for repeated headers the last value (as API Gateway does). */
-export function singleValueHeaders(request: IncomingMessage): Record<string, string> {
-  const headers = new Map<string, string>();
-  for (let i = 0; i < request.rawHeaders.length; i += 2) headers.set(request.rawHeaders[i] as string, request.rawHeaders[i + 1] as string);
-  return Object.fromEntries(headers);
+export function singleValueHeaders(lines: HeaderLines): Record<string, string> {
+  return Object.fromEntries(new Map(lines));
 }
 
 const IDENTITY_HEADER = AUTHORIZER_IDENTITY.header.toLowerCase();
@@ -64,22 +79,29 @@ export function withoutAuthorization<T>(headers: Record<string, T>): Record<stri
   return Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== IDENTITY_HEADER));
 }
 
-export function multiValueHeaders(request: IncomingMessage): Record<string, string[]> {
-  return groupPairs(
-    Array.from({ length: request.rawHeaders.length / 2 }, (_, i) => [
-      request.rawHeaders[2 * i] as string,
-      request.rawHeaders[2 * i + 1] as string,
-    ]),
-  );
+export function multiValueHeaders(lines: HeaderLines): Record<string, string[]> {
+  return groupPairs(lines);
 }
 
-export function groupParameters(parameters: URLSearchParams): Record<string, string[]> {
-  return groupPairs(parameters);
+/**
+ * The query string parameters as API Gateway passes them: a raw `;` separates parameters as `&`
+ * does ("The semicolon character (;) is not supported for any request URL query string and results
+ * in the data being split": https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-known-issues.html);
+ * `%3B` is a semicolon in a value. A repeated name keeps its last value in `queryStringParameters`
+ * and every value in `multiValueQueryStringParameters`; both are null without parameters.
+ */
+export function queryParameters(url: URL): {
+  queryStringParameters: Record<string, string> | null;
+  multiValueQueryStringParameters: Record<string, string[]> | null;
+} {
+  const parameters = new URLSearchParams(url.search.slice(1).replaceAll(';', '&'));
+  if (parameters.size === 0) return { queryStringParameters: null, multiValueQueryStringParameters: null };
+  return { queryStringParameters: Object.fromEntries(new Map(parameters)), multiValueQueryStringParameters: groupPairs(parameters) };
 }
 
 // Grouped in a Map, not a plain object: names come from the client, and `__proto__` or
 // `constructor` would otherwise find Object.prototype's members (a query `?__proto__=1` was a 502).
-function groupPairs(pairs: Iterable<[string, string]>): Record<string, string[]> {
+function groupPairs(pairs: Iterable<readonly [string, string]>): Record<string, string[]> {
   const grouped = new Map<string, string[]>();
   for (const [name, value] of pairs) {
     const values = grouped.get(name);
@@ -114,38 +136,6 @@ export function methodOverride(request: IncomingMessage): string | undefined {
     if ((request.rawHeaders[i] as string).toLowerCase() === 'x-http-method-override') value = (request.rawHeaders[i + 1] as string).trim();
   }
   return value || undefined;
-}
-
-/**
- * A request body as API Gateway passes it on: decoded per its Content-Encoding (gzip, deflate,
- * identity), or refused with 415 when a coding is unsupported or the bytes are not so coded
- * (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-make-request-with-compressed-payload.html,
- * codings: https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-enable-compression.html).
- * The header itself reaches the handler unchanged.
- */
-export function decodeContentCoding(request: IncomingMessage, body: Buffer, unsupported: () => Error): Buffer {
-  const codings: string[] = [];
-  for (let i = 0; i < request.rawHeaders.length; i += 2) {
-    if ((request.rawHeaders[i] as string).toLowerCase() !== 'content-encoding') continue;
-    codings.push(
-      ...(request.rawHeaders[i + 1] as string)
-        .split(',')
-        .map((coding) => coding.trim().toLowerCase())
-        .filter(Boolean),
-    );
-  }
-  let decoded = body;
-  if (body.length === 0) return body; // nothing to decode
-  try {
-    for (const coding of codings.reverse()) {
-      if (coding === 'gzip') decoded = gunzipSync(decoded);
-      else if (coding === 'deflate') decoded = inflateSync(decoded);
-      else if (coding !== 'identity') throw unsupported();
-    }
-  } catch {
-    throw unsupported();
-  }
-  return decoded;
 }
 
 /**

@@ -16,7 +16,7 @@ import { LIMITS } from '../../functions/events/limits.ts';
 import type { OperationId, Route } from '../../functions/routes.ts';
 import { json, parameterRef, schemaRef } from './document-schemas.ts';
 import { exampleCreateRequest, exampleEvent, exampleOtherEvent, exampleUpdateRequest, problemExamples as problems } from './examples.ts';
-import { HEADER_REFS, problemResponse, requestTooLongContent } from './problem-responses.ts';
+import { HEADER_REFS, PAYLOAD_LIMIT_DESCRIPTION, payloadLimitContent, problemResponse } from './problem-responses.ts';
 import { notModifiedResponse, readSuccessHeaders } from './read-semantics.ts';
 
 /** A named example value, as OpenAPI's `examples` holds it. */
@@ -82,21 +82,17 @@ const readPreconditionFailed = (validator: 'ETag' | 'ContentETag') =>
 const INVALID_PRECONDITION = '`If-Match` or `If-None-Match` is not `*` or a list of entity-tags';
 const preconditionErrors = { invalidIfMatch: problems.invalidIfMatch, invalidIfNoneMatch: problems.invalidIfNoneMatch };
 
-/** Over API Gateway's 10 MB limit: its own 413, `{"message":"Request Too Long"}`, which cannot be customised. */
+/** API Gateway's own 413s (payloadLimitContent()), which cannot be customised. */
 const gatewayTooLarge = {
-  description: "The request exceeds API Gateway's 10 MB payload limit: API Gateway's own answer, not a problem",
-  content: requestTooLongContent(),
+  description: PAYLOAD_LIMIT_DESCRIPTION,
+  content: payloadLimitContent(),
 };
-/** The handler's 413 problem for a body over the API's limit, or API Gateway's own 413 over its 10 MB. */
+/** The handler's 413 problem for a body over the API's limit, beside API Gateway's own 413s. */
 const bodyTooLarge = (() => {
-  const handler = problemResponse(
-    413,
-    `The body exceeds ${LIMITS.maxBodyBytes} bytes (64 KiB): a problem; over API Gateway's 10 MB payload limit, API Gateway's own \`{"message":"Request Too Long"}\` (\`application/json\`)`,
-    {
-      bodyTooLarge: problems.bodyTooLarge,
-    },
-  );
-  return { ...handler, content: { ...(handler.content as Record<string, unknown>), ...requestTooLongContent() } };
+  const handler = problemResponse(413, `The body exceeds ${LIMITS.maxBodyBytes} bytes (64 KiB): a problem. ${PAYLOAD_LIMIT_DESCRIPTION}`, {
+    bodyTooLarge: problems.bodyTooLarge,
+  });
+  return { ...handler, content: { ...(handler.content as Record<string, unknown>), ...payloadLimitContent() } };
 })();
 const unsupportedMediaType = problemResponse(
   415,

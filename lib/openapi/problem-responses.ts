@@ -5,6 +5,7 @@ import { STATUS_CODES } from 'node:http';
 import * as v from 'valibot';
 import {
   gatewayResponse,
+  PAYLOAD_LIMIT_ANSWER,
   REQUEST_TOO_LARGE_DEFAULT,
   WWW_AUTHENTICATE,
   type GatewayResponseType,
@@ -121,28 +122,33 @@ export function problemResponse(
   };
 }
 
+/** The media type the document gives API Gateway's text answer over its 10 MB payload limit. */
+export const PAYLOAD_LIMIT_MEDIA_TYPE = 'text/plain';
+
 /**
- * API Gateway's own 413 for a request over its 10 MB payload limit (or whose event passes
- * Lambda's 6 MB): REQUEST_TOO_LARGE cannot be customised
- * (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-known-issues.html), so
- * it is API Gateway's default `{"message":"Request Too Long"}` as `application/json`, not a
- * problem (observed: koki-develop/lgtm-generator#10; a custom 413 template ignored:
- * reapit/foundations#4338). The local run answers the same (REQUEST_TOO_LARGE_DEFAULT).
+ * API Gateway's own 413s, which are not problems and cannot be customised
+ * (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-known-issues.html):
+ * over its 10 MB payload limit, a text body (PAYLOAD_LIMIT_ANSWER, observed in community reports:
+ * AWS documents no body), described as `text/plain` so that a typed client's error type stays the
+ * problem schemas; over Lambda's 6 MB invocation payload, `{"message": "Request Too Long"}` as
+ * `application/json`, named in the description only: a second JSON member beside the problems
+ * would join every operation's error type (a client reading `error.type` would no longer compile).
  */
-export function requestTooLongContent(): Record<string, unknown> {
-  const { body, headers } = REQUEST_TOO_LARGE_DEFAULT;
+export function payloadLimitContent(): Record<string, unknown> {
   return {
-    [headers['Content-Type']]: {
-      schema: {
-        type: 'object',
-        description: "API Gateway's default body, not a problem",
-        required: ['message'],
-        properties: { message: { type: 'string', const: body.message } },
+    [PAYLOAD_LIMIT_MEDIA_TYPE]: {
+      schema: { type: 'string', description: "API Gateway's own text, not a problem (sent as `text; charset=utf-8`)" },
+      examples: {
+        payloadLimit: { summary: 'The request exceeds 10 MB, or decodes past it (API Gateway)', value: PAYLOAD_LIMIT_ANSWER.body },
       },
-      examples: { requestTooLarge: { summary: 'The request exceeds 10 MB (API Gateway)', value: body } },
     },
   };
 }
+
+/** What every 413's description says of API Gateway's own answers. */
+export const PAYLOAD_LIMIT_DESCRIPTION =
+  `Over API Gateway's 10 MB payload limit (on the wire or once a \`Content-Encoding\` is decoded), API Gateway's own text \`${PAYLOAD_LIMIT_ANSWER.body}\`; ` +
+  `when the request passes Lambda's 6 MB invocation payload, API Gateway's \`${JSON.stringify(REQUEST_TOO_LARGE_DEFAULT.body)}\` as \`application/json\`. Neither is a problem: tell them by the status and media type`;
 
 export function gatewayExample(type: GatewayResponseType, summary: string): ProblemExample {
   return { summary, value: gatewayResponse(type).body };
