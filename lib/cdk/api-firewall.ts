@@ -135,11 +135,10 @@ export class ApiFirewall extends Construct {
         },
       ],
     });
-    const association = new wafv2.CfnWebACLAssociation(this, 'StageAssociation', {
+    new wafv2.CfnWebACLAssociation(this, 'StageAssociation', {
       resourceArn: props.stage.stageArn,
       webAclArn: this.webAcl.attrArn,
     });
-    association.node.addDependency(props.stage);
 
     // WAF accepts only log groups whose name starts with aws-waf-logs-.
     this.logGroup = new logs.LogGroup(this, 'Logs', {
@@ -172,7 +171,7 @@ export class ApiFirewall extends Construct {
           },
         ],
       },
-    }).node.addDependency(this.logGroup);
+    });
   }
 }
 
