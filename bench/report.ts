@@ -237,13 +237,14 @@ export function renderReport(m: Measurements, results: Verdict[]): string {
   sections.push(
     "### Large events (warm, in-process; write capacity of the same changes by DynamoDB's rules, see docs/PERFORMANCE.md)\n\n" +
       table(
-        ['Operation', 'Index items put + deleted', 'p50', 'p99', 'Write capacity'],
+        ['Operation', 'Index items put + deleted', 'p50', 'p99', 'Write capacity', 'of which the change item (outbox)'],
         m.largeEvents.map((result) => [
           result.name,
           result.indexItemsWritten,
           ms(result.latency.p50),
           ms(result.latency.p99),
           `${result.writeCapacity} WCU`,
+          `${result.changeWriteCapacity} WCU`,
         ]),
       ),
   );

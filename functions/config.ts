@@ -3,6 +3,7 @@
 import { BasicAuthenticator } from './auth/basic-auth.ts';
 import { isTimeZone } from './events/calendar-dates.ts';
 import { getDocumentClient, requiredEnv } from './store/dynamodb-client.ts';
+import { ChangeFeedReader } from './store/change-feed-reader.ts';
 import { EventsStore } from './store/events-store.ts';
 import { EventsReader } from './store/month-index-reader.ts';
 import { UsersStore } from './auth/users-store.ts';
@@ -22,6 +23,11 @@ export function eventsStore(signal?: AbortSignal, deadline?: number): EventsStor
 /** The list's reader (a module of its own: the write bundles leave it out). */
 export function eventsReader(signal?: AbortSignal): EventsReader {
   return new EventsReader(getDocumentClient(), requiredEnv('TABLE_NAME'), signal);
+}
+
+/** The change feed's reader (a module of its own: only the feed's bundle carries it). */
+export function changeFeedReader(signal?: AbortSignal): ChangeFeedReader {
+  return new ChangeFeedReader(getDocumentClient(), requiredEnv('TABLE_NAME'), signal);
 }
 
 export function basicAuthenticator(): BasicAuthenticator {

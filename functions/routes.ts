@@ -38,6 +38,8 @@ export interface DataAccess {
   dateIndex?: readonly string[];
   /** Actions on the idempotency table. */
   idempotency?: readonly string[];
+  /** Item actions on the events table's change partitions (`CHANGES#…`, the change feed) only. */
+  changes?: readonly string[];
 }
 
 export const BASE_PATH = '/v1.1';
@@ -54,10 +56,11 @@ const ROUTE_TABLE = [
     successStatus: 201,
     // TransactWriteItems of Puts (the event, its month items and, with an Idempotency-Key, its
     // idempotency record); GetItem of the record when the key was already used; a PutItem of a
-    // marker (the fence) when the commit's outcome is unclear.
+    // marker (the fence) when the commit's outcome is unclear; the Put of its change item.
     grants: {
       events: { actions: ['dynamodb:PutItem'], partitions: 'events' },
       idempotency: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+      changes: ['dynamodb:PutItem'],
     },
   },
   {
@@ -95,10 +98,12 @@ const ROUTE_TABLE = [
     successStatus: 200,
     // GetItem of the current version, then TransactWriteItems of the base item's Put, the month
     // items' Puts and Deletes and, with an Idempotency-Key, its record's Put (GetItem of the record
-    // when the key was used); UpdateItem sets the fence when the commit's outcome is unclear.
+    // when the key was used); UpdateItem sets the fence when the commit's outcome is unclear; the
+    // Put of its change item.
     grants: {
       events: { actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'], partitions: 'events' },
       idempotency: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+      changes: ['dynamodb:PutItem'],
     },
   },
   {
@@ -110,11 +115,24 @@ const ROUTE_TABLE = [
     summary: 'Delete special event',
     successStatus: 204,
     // GetItem of the current version, then TransactWriteItems of Deletes; UpdateItem for the
-    // fence; the Idempotency-Key's record as for update.
+    // fence; the Idempotency-Key's record and the change item as for update.
     grants: {
       events: { actions: ['dynamodb:GetItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'], partitions: 'events' },
       idempotency: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+      changes: ['dynamodb:PutItem'],
     },
+  },
+  {
+    operationId: 'listSpecialEventChanges',
+    method: 'GET',
+    // A literal segment beside `{eventId}`: API Gateway (and matchRoute) prefer it.
+    path: '/special-events/changes',
+    handler: 'list-special-event-changes',
+    role: 'viewer',
+    summary: 'List changes to special events',
+    successStatus: 200,
+    // Query of the change partitions (strongly consistent), nothing else.
+    grants: { changes: ['dynamodb:Query'] },
   },
 ] as const satisfies readonly Route[];
 
@@ -239,28 +257,48 @@ export function arnResourcePath(path: string): string {
   return path.replace(/\{[^}]+\}/g, '*');
 }
 
-/** Matches a concrete path against the route table; returns the route and its path parameters. */
+/**
+ * Matches a concrete path against the route table; returns the route and its path parameters.
+ * As API Gateway does, the most specific resource wins: a literal segment before a path variable
+ * (`/special-events/changes` before `/special-events/{eventId}`), "Routing API requests" in
+ * https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-develop-routes.html; a
+ * method the chosen resource lacks is its 405, never another resource's method.
+ */
 export function matchRoute(
   method: string,
   path: string,
 ): { route: Route; pathParameters: Record<string, string> } | { route: undefined; allowedMethods: HttpMethod[] } {
-  const allowedMethods: HttpMethod[] = [];
-  for (const route of routes) {
-    const names: string[] = [];
-    const pattern = new RegExp(
-      `^${route.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
-        names.push(name);
-        return '([^/]+)';
-      })}$`,
-    );
-    const match = pattern.exec(path);
-    if (!match) continue;
-    allowedMethods.push(route.method);
-    if (!routeMethods(route).includes(method)) continue;
-    const pathParameters = Object.fromEntries(names.map((name, i) => [name, safeDecode(match[i + 1] ?? '')]));
-    return { route, pathParameters };
+  const resource = [...resourceMethods().keys()]
+    .filter((candidate) => resourcePattern(candidate).pattern.test(path))
+    .sort(bySpecificity)[0];
+  if (resource === undefined) return { route: undefined, allowedMethods: [] };
+  const { pattern, names } = resourcePattern(resource);
+  const match = pattern.exec(path) as RegExpExecArray;
+  const resourceRoutes = routes.filter((route) => route.path === resource);
+  const route = resourceRoutes.find((candidate) => routeMethods(candidate).includes(method));
+  if (!route) return { route: undefined, allowedMethods: resourceRoutes.map((candidate) => candidate.method) };
+  return { route, pathParameters: Object.fromEntries(names.map((name, i) => [name, safeDecode(match[i + 1] ?? '')])) };
+}
+
+function resourcePattern(resourcePath: string): { pattern: RegExp; names: string[] } {
+  const names: string[] = [];
+  const pattern = new RegExp(
+    `^${resourcePath.replace(/\{([^}]+)\}/g, (_, name: string) => {
+      names.push(name);
+      return '([^/]+)';
+    })}$`,
+  );
+  return { pattern, names };
+}
+
+/** Segment by segment, a literal before a path variable. */
+function bySpecificity(a: string, b: string): number {
+  const [left, right] = [a.split('/'), b.split('/')];
+  for (let i = 0; i < Math.min(left.length, right.length); i++) {
+    const variable = [left[i]?.startsWith('{'), right[i]?.startsWith('{')];
+    if (variable[0] !== variable[1]) return variable[0] ? 1 : -1;
   }
-  return { route: undefined, allowedMethods };
+  return 0;
 }
 
 /** The resource paths of the route table, each with the methods it has (the `Allow` header of a 405). */

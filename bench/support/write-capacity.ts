@@ -4,6 +4,7 @@ import { DynamoDBClient, GetItemCommand, type AttributeValue, type TransactWrite
 import { createDocumentClient, dynamoDbClientConfig } from '../../functions/store/dynamodb-client.ts';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { EventsStore } from '../../functions/store/events-store.ts';
+import { CHANGE_ITEM } from '../../functions/changes/change-event.ts';
 
 type Attributes = Record<string, AttributeValue>;
 
@@ -62,12 +63,18 @@ function marshalled(items: Record<string, Record<string, unknown>>[]): TransactW
   })) as TransactWriteItem[];
 }
 
-/** A store whose client adds up the write capacity of every write it sends. */
+/** The change items' share of a transaction's write capacity (the feed's outbox: `CHANGES#` partitions). */
+export function changeItemWriteCapacity(items: TransactWriteItem[]): number {
+  return transactionWriteCapacity(items.filter((item) => item.Put?.Item?.pk?.S?.startsWith(CHANGE_ITEM.pkPrefix)));
+}
+
+/** A store whose client adds up the write capacity of every write it sends, and the change items' share of it. */
 export function countingEventsStore(
   eventsTable: string,
   idempotencyTable: string,
-): { store: EventsStore; consumed: () => number; destroy: () => void } {
+): { store: EventsStore; consumed: () => number; consumedByChanges: () => number; destroy: () => void } {
   let writeCapacity = 0;
+  let changeCapacity = 0;
   /** pk and sk of each month item this store put → the number of indexes it is in. */
   const monthItemIndexes = new Map<string, number>();
   const client = new DynamoDBClient(dynamoDbClientConfig());
@@ -88,6 +95,7 @@ export function countingEventsStore(
           monthItemIndexes.set(id, indexEntries(Item));
         }
         writeCapacity += transactionWriteCapacity(transactItems, (pk, sk) => monthItemIndexes.get(`${pk} ${sk}`));
+        changeCapacity += changeItemWriteCapacity(transactItems);
         for (const { Put } of transactItems)
           if (Put?.Item?.gsi1pk) monthItemIndexes.set(`${Put.Item.pk?.S} ${Put.Item.sk?.S}`, indexEntries(Put.Item));
         return next(args);
@@ -103,6 +111,7 @@ export function countingEventsStore(
   return {
     store: new EventsStore(createDocumentClient(client), eventsTable, idempotencyTable),
     consumed: () => writeCapacity,
+    consumedByChanges: () => changeCapacity,
     destroy: () => client.destroy(),
   };
 }

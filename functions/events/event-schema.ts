@@ -129,6 +129,12 @@ export const ListEventsQuery = v.strictObject({
   limit: v.optional(integerParameter(1, LIMITS.maxListLimit)),
 });
 
+/** Query string of GET /special-events/changes; the cursor in `since` is decoded in list-special-event-changes.ts. */
+export const ListChangesQuery = v.strictObject({
+  since: v.optional(v.pipe(v.string(), v.regex(/^(now|[A-Za-z0-9_-]{1,200})$/, 'must be `now` or a cursor from a `next` of this feed'))),
+  limit: v.optional(integerParameter(1, LIMITS.maxChangesLimit)),
+});
+
 export const SpecialEvent = v.strictObject({
   eventId: EventId,
   ...eventFields,

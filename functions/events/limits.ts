@@ -25,6 +25,9 @@ export const LIMITS = {
   maxListPage: 1000,
   defaultRangeDays: 7,
   maxRangeDays: 366,
+  // The change feed's page (GET /special-events/changes): a page may hold fewer (functions/changes/change-feed.ts).
+  maxChangesLimit: 200,
+  defaultChangesLimit: 100,
   idempotencyKeyLength: 255,
   idempotencyWindowHours: 24,
 } as const;

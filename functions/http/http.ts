@@ -39,11 +39,12 @@ export const EARLY_TIMEOUT_MS = 1_000;
 const STANDARD_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' };
 
 export function jsonResponse(statusCode: number, body: unknown, headers: Record<string, string> = {}): APIGatewayProxyResult {
-  return {
-    statusCode,
-    headers: { ...STANDARD_HEADERS, 'Content-Type': 'application/json', ...headers },
-    body: JSON.stringify(body),
-  };
+  return jsonTextResponse(statusCode, JSON.stringify(body), headers);
+}
+
+/** A JSON answer whose text is already made (parts of it stored as JSON text, served as they are). */
+export function jsonTextResponse(statusCode: number, text: string, headers: Record<string, string> = {}): APIGatewayProxyResult {
+  return { statusCode, headers: { ...STANDARD_HEADERS, 'Content-Type': 'application/json', ...headers }, body: text };
 }
 
 export function emptyResponse(statusCode: 204, headers: Record<string, string> = {}): APIGatewayProxyResult {

@@ -19,6 +19,8 @@ export interface StoredEvent {
 /** A base item as a write needs it. */
 export interface BaseItem extends StoredEvent {
   createdAt?: string | undefined;
+  /** When the last change was committed: the next change's time comes after it. */
+  updatedAt?: string | undefined;
 }
 
 /** The attributes a list reads of a base item. */
@@ -43,7 +45,11 @@ export function toStoredEvent(item: Item): StoredEvent {
 /** A base item, or undefined for none (or for the marker a create's fence leaves: it has no version). */
 export function toBaseItem(item: Item | undefined): BaseItem | undefined {
   if (item?.version === undefined) return undefined;
-  return { ...toStoredEvent(item), createdAt: typeof item.createdAt === 'string' ? item.createdAt : undefined };
+  return {
+    ...toStoredEvent(item),
+    createdAt: typeof item.createdAt === 'string' ? item.createdAt : undefined,
+    updatedAt: typeof item.updatedAt === 'string' ? item.updatedAt : undefined,
+  };
 }
 
 /** The dates of `dates` grouped by month, each month's sorted. */
@@ -58,8 +64,8 @@ export function datesByMonth(dates: readonly string[]): Map<string, string[]> {
 
 /**
  * Why these dates cannot be one event (more distinct months than LIMITS.maxEventMonths), or
- * undefined. The bound keeps every write one transaction: the base item, the idempotency record
- * and a put and a delete per month (2 + 2 × 48 = 98) fit TransactWriteItems' 100 actions.
+ * undefined. The bound keeps every write one transaction: the base item, the idempotency record,
+ * the change item and a put and a delete per month (3 + 2 × 48 = 99) fit TransactWriteItems' 100 actions.
  */
 export function monthLimitProblem(dates: readonly string[]): string | undefined {
   const months = datesByMonth(dates).size;

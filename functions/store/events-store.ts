@@ -2,8 +2,8 @@
 // this file. An event is one base item (EVENT#<id> / EVENT) and one month item per month it has
 // dates in (EVENT#<id> / MONTH#<yyyy-mm>), which the `byMonth` and `byMonthEnd` indexes list.
 // Every write (create, update, delete, import) is ONE TransactWriteItems of the base item, under
-// the one version condition, with its month items and idempotency record: read, check, commit,
-// retry a lost race. Protocol, data model and failure cases: functions/store/README.md.
+// the one version condition, with its idempotency record, its change item (the feed's outbox) and
+// its month items: read, check, commit, retry a lost race. Protocol, data model and failure cases: functions/store/README.md.
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
@@ -13,6 +13,7 @@ import {
   type DynamoDBDocumentClient,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { changeItem, commitTime } from '../changes/change-feed.ts';
 import { EVENT_FIELDS } from '../events/event-fields.ts';
 import type { NewSpecialEvent, SpecialEvent, SpecialEventChanges } from '../events/event-schema.ts';
 import {
@@ -248,7 +249,8 @@ export class EventsStore {
 
   /**
    * The commit: one TransactWriteItems of the base item (under versionCondition), the idempotency
-   * record and the month items put and deleted. Its ClientRequestToken makes the SDK's resends
+   * record, the change item (so a change exists exactly when the write committed) and the month
+   * items put and deleted. Its ClientRequestToken makes the SDK's resends
    * idempotent; it is sent with its own time limit, not the invocation's signal (an aborted call's
    * outcome is unknown, and the answer must not be decided before it is).
    */
@@ -264,7 +266,8 @@ export class EventsStore {
     this.signal?.throwIfAborted();
     if (Date.now() > this.deadline - COMMIT_RESERVE_MS) throw new StoreBusyError('Not enough time left to write');
     const writeId = randomUUID();
-    const now = new Date();
+    // Taken after the read that decided the version: the change's time, after the event's previous one.
+    const now = commitTime(new Date(), current?.updatedAt);
     const condition = { ...versionCondition(current?.version, writeId), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
     const item = {
       ...keys.event(eventId),
@@ -281,6 +284,9 @@ export class EventsStore {
     const items: TransactItem[] = [
       base,
       ...(request ? [recordPut(request, write.answer ?? {}, writeId, now)] : []),
+      {
+        Put: { TableName: this.tableName, Item: changeItem({ id: writeId, eventId, previous: current?.event, next, version, time: now }) },
+      },
       ...plan.puts.map((Item) => ({ Put: { TableName: this.tableName, Item } })),
       ...plan.deletes.map((Key) => ({ Delete: { TableName: this.tableName, Key } })),
     ];

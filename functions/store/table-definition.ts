@@ -1,5 +1,6 @@
 // The DynamoDB tables, in one place: the local bootstrap creates them from this definition and
 // the CDK stack declares them from it. Key design and the reasons for it: functions/store/README.md.
+import { CHANGE_ITEM } from '../changes/change-event.ts';
 
 export interface KeyAttribute {
   name: string;
@@ -14,9 +15,15 @@ export interface TableDefinition {
   sortKey?: KeyAttribute;
   globalSecondaryIndexes: readonly { indexName: string; partitionKey: KeyAttribute; sortKey: KeyAttribute; projection: IndexProjection }[];
   timeToLiveAttribute?: string;
+  /** The DynamoDB stream's view type, if the table has a stream. */
+  stream?: 'NEW_IMAGE' | 'NEW_AND_OLD_IMAGES' | 'OLD_IMAGE' | 'KEYS_ONLY';
 }
 
-/** Events, their per-month index items and users: one table, item types told apart by key prefix. */
+/**
+ * Events, their per-month index items, their change items (the feed's outbox) and users: one
+ * table, item types told apart by key prefix. Its stream carries each new image: the webhook
+ * consumer reads the change items' INSERTs from it. Change items expire by TTL (`expiresAt`).
+ */
 export const eventsTable = {
   partitionKey: { name: 'pk', type: 'S' },
   sortKey: { name: 'sk', type: 'S' },
@@ -40,6 +47,8 @@ export const eventsTable = {
       projection: { type: 'INCLUDE', attributes: ['dates'] },
     },
   ],
+  timeToLiveAttribute: CHANGE_ITEM.expiresAtAttribute,
+  stream: 'NEW_IMAGE',
 } as const satisfies TableDefinition;
 
 /**

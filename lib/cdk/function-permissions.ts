@@ -4,6 +4,7 @@
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { AUTHORIZER_GRANTS, AUTHORIZER_HANDLER, routes, type DataAccess } from '../../functions/routes.ts';
+import { CHANGE_ITEM } from '../../functions/changes/change-event.ts';
 import { MONTH_END_INDEX, MONTH_INDEX, keys } from '../../functions/store/table-definition.ts';
 
 /** Each function's grants, by bundle name: the route table's rows, and the authorizer's. */
@@ -14,11 +15,13 @@ export const DATA_ACCESS: Readonly<Record<string, DataAccess>> = Object.fromEntr
 
 /**
  * dynamodb:LeadingKeys confines each function to its own partitions: the event handlers cannot
- * read the password hashes in the USERS partition, and the authorizer can read nothing else.
+ * read the password hashes in the USERS partition, the authorizer can read nothing else, and the
+ * change feed reads only the change partitions (which the writers may only put into).
  */
 const LEADING_KEYS = {
   events: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [keys.event('*').pk] } },
   users: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [keys.usersPartition] } },
+  changes: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${CHANGE_ITEM.pkPrefix}*`] } },
 } as const;
 
 export function dataAccessStatements(functionName: string, tables: { events: ITableV2; idempotency: ITableV2 }): iam.PolicyStatement[] {
@@ -40,6 +43,11 @@ export function dataAccessStatements(functionName: string, tables: { events: ITa
         actions: [...access.dateIndex],
         resources: [MONTH_INDEX, MONTH_END_INDEX].map((index) => `${tables.events.tableArn}/index/${index}`),
       }),
+    );
+  }
+  if (access.changes) {
+    statements.push(
+      new iam.PolicyStatement({ actions: [...access.changes], resources: [tables.events.tableArn], conditions: LEADING_KEYS.changes }),
     );
   }
   if (access.idempotency) {

@@ -129,10 +129,10 @@ export class MuseumTables extends Construct {
   }
 }
 
-/** TableV2 key, index and TTL properties from a shared table definition. */
+/** TableV2 key, index, TTL and stream properties from a shared table definition. */
 export function keySchema(
   definition: TableDefinition,
-): Pick<dynamodb.TablePropsV2, 'partitionKey' | 'sortKey' | 'globalSecondaryIndexes' | 'timeToLiveAttribute'> {
+): Pick<dynamodb.TablePropsV2, 'partitionKey' | 'sortKey' | 'globalSecondaryIndexes' | 'timeToLiveAttribute' | 'dynamoStream'> {
   const attribute = (key: { name: string; type: 'S' }) => ({ name: key.name, type: dynamodb.AttributeType.STRING });
   return {
     partitionKey: attribute(definition.partitionKey),
@@ -146,5 +146,6 @@ export function keySchema(
         : { projectionType: dynamodb.ProjectionType.KEYS_ONLY }),
     })),
     ...(definition.timeToLiveAttribute ? { timeToLiveAttribute: definition.timeToLiveAttribute } : {}),
+    ...(definition.stream ? { dynamoStream: dynamodb.StreamViewType[definition.stream] } : {}),
   };
 }

@@ -23,8 +23,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import {
   CreateTableCommand,
   DescribeTableCommand,
+  DescribeTimeToLiveCommand,
   DynamoDBClient,
   ListTablesCommand,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { isAlive } from './process-liveness.ts';
@@ -327,6 +329,17 @@ export async function ensureTable(client: DynamoDBClient, tableName: string, def
         `Table ${tableName} lacks the index ${missing.join(', ')}: export its events, delete the data directory and import them (README, Data model)`,
       );
     }
+    // A data directory from before the stream or the TTL: both are turned on in place, as
+    // UpdateTable and UpdateTimeToLive do on AWS (a stream's view type cannot change while it is on).
+    const stream = Table?.StreamSpecification;
+    if (definition.stream && !(stream?.StreamEnabled && stream.StreamViewType === definition.stream)) {
+      if (stream?.StreamEnabled)
+        await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: { StreamEnabled: false } }));
+      await client.send(
+        new UpdateTableCommand({ TableName: tableName, StreamSpecification: { StreamEnabled: true, StreamViewType: definition.stream } }),
+      );
+    }
+    await ensureTimeToLive(client, tableName, definition);
     return;
   }
   const keyAttributes = [
@@ -358,19 +371,31 @@ export async function ensureTable(client: DynamoDBClient, tableName: string, def
                   : { ProjectionType: 'KEYS_ONLY' },
             }))
           : undefined,
+      ...(definition.stream ? { StreamSpecification: { StreamEnabled: true, StreamViewType: definition.stream } } : {}),
     }),
   );
   while ((await client.send(new DescribeTableCommand({ TableName: tableName }))).Table?.TableStatus !== 'ACTIVE') {
     await sleep(50);
   }
-  if (definition.timeToLiveAttribute) {
-    await client.send(
-      new UpdateTimeToLiveCommand({
-        TableName: tableName,
-        TimeToLiveSpecification: { AttributeName: definition.timeToLiveAttribute, Enabled: true },
-      }),
-    );
-  }
+  await ensureTimeToLive(client, tableName, definition);
+}
+
+/**
+ * TTL on the definition's attribute. DynamoDB Local accepts the setting but never deletes expired
+ * items; the readers ignore expired items themselves, as they must on AWS too, where TTL deletes
+ * late (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/howitworks-ttl.html).
+ */
+async function ensureTimeToLive(client: DynamoDBClient, tableName: string, definition: TableDefinition): Promise<void> {
+  if (!definition.timeToLiveAttribute) return;
+  const { TimeToLiveDescription } = await client.send(new DescribeTimeToLiveCommand({ TableName: tableName }));
+  if (TimeToLiveDescription?.TimeToLiveStatus === 'ENABLED' && TimeToLiveDescription.AttributeName === definition.timeToLiveAttribute)
+    return;
+  await client.send(
+    new UpdateTimeToLiveCommand({
+      TableName: tableName,
+      TimeToLiveSpecification: { AttributeName: definition.timeToLiveAttribute, Enabled: true },
+    }),
+  );
 }
 
 export const LOCAL_TABLE_NAMES = { events: 'museum-special-events', idempotency: 'museum-idempotency' } as const;

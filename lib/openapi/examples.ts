@@ -26,6 +26,7 @@ import {
   EventVersionMismatchError,
   IdempotencyKeyReusedError,
 } from '../../functions/store/store-errors.ts';
+import { CursorExpiredError, encodeCursor, InvalidCursorError, toChangeEvent } from '../../functions/changes/change-feed.ts';
 import { errorExample, type ProblemExample } from './problem-responses.ts';
 
 export const exampleEvent = v.parse(SpecialEvent, {
@@ -48,6 +49,42 @@ const { eventId: _assigned, ...createRequest } = exampleEvent;
 export const exampleCreateRequest = createRequest;
 v.parse(CreateEventRequest, exampleCreateRequest);
 export const exampleUpdateRequest = v.parse(UpdateEventRequest, { price: 30, dates: ['2031-06-01', '2031-06-02'] });
+
+/** A page of the feed: an event created, then its price changed, then deleted (a cancellation). */
+export const exampleChangePage = (() => {
+  const updated = { ...exampleEvent, price: 30 };
+  const at = (seconds: number) => new Date(Date.UTC(2031, 3, 2, 9, 30, seconds));
+  const common = { eventId: exampleEvent.eventId };
+  return {
+    changes: [
+      toChangeEvent({
+        ...common,
+        id: '3f9d2c1e-7a4b-4c8d-9e2f-1a2b3c4d5e6f',
+        previous: undefined,
+        next: exampleEvent,
+        version: 1,
+        time: at(0),
+      }),
+      toChangeEvent({
+        ...common,
+        id: '8b7a6c5d-4e3f-4a1b-8c9d-0e1f2a3b4c5d',
+        previous: exampleEvent,
+        next: updated,
+        version: 2,
+        time: at(12),
+      }),
+      toChangeEvent({
+        ...common,
+        id: 'c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f',
+        previous: updated,
+        next: undefined,
+        version: 3,
+        time: at(40),
+      }),
+    ],
+    next: encodeCursor(`${at(40).toISOString()}#c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f`),
+  };
+})();
 
 /** The problem `run` throws, as the handlers would answer it. */
 function thrownProblem(run: () => unknown): Problem {
@@ -126,6 +163,8 @@ export const problemExamples = {
     summary: 'Idempotency-Key is empty or too long',
     value: thrownProblem(() => idempotencyKey({ headers: { 'idempotency-key': '' } })),
   },
+  invalidCursor: errorExample(new InvalidCursorError(), 'since is not a cursor of this feed'),
+  cursorExpired: errorExample(new CursorExpiredError(), 'The cursor is older than the changes the feed keeps'),
   notFound: errorExample(new EventNotFoundError(exampleEvent.eventId), 'No event has this id'),
   versionMismatch: errorExample(new EventVersionMismatchError(exampleEvent.eventId, 4), 'If-Match named an older version'),
   ifNoneMatchFailed: errorExample(new IfNoneMatchFailedError(), 'If-None-Match named the current version, or was *'),

@@ -10,7 +10,7 @@ import { PROBLEM_CONTENT_TYPE } from '../../functions/events/problems.ts';
 import { SCHEMA_DESCRIPTIONS } from '../../functions/events/event-schema.ts';
 import { methodNotAllowedResponse } from '../../functions/http/gateway-responses.ts';
 import { API_VERSION, BASE_PATH, resourceMethods, ROLES, routes, type OperationId, type Route } from '../../functions/routes.ts';
-import { EVENT_SCHEMAS, SpecialEventList } from './document-schemas.ts';
+import { ChangeEvent, ChangeFeedPage, EVENT_SCHEMAS, SpecialEventList } from './document-schemas.ts';
 import { componentSchemas } from './json-schemas.ts';
 import { operationDetails, successResponse, type OperationDetails } from './operations.ts';
 import { parameters } from './parameters.ts';
@@ -134,7 +134,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
     paths,
     components: {
       schemas: {
-        ...componentSchemas({ ...EVENT_SCHEMAS, SpecialEventList, ServiceIndex }, SCHEMA_DESCRIPTIONS),
+        ...componentSchemas({ ...EVENT_SCHEMAS, SpecialEventList, ServiceIndex, ChangeEvent, ChangeFeedPage }, SCHEMA_DESCRIPTIONS),
         ...problemSchemas(),
       },
       parameters: parameters(),

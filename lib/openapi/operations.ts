@@ -15,7 +15,15 @@
 import { LIMITS } from '../../functions/events/limits.ts';
 import type { OperationId, Route } from '../../functions/routes.ts';
 import { json, parameterRef, schemaRef } from './document-schemas.ts';
-import { exampleCreateRequest, exampleEvent, exampleOtherEvent, exampleUpdateRequest, problemExamples as problems } from './examples.ts';
+import { CHANGE_FEED } from '../../functions/changes/change-feed.ts';
+import {
+  exampleChangePage,
+  exampleCreateRequest,
+  exampleEvent,
+  exampleOtherEvent,
+  exampleUpdateRequest,
+  problemExamples as problems,
+} from './examples.ts';
 import { HEADER_REFS, PAYLOAD_LIMIT_DESCRIPTION, payloadLimitContent, problemResponse } from './problem-responses.ts';
 import { notModifiedResponse, readSuccessHeaders } from './read-semantics.ts';
 
@@ -262,6 +270,46 @@ export const OPERATIONS = {
       413: gatewayTooLarge,
     },
     mockHeaders: {},
+  },
+  listSpecialEventChanges: {
+    description:
+      'The change feed: every creation, update and deletion (cancellation) of a special event, in commit order, as CloudEvents 1.0 ' +
+      '(the same objects a webhook delivers). A walk from any cursor yields every later change exactly once. The newest ' +
+      `${CHANGE_FEED.holdBackMs / 1000} seconds are held back (a write may still be committing), so a change can be read at most that long after ` +
+      `its commit; changes are kept ${CHANGE_FEED.retentionDays} days. A page may hold fewer than \`limit\` changes, even none, with a \`next\` further on: ` +
+      'keep following `next` (also in `Link`). To start, take `since=now`, list the windows you care about, then walk from that cursor, applying a ' +
+      "change only if its `data.version` is newer than the version you hold. A 410 means the cursor is older than the feed's retention: start again.",
+    parameters: ['Since', 'ChangesLimit', 'IfMatch', 'IfNoneMatch'].map(parameterRef),
+    success: {
+      description: 'Success: one page of changes and the cursor of what follows',
+      headers: readSuccessHeaders('ContentETag', { Link: { $ref: '#/components/headers/Link' } }),
+      body: {
+        schema: 'ChangeFeedPage',
+        example: { name: 'changes', summary: 'An event created, changed and cancelled', value: exampleChangePage },
+      },
+    },
+    errors: {
+      304: notModifiedResponse('ContentETag'),
+      400: problemResponse(
+        400,
+        `\`since\` is not \`now\` or a cursor of this feed, a query parameter is invalid, unknown or repeated, or ${INVALID_PRECONDITION}`,
+        {
+          invalidCursor: problems.invalidCursor,
+          invalidQuery: problems.invalidQuery,
+          ...preconditionErrors,
+        },
+      ),
+      410: problemResponse(
+        410,
+        `The cursor is older than the ${CHANGE_FEED.retentionDays} days of changes the feed keeps: take \`since=now\`, list again, walk from there`,
+        {
+          cursorExpired: problems.cursorExpired,
+        },
+      ),
+      412: readPreconditionFailed('ContentETag'),
+      413: gatewayTooLarge,
+    },
+    mockHeaders: { Link: `<?since=${exampleChangePage.next}&limit=${LIMITS.defaultChangesLimit}>; rel="next"` },
   },
 } satisfies Record<OperationId, OperationDetails>;
 

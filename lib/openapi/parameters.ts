@@ -2,7 +2,8 @@
 // If-None-Match and Idempotency-Key headers, and the list's query parameters, whose schemas come
 // from the very valibot schema the list handler validates its query string with.
 import { LAST_DATE } from '../../functions/events/calendar-dates.ts';
-import { ListEventsQuery, SCHEMA_DESCRIPTIONS } from '../../functions/events/event-schema.ts';
+import { ListChangesQuery, ListEventsQuery, SCHEMA_DESCRIPTIONS } from '../../functions/events/event-schema.ts';
+import { CHANGE_FEED } from '../../functions/changes/change-feed.ts';
 import { LIMITS } from '../../functions/events/limits.ts';
 import { IF_MATCH_PATTERN } from '../../functions/http/preconditions.ts';
 import { EVENT_SCHEMAS, schemaRef } from './document-schemas.ts';
@@ -88,5 +89,32 @@ export function parameters(): Record<string, unknown> {
       example: '5b0e8c4f-1d7a-4a59-9d0c-3c2f8f6b1e21',
     },
     ...query,
+    ...changeFeedParameters(),
+  };
+}
+
+/** The change feed's query parameters, their schemas from the schema its handler validates with. */
+function changeFeedParameters(): Record<string, unknown> {
+  const schema = (name: keyof typeof ListChangesQuery.entries) =>
+    schemaWithReferences(ListChangesQuery.entries[name].wrapped, EVENT_SCHEMAS);
+  return {
+    Since: {
+      name: 'since',
+      in: 'query',
+      required: false,
+      description:
+        'Where to start: a `next` cursor of an earlier page (opaque: send it as it was given), or `now` for no changes and a cursor for ' +
+        `what follows. Without it, the feed starts at the oldest change it keeps (${CHANGE_FEED.retentionDays} days). A cursor older than that is a 410.`,
+      schema: schema('since'),
+      example: 'now',
+    },
+    ChangesLimit: {
+      name: 'limit',
+      in: 'query',
+      required: false,
+      description: `At most this many changes in the page (at most ${LIMITS.maxChangesLimit}); a page may hold fewer`,
+      schema: { ...schema('limit'), default: LIMITS.defaultChangesLimit },
+      example: LIMITS.defaultChangesLimit,
+    },
   };
 }

@@ -3,6 +3,7 @@
 // Run by api-stack.test.ts on the preview it synthesizes anyway: each configuration of the app is
 // synthesized once in the whole suite (synthesis is the slow part of the infrastructure tests).
 import * as v from 'valibot';
+import { ChangeFeedPage } from '../../lib/openapi/document-schemas.ts';
 import { SpecialEvent } from '../../functions/events/event-schema.ts';
 import { gatewayResponse } from '../../functions/http/gateway-responses.ts';
 import { routeMethods, routes } from '../../functions/routes.ts';
@@ -55,7 +56,9 @@ export function mockStackChecks(synthesized: () => Synthesized): void {
         expect(body).toBe('');
       } else {
         const parsed: unknown = JSON.parse(body);
-        const schema = route.operationId === 'listSpecialEvents' ? v.array(SpecialEvent) : SpecialEvent;
+        const schema =
+          { listSpecialEvents: v.array(SpecialEvent), listSpecialEventChanges: ChangeFeedPage }[route.operationId as string] ??
+          SpecialEvent;
         expect(v.safeParse(schema, parsed).issues).toBeUndefined();
         expect(parsed).toEqual(mockAnswer(route).body); // the document's success example
         expect(success?.ResponseParameters['method.response.header.Content-Type']).toBe("'application/json'");

@@ -254,7 +254,7 @@ describe(`every write of a ${LIMITS.maxEventMonths}-month event is one TransactW
 
   afterAll(() => client.destroy());
 
-  test('create, full replacement (48 deletes and 48 puts, with an idempotency record: 98 actions) and delete send one write call each', async () => {
+  test('create, full replacement (48 deletes and 48 puts, with an idempotency record and the change item: 99 actions) and delete send one write call each', async () => {
     sent.length = 0;
     const { event } = await store.createEvent({
       name: 'Counted',

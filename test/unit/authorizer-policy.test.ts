@@ -16,22 +16,24 @@ function allows(resources: string[], arn: string): boolean {
 }
 
 describe('authorizer policy', () => {
-  test('a viewer may call both reads, whichever route was called first, and no writes', () => {
+  test('a viewer may call the three reads, whichever route was called first, and no writes', () => {
     const resources = allowedResources(`${stageArn}/POST/special-events`, '/special-events', 'viewer');
     // HEAD is its own method in API Gateway, served by the GET route's function.
     expect(resources.sort()).toEqual([
       `${stageArn}/GET/special-events`,
       `${stageArn}/GET/special-events/*`,
+      `${stageArn}/GET/special-events/changes`,
       `${stageArn}/HEAD/special-events`,
       `${stageArn}/HEAD/special-events/*`,
+      `${stageArn}/HEAD/special-events/changes`,
     ]);
     expect(allows(resources, `${stageArn}/GET/special-events/6f1e8a57-5d1c-4b8e-9b35-2f7d8e4c1a90`)).toBe(true);
     expect(allows(resources, `${stageArn}/DELETE/special-events/6f1e8a57-5d1c-4b8e-9b35-2f7d8e4c1a90`)).toBe(false);
   });
 
-  test('an editor may call all five operations (and HEAD wherever GET is)', () => {
+  test('an editor may call all six operations (and HEAD wherever GET is)', () => {
     const resources = allowedResources(`${stageArn}/GET/special-events`, '/special-events', 'editor');
-    expect(resources).toHaveLength(7);
+    expect(resources).toHaveLength(9);
     for (const arn of [
       'POST/special-events',
       'GET/special-events',
@@ -40,6 +42,8 @@ describe('authorizer policy', () => {
       'HEAD/special-events/x',
       'PATCH/special-events/x',
       'DELETE/special-events/x',
+      'GET/special-events/changes',
+      'HEAD/special-events/changes',
     ]) {
       expect(allows(resources, `${stageArn}/${arn}`)).toBe(true);
     }

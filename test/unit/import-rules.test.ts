@@ -46,7 +46,16 @@ const LAYERS: { layer: string; files: (file: string) => boolean; mayImport: stri
   { layer: 'functions/routes.ts (the route table)', files: (file) => file === 'functions/routes.ts', mayImport: [] },
   { layer: 'functions/observability.ts (logger and metrics)', files: (file) => file === 'functions/observability.ts', mayImport: [] },
   { layer: 'functions/events/ (the domain)', files: under('functions/events'), mayImport: ['functions/events/'] },
-  { layer: 'functions/store/', files: under('functions/store'), mayImport: ['functions/store/', 'functions/events/'] },
+  {
+    layer: 'functions/changes/ (the change feed: items, cursor)',
+    files: under('functions/changes'),
+    mayImport: ['functions/changes/', 'functions/events/', 'functions/routes.ts'],
+  },
+  {
+    layer: 'functions/store/',
+    files: under('functions/store'),
+    mayImport: ['functions/store/', 'functions/events/', 'functions/changes/'],
+  },
   {
     layer: 'functions/auth/',
     files: under('functions/auth'),

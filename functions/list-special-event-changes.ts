@@ -1,0 +1,26 @@
+// GET /special-events/changes
+import { CursorExpiredError, decodeCursor, encodeCursor, feedWindow, InvalidCursorError } from './changes/change-feed.ts';
+import { changeFeedReader } from './config.ts';
+import { ListChangesQuery } from './events/event-schema.ts';
+import { LIMITS } from './events/limits.ts';
+import { httpHandler, jsonTextResponse, type HttpHandler } from './http/http.ts';
+import { validateQuery } from './http/request-validation.ts';
+import { metrics } from './observability.ts';
+
+const listSpecialEventChanges: HttpHandler = async (event, _context, { signal }) => {
+  const query = validateQuery(ListChangesQuery, event);
+  const limit = query.limit ?? LIMITS.defaultChangesLimit;
+  const since = query.since === undefined || query.since === 'now' ? query.since : decodeCursor(query.since);
+  if (since === undefined && query.since !== undefined) throw new InvalidCursorError();
+  const window = feedWindow(since, new Date());
+  if (window === 'expired') throw new CursorExpiredError();
+  if (window === 'future') throw new InvalidCursorError('is not a cursor this feed handed out: it lies in the future');
+  const page = await changeFeedReader(signal).page(window, limit);
+  metrics.addMetric('ChangesRead', 'Count', page.changes.length);
+  const next = encodeCursor(page.next);
+  // The changes as stored, byte for byte: the same text a webhook delivers.
+  const body = `{"changes":[${page.changes.join(',')}],"next":${JSON.stringify(next)}}`;
+  return jsonTextResponse(200, body, { Link: `<?${new URLSearchParams({ since: next, limit: String(limit) }).toString()}>; rel="next"` });
+};
+
+export const handler = httpHandler(listSpecialEventChanges);

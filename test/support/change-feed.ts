@@ -1,0 +1,57 @@
+// A partner's walk of the change feed (docs/API.md, "Change feed"): from a cursor, page after page
+// along `next`, until a page is empty (caught up with the hold-back boundary), again and again
+// until what the test waits for is there.
+import type { ChangeEvent } from '../../functions/changes/change-event.ts';
+import { api, readUntilSettled, type ApiResponse, type RequestOptions } from './api-client.ts';
+
+export interface FeedPage {
+  changes: ChangeEvent[];
+  next: string;
+}
+
+export async function feedPage(query: string, options: RequestOptions = {}): Promise<ApiResponse<FeedPage>> {
+  return api<FeedPage>('GET', `/special-events/changes${query}`, { as: 'viewer', ...options });
+}
+
+/** The cursor of what follows now (since=now). */
+export async function feedCursorNow(): Promise<string> {
+  const page = await feedPage('?since=now');
+  if (page.status !== 200) throw new Error(`since=now failed: ${page.status} ${page.text}`);
+  return page.body.next;
+}
+
+export class FeedWalker {
+  readonly changes: ChangeEvent[] = [];
+  /** Every page's text, so a test can check the bytes served. */
+  readonly texts: string[] = [];
+  cursor: string;
+  constructor(cursor: string) {
+    this.cursor = cursor;
+  }
+
+  /** Follows `next` until a page brings no change; returns the changes read on the way. */
+  async catchUp(limit = 50): Promise<ChangeEvent[]> {
+    const read: ChangeEvent[] = [];
+    for (;;) {
+      const page = await feedPage(`?since=${this.cursor}&limit=${limit}`);
+      if (page.status !== 200) throw new Error(`the feed answered ${page.status}: ${page.text}`);
+      this.texts.push(page.text);
+      read.push(...page.body.changes);
+      this.cursor = page.body.next;
+      if (page.body.changes.length === 0) break;
+    }
+    this.changes.push(...read);
+    return read;
+  }
+
+  /** Catches up until `settled` holds of the changes of the events in `eventIds` (bounded like readUntilSettled: it returns, the caller asserts). */
+  async until(eventIds: Iterable<string>, settled: (changes: ChangeEvent[]) => boolean): Promise<ChangeEvent[]> {
+    const wanted = new Set(eventIds);
+    const of = () => this.changes.filter((change) => wanted.has(change.subject));
+    await readUntilSettled(
+      () => this.catchUp(),
+      () => settled(of()),
+    );
+    return of();
+  }
+}
