@@ -132,6 +132,32 @@ export function jsonRequestBody(): MiddlewareObj<APIGatewayProxyEvent> {
   };
 }
 
+/**
+ * The checks of one operation's request (path, query, headers, body), run by the edge before the
+ * operation, in the order given; each returns the part it validated, which the operation reads
+ * with `of(event)`. Preconditions (If-Match, If-None-Match) are evaluated only by the operation,
+ * or for reads after it (read-responses.ts), so always after these checks: RFC 9110 §13.2.1 has a
+ * server evaluate them only when its answer without them would be 2xx or 412, so a request that
+ * fails a check gets the same 4xx with or without preconditions, on every method.
+ */
+export function requestChecks<const Checks extends Record<string, (event: HttpEvent) => unknown>>(checks: Checks) {
+  type Checked = { [Name in keyof Checks]: ReturnType<Checks[Name]> };
+  const checked = new WeakMap<object, Checked>();
+  const middleware: MiddlewareObj<APIGatewayProxyEvent> & { of(event: HttpEvent): Checked } = {
+    before: ({ event }) => {
+      const parts: Record<string, unknown> = {};
+      for (const [name, check] of Object.entries(checks)) parts[name] = check(event);
+      checked.set(event, parts as Checked);
+    },
+    of: (event) => {
+      const parts = checked.get(event);
+      if (parts === undefined) throw new Error('requestChecks was not passed to httpHandler for this operation');
+      return parts;
+    },
+  };
+  return middleware;
+}
+
 /** Turns every error into a problem response, logging the unexpected ones (never the request headers). */
 function problemResponses(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
   return {
