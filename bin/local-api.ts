@@ -327,6 +327,15 @@ try {
     await drain(server, DRAIN_MS);
     await gateway.close();
   });
+  if (flags.watch) {
+    const { watchSources } = await import('../lib/local/source-watch.ts');
+    const stopWatching = await watchSources({
+      bundlesDirectory: BUNDLES_DIRECTORY,
+      retire: (functionName) => gateway.retireEnvironments(functionName),
+      say,
+    });
+    cleanups.push(async () => stopWatching());
+  }
   await lock?.update({ url: gateway.url });
   run?.update({ url: gateway.url });
 

@@ -191,6 +191,8 @@ export class LambdaFunction {
   private readonly idle: Environment[] = [];
   private readonly all = new Set<Environment>();
   private inFlight = 0;
+  /** Environments retireEnvironments() ends once their invocation is over. */
+  private readonly retired = new WeakSet<Environment>();
   /** Environments started so far (cold starts), for tests and figures. */
   coldStarts = 0;
 
@@ -240,6 +242,16 @@ export class LambdaFunction {
     }
   }
 
+  /**
+   * Retires every environment: the idle ones end now, the busy ones when their invocation ends, so
+   * the next invocation starts a new one that loads the bundle afresh (the local run's --watch,
+   * after a rebuild). Lambda does the same on a code update: new invocations get new environments.
+   */
+  retireEnvironments(): void {
+    for (const environment of this.all) this.retired.add(environment);
+    for (const environment of [...this.idle]) environment.end();
+  }
+
   /** Ends every environment (the local API stops). */
   close(): void {
     for (const environment of [...this.all]) environment.end();
@@ -258,6 +270,10 @@ export class LambdaFunction {
 
   private release(environment: Environment): void {
     if (!this.all.has(environment)) return;
+    if (this.retired.has(environment)) {
+      environment.end();
+      return;
+    }
     environment.idleTimer = setTimeout(() => environment.end(), this.idleMs);
     environment.idleTimer.unref();
     this.idle.push(environment);
