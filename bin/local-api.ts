@@ -328,7 +328,7 @@ try {
     await gateway.close();
   });
   if (flags.watch) {
-    const { watchSources } = await import('../lib/local/source-watch.ts');
+    const { watchSources } = await import('../scripts/bundle-watch.ts');
     const stopWatching = await watchSources({
       bundlesDirectory: BUNDLES_DIRECTORY,
       retire: (functionName) => gateway.retireEnvironments(functionName),

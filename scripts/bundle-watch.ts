@@ -6,8 +6,8 @@
 // edits; a short quiet period gathers an editor's several writes into one rebuild.
 import { watch, type FSWatcher } from 'node:fs';
 import { relative, resolve } from 'node:path';
-import { FUNCTION_NAMES, localInputs, metaFileOf, rebuildFunction } from '../../scripts/build.ts';
-import { readBuildMeta } from '../../scripts/build-stamp.ts';
+import { FUNCTION_NAMES, localInputs, metaFileOf, rebuildFunction } from './build.ts';
+import { readBuildMeta } from './build-stamp.ts';
 
 /** The directories whose files the bundles are made from (scripts/build-stamp.ts names the same). */
 const SOURCE_DIRECTORIES = ['functions', 'scripts/lambda-shims'];
