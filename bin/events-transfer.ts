@@ -1,8 +1,10 @@
 // Export and import of events as JSON Lines, one event per line:
 //   {"eventId":"…","name":"…","location":"…","eventDescription":"…","dates":["2031-05-02"],"price":25,"version":3}
 // Both stream: export holds one Scan page, import one batch of lines, never the whole table.
-// Import checks the whole file before writing anything: every line is validated with the
-// schema the API uses (functions/events/event-schema.ts), and event ids must not repeat. The
+// Import checks the whole file before writing anything: every line is read by the JSON text rules
+// of a request body (functions/http/json-text.ts), validated with the schema the API uses
+// (functions/events/event-schema.ts) and the store's own limits (the months of an event), and
+// event ids must not repeat. The
 // checked lines are spooled to a temporary file (stdin can be read once), then written through
 // the events store, several at a time. A file with a bad line is refused with nothing written.
 import { once } from 'node:events';
@@ -14,7 +16,9 @@ import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import * as v from 'valibot';
 import { SpecialEvent } from '../functions/events/event-schema.ts';
-import type { EventArchive } from '../functions/store/event-archive.ts';
+import { HttpProblem } from '../functions/events/problems.ts';
+import { parseJsonObject } from '../functions/http/json-text.ts';
+import { importProblem, type EventArchive } from '../functions/store/event-archive.ts';
 import type { StoredEvent } from '../functions/store/events-store.ts';
 
 /**
@@ -109,12 +113,18 @@ async function checkAll(input: Readable, spool: string, progress: Progress): Pro
 function checkLine(line: string, lineNumber: number, firstLineOf: Map<string, number>): string | v.InferOutput<typeof ExportedEvent> {
   let json: unknown;
   try {
-    json = JSON.parse(line);
-  } catch {
-    return `Line ${lineNumber} is not JSON.`;
+    // The text rules of every request body (functions/http/json-text.ts): no duplicate key, and a
+    // number no double holds exactly (1e-400, 10.000000000000000001) kept as its text, for the schema to refuse.
+    json = parseJsonObject(line, `Line ${lineNumber}`);
+  } catch (error) {
+    if (error instanceof HttpProblem) return `${error.problem.detail}.`;
+    throw error;
   }
   const result = v.safeParse(ExportedEvent, json);
   if (!result.success) return `Line ${lineNumber}: ${issueSentences(result.issues)}.`;
+  // What the store itself would refuse when writing it (the month limit): refused here, before anything is written.
+  const refused = importProblem(result.output);
+  if (refused) return `Line ${lineNumber}: ${refused}.`;
   const earlier = firstLineOf.get(result.output.eventId);
   if (earlier !== undefined) return `Line ${lineNumber} repeats event ${result.output.eventId}, already on line ${earlier}.`;
   firstLineOf.set(result.output.eventId, lineNumber);

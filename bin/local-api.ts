@@ -4,6 +4,7 @@
 // on SIGINT, SIGTERM, SIGHUP, when the process that started it (npm) is gone, or when DynamoDB
 // Local itself exits.
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { relative } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -23,20 +24,78 @@ import {
   removeOldRuntimeFile,
   usesDataDirectory,
 } from '../lib/local/local-environment.ts';
-import { settingProblems } from '../lib/local/local-settings.ts';
+import { directoryProblems, endpointProblem, settingProblems, unknownSettings } from '../lib/local/local-settings.ts';
 import { registerRun } from '../lib/local/run-registry.ts';
 import { inMemoryLimitBytes, watchDirectorySize } from '../lib/local/size-watchdog.ts';
 
-// Every documented setting, before anything is created: one line per refused value, exit code 1.
-const settingsRefused = settingProblems();
+const USAGE = `Usage: npm start [-- options]      (node --import tsx bin/local-api.ts [options])
+
+The Museum Special Events API on http://127.0.0.1:$PORT/v1.1: the Lambda bundles behind a local
+API Gateway, backed by DynamoDB Local (data under .data/ unless --in-memory).
+
+Options:
+  --port <port>   port on 127.0.0.1 (the PORT setting; default 3000, 0: any free port)
+  --in-memory     keep the data in a temporary directory, removed on stop (MUSEUM_IN_MEMORY=1)
+  --watch         rebuild a function's bundle when its sources change: its next invocation
+                  runs the new code, on the same port and data
+  --no-build      load the bundles as they are (npm start builds them when their sources changed)
+  --version       print the version and exit
+  -h, --help      print this help and exit
+
+Every other setting is an environment variable (README.md, Configuration). A bad, incomplete or
+unknown MUSEUM_* setting is refused in one line, exit code 1, before anything is created; a bad
+option in one line, exit code 2.`;
+
+/** The command line: an unknown option or a stray argument is one line and exit code 2 (a usage error, as getopt's tools). */
+function commandLine() {
+  try {
+    return parseArgs({
+      options: {
+        build: { type: 'boolean', default: false },
+        port: { type: 'string' },
+        'in-memory': { type: 'boolean' },
+        watch: { type: 'boolean', default: false },
+        version: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      allowNegative: true,
+    }).values;
+  } catch (error) {
+    console.error(`${(error as Error).message.split('\n')[0]} (npm start -- --help lists the options)`);
+    process.exit(2);
+  }
+}
+const flags = commandLine();
+if (flags.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+if (flags.version) {
+  const { name, version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    name: string;
+    version: string;
+  };
+  console.log(`${name} ${version}`);
+  process.exit(0);
+}
+// An option stands for its setting, and is checked by the same rule.
+if (flags.port !== undefined) process.env.PORT = flags.port;
+if (flags['in-memory'] !== undefined) process.env.MUSEUM_IN_MEMORY = flags['in-memory'] ? '1' : '0';
+
+/** Where the bundles are built and loaded from (MUSEUM_BUNDLES_DIR: the tests build elsewhere than dist/ that other runs use). */
+const BUNDLES_DIRECTORY = process.env.MUSEUM_BUNDLES_DIR || 'dist/functions';
+
+// Every setting, before anything is created: one line per refused value, exit code 1.
+const settingsRefused = [...unknownSettings(), ...settingProblems()];
+if (settingsRefused.length === 0) settingsRefused.push(...directoryProblems({ bundles: BUNDLES_DIRECTORY, build: flags.build }));
+if (settingsRefused.length === 0 && process.env.DYNAMODB_ENDPOINT) {
+  const unreachable = await endpointProblem(process.env.DYNAMODB_ENDPOINT);
+  if (unreachable) settingsRefused.push(unreachable);
+}
 if (settingsRefused.length > 0) {
   for (const line of settingsRefused) console.error(line);
   process.exit(1);
 }
-
-/** Where the bundles are built and loaded from (MUSEUM_BUNDLES_DIR: the tests build elsewhere than dist/ that other runs use). */
-const BUNDLES_DIRECTORY = process.env.MUSEUM_BUNDLES_DIR || 'dist/functions';
-const { values: flags } = parseArgs({ options: { build: { type: 'boolean', default: false } }, allowNegative: true });
 
 // Request logs: one short human line per request on a terminal; JSON lines otherwise (a file, a
 // pipe, a process manager) or with MUSEUM_LOG_FORMAT=json.
@@ -268,6 +327,15 @@ try {
     await drain(server, DRAIN_MS);
     await gateway.close();
   });
+  if (flags.watch) {
+    const { watchSources } = await import('../scripts/bundle-watch.ts');
+    const stopWatching = await watchSources({
+      bundlesDirectory: BUNDLES_DIRECTORY,
+      retire: (functionName) => gateway.retireEnvironments(functionName),
+      say,
+    });
+    cleanups.push(async () => stopWatching());
+  }
   await lock?.update({ url: gateway.url });
   run?.update({ url: gateway.url });
 

@@ -3,16 +3,23 @@ import { eventsStore } from './config.ts';
 import { EventNotFoundError } from './store/events-store.ts';
 import { EventPathParameters } from './events/event-schema.ts';
 import { metrics } from './observability.ts';
-import { etag, httpHandler, jsonResponse, type HttpHandler } from './http/http.ts';
+import { etag, httpHandler, jsonResponse, requestChecks, type HttpHandler } from './http/http.ts';
 import { noQueryParameters, validate } from './http/request-validation.ts';
 
+const request = requestChecks({
+  path: (event) => validate(EventPathParameters, event.pathParameters, 'event id'),
+  query: noQueryParameters,
+});
+
+// Its preconditions are evaluated on its 200 by read-responses.ts, after the operation.
 const getSpecialEvent: HttpHandler = async (event, _context, { signal }) => {
-  const { eventId } = validate(EventPathParameters, event.pathParameters, 'event id');
-  noQueryParameters(event);
+  const {
+    path: { eventId },
+  } = request.of(event);
   const stored = await eventsStore(signal).getEvent(eventId);
   if (!stored) throw new EventNotFoundError(eventId);
   metrics.addMetric('SpecialEventsRead', 'Count', 1);
   return jsonResponse(200, stored.event, { ETag: etag(stored.version) });
 };
 
-export const handler = httpHandler(getSpecialEvent);
+export const handler = httpHandler(getSpecialEvent, request);

@@ -171,6 +171,23 @@ export async function buildFunctions(outdir = `${BUILD_DIRECTORY}/functions`, wi
 }
 
 /**
+ * Rebuilds one function's bundle in outdir (the local run's --watch, after its sources changed) and
+ * returns the bundle's local inputs now. The stamp goes first: bundles rebuilt one at a time are no
+ * longer one build, so the next start builds them all again. A build error leaves the bundle as it
+ * was (esbuild writes nothing) and is thrown.
+ */
+export async function rebuildFunction(name: string, outdir = `${BUILD_DIRECTORY}/functions`): Promise<string[]> {
+  await rm(metaFileOf(outdir), { force: true });
+  const result = await bundleLambda(`functions/${name}.ts`, `${outdir}/${name}/index.mjs`);
+  return localInputs(result.metafile);
+}
+
+/** The files outside node_modules that a bundle was made from. */
+export function localInputs(metafile: Metafile | undefined): string[] {
+  return Object.keys(metafile?.inputs ?? {}).filter((path) => !/(^|[\\/])node_modules[\\/]/.test(path));
+}
+
+/**
  * The last build's metafiles if its stamp matches the inputs now (functions/**, scripts/build.ts,
  * scripts/build-stamp.ts, scripts/lambda-shims/**, package-lock.json, the esbuild options and every other local file the
  * last bundles were made from) and its bundles exist; otherwise undefined.

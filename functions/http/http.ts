@@ -11,7 +11,7 @@ import { LIMITS } from '../events/limits.ts';
 import { logger, metrics } from '../observability.ts';
 import { CORS_EXPOSED_HEADERS, CORS_REQUEST_HEADERS } from '../routes.ts';
 import { readResponses } from './read-responses.ts';
-import { decodeUtf8, duplicateKey, parseJsonText } from './json-text.ts';
+import { decodeUtf8, parseJsonObject } from './json-text.ts';
 import { refuseMethodOverride } from './method-override.ts';
 import { requireJsonContentType } from './request-headers.ts';
 import { HttpProblem, PROBLEM_CONTENT_TYPE, toProblem, type Problem } from '../events/problems.ts';
@@ -59,10 +59,6 @@ export function problemResponse(problem: Problem, headers: Record<string, string
   };
 }
 
-function bodyProblem(kind: 'malformed-json' | 'validation-error', detail: string, field = '', message = detail): HttpProblem {
-  return new HttpProblem(kind, detail, kind === 'validation-error' ? { errors: [{ field, message }] } : {});
-}
-
 /**
  * Written here rather than taken from @middy/http-json-body-parser: our contract answers
  * malformed JSON with 400 (not 422), an oversized body with 413, a content coding with 415 and
@@ -105,32 +101,36 @@ export function jsonRequestBody(): MiddlewareObj<APIGatewayProxyEvent> {
       // A base64 body is the client's bytes; a text body was decoded by the gateway, which may
       // already have replaced bytes that were not UTF-8 by U+FFFD: refused as well (README).
       const text = event.isBase64Encoded ? decodeUtf8(bytes) : raw;
-      if (text === undefined) throw bodyProblem('malformed-json', 'The request body is not valid UTF-8');
-      if (text.includes('\uFFFD')) {
-        throw bodyProblem('malformed-json', 'The request body contains U+FFFD, which stands for bytes that were not UTF-8');
-      }
-      if (text.trim() === '') throw bodyProblem('validation-error', 'A JSON request body is required', '', 'is required');
-      let body: unknown;
-      try {
-        body = parseJsonText(text);
-      } catch (error) {
-        throw bodyProblem('malformed-json', `The request body is not valid JSON: ${(error as Error).message}`);
-      }
-      // Every operation's body is an object; valibot's object schemas would also accept arrays.
-      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-        throw bodyProblem('validation-error', 'The request body must be a JSON object', '', 'must be a JSON object');
-      }
-      const duplicate = duplicateKey(text);
-      if (duplicate !== undefined)
-        throw bodyProblem(
-          'validation-error',
-          `The request body is invalid: "${duplicate}" is given more than once`,
-          duplicate,
-          'is given more than once',
-        );
-      (event as { body: unknown }).body = body;
+      if (text === undefined) throw new HttpProblem('malformed-json', 'The request body is not valid UTF-8');
+      (event as { body: unknown }).body = parseJsonObject(text);
     },
   };
+}
+
+/**
+ * The checks of one operation's request (path, query, headers, body), run by the edge before the
+ * operation, in the order given; each returns the part it validated, which the operation reads
+ * with `of(event)`. Preconditions (If-Match, If-None-Match) are evaluated only by the operation,
+ * or for reads after it (read-responses.ts), so always after these checks: RFC 9110 §13.2.1 has a
+ * server evaluate them only when its answer without them would be 2xx or 412, so a request that
+ * fails a check gets the same 4xx with or without preconditions, on every method.
+ */
+export function requestChecks<const Checks extends Record<string, (event: HttpEvent) => unknown>>(checks: Checks) {
+  type Checked = { [Name in keyof Checks]: ReturnType<Checks[Name]> };
+  const checked = new WeakMap<object, Checked>();
+  const middleware: MiddlewareObj<APIGatewayProxyEvent> & { of(event: HttpEvent): Checked } = {
+    before: ({ event }) => {
+      const parts: Record<string, unknown> = {};
+      for (const [name, check] of Object.entries(checks)) parts[name] = check(event);
+      checked.set(event, parts as Checked);
+    },
+    of: (event) => {
+      const parts = checked.get(event);
+      if (parts === undefined) throw new Error('requestChecks was not passed to httpHandler for this operation');
+      return parts;
+    },
+  };
+  return middleware;
 }
 
 /** Turns every error into a problem response, logging the unexpected ones (never the request headers). */

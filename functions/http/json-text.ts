@@ -1,6 +1,7 @@
 // Checks of a request body's text that JSON.parse cannot make: strict UTF-8 decoding, duplicate
 // object keys, and numbers that a double would round.
 import { JsonNumberText, sameDecimal } from '../events/decimal-text.ts';
+import { HttpProblem } from '../events/problems.ts';
 
 let strictUtf8: InstanceType<typeof TextDecoder> | undefined; // built on first use, like every module-level value here that bundles could not drop
 
@@ -66,4 +67,38 @@ export function parseJsonText(text: string): unknown {
   );
   // A bare number as the whole body stays a number: it is refused as "not a JSON object" anyway.
   return parsed instanceof JsonNumberText ? parsed.rounded : parsed;
+}
+
+function textProblem(kind: 'malformed-json' | 'validation-error', detail: string, field = '', message = detail): HttpProblem {
+  return new HttpProblem(kind, detail, kind === 'validation-error' ? { errors: [{ field, message }] } : {});
+}
+
+/**
+ * The JSON object a text holds, by the rules of every request body: no U+FFFD (it stands for
+ * bytes that were not UTF-8), not empty, valid JSON (numbers no double holds exactly kept as their
+ * text, for the schemas to refuse), an object, no key given twice. Anything else is a 400 problem
+ * whose detail begins with `what` ("The request body"; the import CLI names the line).
+ */
+export function parseJsonObject(text: string, what = 'The request body'): Record<string, unknown> {
+  if (text.includes('\uFFFD')) throw textProblem('malformed-json', `${what} contains U+FFFD, which stands for bytes that were not UTF-8`);
+  if (text.trim() === '') throw textProblem('validation-error', 'A JSON request body is required', '', 'is required');
+  let body: unknown;
+  try {
+    body = parseJsonText(text);
+  } catch (error) {
+    throw textProblem('malformed-json', `${what} is not valid JSON: ${(error as Error).message}`);
+  }
+  // Every operation's body is an object; valibot's object schemas would also accept arrays.
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw textProblem('validation-error', `${what} must be a JSON object`, '', 'must be a JSON object');
+  }
+  const duplicate = duplicateKey(text);
+  if (duplicate !== undefined)
+    throw textProblem(
+      'validation-error',
+      `${what} is invalid: "${duplicate}" is given more than once`,
+      duplicate,
+      'is given more than once',
+    );
+  return body as Record<string, unknown>;
 }

@@ -76,17 +76,10 @@ export type IfMatch =
   /** `*`: the event must exist (which every write requires anyway). */
   | { kind: 'any' }
   /** The versions whose strong ETags the list names; empty when no member can match (a list of weak or foreign tags, or an empty list). */
-  | { kind: 'versions'; versions: number[] }
-  | { kind: 'invalid' };
-
-/** Parses If-Match: its list, reduced to the versions of ours it names. */
-export function parseIfMatch(fieldLines: readonly string[] | undefined): IfMatch {
-  const list = parseEntityTagList(fieldLines);
-  return list.kind === 'invalid' ? list : versionsOf(list);
-}
+  | { kind: 'versions'; versions: number[] };
 
 /** An If-Match list reduced to the versions of ours it names. */
-export function versionsOf(list: Exclude<EntityTagList, { kind: 'invalid' }>): Exclude<IfMatch, { kind: 'invalid' }> {
+export function versionsOf(list: Exclude<EntityTagList, { kind: 'invalid' }>): IfMatch {
   if (list.kind !== 'tags') return list;
   // A weak tag never matches in If-Match; an opaque-tag that is not a version we wrote cannot be equal to our ETag.
   const versions = list.tags.flatMap((tag) => {
@@ -119,11 +112,6 @@ function listElements(value: string): string[] {
 
 /** If-None-Match: its list as it is, weak and strong tags alike (If-None-Match compares weakly, RFC 9110 §13.1.2). */
 export type IfNoneMatch = EntityTagList;
-
-/** Parses If-None-Match (`"*" / #entity-tag`, the grammar of If-Match); several field lines form one list. */
-export function parseIfNoneMatch(fieldLines: readonly string[] | undefined): IfNoneMatch {
-  return parseEntityTagList(fieldLines);
-}
 
 const opaqueOf = (etag: string) => etag.slice(etag.startsWith('W/') ? 3 : 1, -1);
 
@@ -158,7 +146,7 @@ export interface ConditionalHeaders {
 
 /** The preconditions of a write: If-Match reduced to the versions it names. */
 export interface Preconditions {
-  ifMatch: Exclude<IfMatch, { kind: 'invalid' }>;
+  ifMatch: IfMatch;
   ifNoneMatch: Exclude<IfNoneMatch, { kind: 'invalid' }>;
 }
 

@@ -2,9 +2,19 @@
 // committed event read back, and an exported event written under its own id and version through
 // the store's one write path. The Scan lives here so that no Lambda bundle carries it.
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { toStoredEvent, type StoredEvent } from './event-items.ts';
+import { monthLimitProblem, storedVersionProblem, toStoredEvent, type StoredEvent } from './event-items.ts';
 import { EventsStore } from './events-store.ts';
 import { keys } from './table-definition.ts';
+
+/**
+ * Why the store would refuse to import this event (the rules its write path applies beyond the
+ * schema: at most LIMITS.maxEventMonths months, a version it can store), or undefined: the import
+ * asks before it writes anything.
+ */
+export function importProblem(stored: { dates: readonly string[]; version: unknown }): string | undefined {
+  const months = monthLimitProblem(stored.dates);
+  return months ? `dates ${months}` : storedVersionProblem(stored.version);
+}
 
 /** The store with a Scan of every event; its `importEvent` writes one back. */
 export class EventArchive extends EventsStore {

@@ -268,6 +268,8 @@ class LambdaFunction {
   private readonly all = new Set<Environment>();
   /** Invocations waiting for an environment: the first of this function's to become free, or a new one. */
   private readonly waiting: ((environment: Environment) => void)[] = [];
+  /** Environments retireEnvironments() ends once their invocation is over. */
+  private readonly retired = new WeakSet<Environment>();
 
   constructor(functionName: string, configuration: FunctionConfiguration, account: LocalLambda) {
     this.functionName = functionName;
@@ -298,7 +300,17 @@ class LambdaFunction {
     }
   }
 
-  /** Ends every environment. */
+  /**
+   * Retires every environment: the idle ones end now, the busy ones when their invocation ends, so
+   * the next invocation starts a new one that loads the bundle afresh (the local run's --watch,
+   * after a rebuild). Lambda does the same on a code update: new invocations get new environments.
+   */
+  retireEnvironments(): void {
+    for (const environment of this.all) this.retired.add(environment);
+    for (const environment of [...this.idle]) environment.end();
+  }
+
+  /** Ends every environment (the local API stops). */
   close(): void {
     for (const environment of [...this.all]) environment.end();
   }
@@ -335,6 +347,10 @@ class LambdaFunction {
 
   private release(environment: Environment): void {
     if (!this.all.has(environment)) return;
+    if (this.retired.has(environment)) {
+      environment.end();
+      return;
+    }
     const next = this.waiting.shift();
     if (next) {
       next(environment);
@@ -391,6 +407,11 @@ export class LocalLambda {
       fn.inFlight--;
       if (reserved === undefined) this.unreservedInFlight--;
     }
+  }
+
+  /** Retires `functionName`'s environments, so its next invocation loads the bundle afresh (--watch). */
+  retireEnvironments(functionName: string): void {
+    this.functions.get(functionName)?.retireEnvironments();
   }
 
   /** Ends every environment (the local API stops). */

@@ -83,6 +83,8 @@ export interface LocalApiGatewayOptions {
 
 export interface LocalApiGateway {
   url: string;
+  /** Retires the function's environments: its next invocation loads its bundle afresh (after a rebuild). */
+  retireEnvironments(functionName: string): void;
   close(): Promise<void>;
 }
 
@@ -338,6 +340,7 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
   const port = typeof address === 'object' && address ? address.port : options.port;
   return {
     url: `http://127.0.0.1:${port}${BASE_PATH}`,
+    retireEnvironments: (functionName) => lambda.retireEnvironments(functionName),
     close: () =>
       new Promise<void>((resolvePromise) => {
         lambda.close();

@@ -2,6 +2,9 @@
 // local command starts and before it creates anything (no data directory, no DynamoDB Local): a
 // bad value is refused with one line that names the variable and what it accepts. The rules are
 // valibot schemas over the raw strings; an empty value counts as unset, as a shell's `VAR=` reads.
+import { accessSync, constants, statSync } from 'node:fs';
+import { connect } from 'node:net';
+import { dirname, resolve } from 'node:path';
 import * as v from 'valibot';
 import { isTimeZone } from '../../functions/events/calendar-dates.ts';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, passwordProblem } from '../../functions/auth/passwords.ts';
@@ -133,6 +136,15 @@ export function settingProblems(
       problems.push(`${shown(name, value)} is not accepted: use ${rule.accepted}, or leave it unset.`);
   }
   if (problems.length > 0) return problems;
+  const rate = env.MUSEUM_THROTTLE_RATE_LIMIT || undefined;
+  const burst = env.MUSEUM_THROTTLE_BURST_LIMIT || undefined;
+  if (names.includes('MUSEUM_THROTTLE_RATE_LIMIT') && (rate === undefined) !== (burst === undefined)) {
+    const [given, missing] =
+      rate === undefined
+        ? ['MUSEUM_THROTTLE_BURST_LIMIT', 'MUSEUM_THROTTLE_RATE_LIMIT']
+        : ['MUSEUM_THROTTLE_RATE_LIMIT', 'MUSEUM_THROTTLE_BURST_LIMIT'];
+    problems.push(`${given} is set without ${missing}: set both (a rate and a burst for every method), or neither.`);
+  }
   if (names.includes('MUSEUM_IN_MEMORY') && env.MUSEUM_IN_MEMORY === '1' && env.DYNAMODB_ENDPOINT) {
     problems.push(
       'MUSEUM_IN_MEMORY=1 and DYNAMODB_ENDPOINT cannot both be set: the first starts a DynamoDB Local of its own, the second uses one already running.',
@@ -143,4 +155,110 @@ export function settingProblems(
     problems.push(`MUSEUM_DYNAMODB_PORT=${env.MUSEUM_DYNAMODB_PORT} is the API's own PORT: use another port for DynamoDB Local.`);
   }
   return problems;
+}
+
+/**
+ * The MUSEUM_* variables that the project's other commands read (`npm run smoke`'s, documented in
+ * the README's commands): set for them, not misspelt settings of the local run.
+ */
+const OTHER_COMMANDS_SETTINGS = ['MUSEUM_API_URL', 'MUSEUM_API_USERNAME', 'MUSEUM_API_PASSWORD'];
+
+/**
+ * One line per MUSEUM_* variable that is no setting of the local run (nor of another command):
+ * a misspelt `MUSEUM_IN_MEMROY=1` would otherwise be ignored and the run use its data directory.
+ * The line names the setting it most likely meant.
+ */
+export function unknownSettings(env: NodeJS.ProcessEnv = process.env): string[] {
+  const known = Object.keys(SETTINGS);
+  return Object.keys(env)
+    .filter((name) => name.startsWith('MUSEUM_') && !known.includes(name) && !OTHER_COMMANDS_SETTINGS.includes(name))
+    .sort()
+    .map((name) => {
+      const likely = known.find((setting) => editDistance(setting, name) <= 2);
+      return `${name} is not a setting of the local API${likely ? `: did you mean ${likely}?` : ''} (the README's configuration lists them); unset it.`;
+    });
+}
+
+/** Levenshtein distance: how many one-character edits turn `a` into `b`. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++)
+      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}
+
+/**
+ * Why `path` cannot be a directory this run uses (creating it if missing), or undefined: the
+ * nearest part of it that exists must be a directory this user may write in.
+ */
+function unusableDirectory(path: string, mustExist: boolean): string | undefined {
+  let current = resolve(path);
+  let missing = false;
+  let isDirectory: boolean;
+  for (;;) {
+    try {
+      isDirectory = statSync(current).isDirectory();
+      break;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') return `${current} cannot be read (${code ?? (error as Error).message})`;
+      if (dirname(current) === current) return 'no part of it exists';
+      missing = true;
+      current = dirname(current);
+    }
+  }
+  if (!isDirectory) return `${current} is not a directory`;
+  if (missing && mustExist) return `${resolve(path)} does not exist`;
+  if (mustExist) return undefined;
+  try {
+    accessSync(current, constants.W_OK | constants.X_OK);
+  } catch {
+    return `${current} is not writable`;
+  }
+  return undefined;
+}
+
+/**
+ * One line per directory setting the local run cannot use: the data directory (when the run keeps
+ * its data there) and the bundles' directory (made by the build, so it must exist without it).
+ */
+export function directoryProblems({ bundles, build }: { bundles: string; build: boolean }, env: NodeJS.ProcessEnv = process.env): string[] {
+  const problems: string[] = [];
+  const dataDirectory = env.MUSEUM_DATA_DIR || '.data';
+  const dataProblem = env.MUSEUM_IN_MEMORY === '1' || env.DYNAMODB_ENDPOINT ? undefined : unusableDirectory(dataDirectory, false);
+  if (dataProblem) problems.push(`MUSEUM_DATA_DIR=${JSON.stringify(dataDirectory)} cannot be used: ${dataProblem}.`);
+  const bundlesProblem = unusableDirectory(bundles, !build);
+  if (bundlesProblem)
+    problems.push(
+      `MUSEUM_BUNDLES_DIR=${JSON.stringify(bundles)} cannot be used: ${bundlesProblem}${build ? '' : ' (without --build nothing builds the bundles there)'}.`,
+    );
+  return problems;
+}
+
+/** How long DYNAMODB_ENDPOINT has to accept a connection before it counts as unreachable. */
+const ENDPOINT_TIMEOUT_MS = 5_000;
+
+/** Why DYNAMODB_ENDPOINT (already checked to be an http(s) URL) cannot be reached, or undefined when it accepts a connection. */
+export async function endpointProblem(endpoint: string): Promise<string | undefined> {
+  const url = new URL(endpoint);
+  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  const failure = await new Promise<string | undefined>((settle) => {
+    const socket = connect({ host: url.hostname.replace(/^\[|\]$/g, ''), port, timeout: ENDPOINT_TIMEOUT_MS });
+    socket.once('connect', () => {
+      socket.destroy();
+      settle(undefined);
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      settle(`no answer within ${ENDPOINT_TIMEOUT_MS / 1000} s`);
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => settle(error.code ?? error.message));
+  });
+  return failure === undefined
+    ? undefined
+    : `DYNAMODB_ENDPOINT=${JSON.stringify(endpoint)} cannot be reached (${failure}): start DynamoDB there, or unset it and npm start runs DynamoDB Local.`;
 }

@@ -6,7 +6,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { MULTI_LINE_TEXT, obeysTextRule, SINGLE_LINE_TEXT } from '../../functions/events/text-rules.ts';
 import { buildOpenApiDocument } from '../../lib/openapi/openapi-document.ts';
-import { decidedByServerOnly, textRulePattern } from '../../lib/openapi/text-patterns.ts';
+import { textRulePattern } from '../../lib/openapi/text-patterns.ts';
+import { decidedByServerOnly } from '../support/text-pattern-gaps.ts';
 import { ENGINES } from '../support/regex-engines/engines.ts';
 
 function patternsOf(node: unknown, found = new Set<string>()): Set<string> {

@@ -257,7 +257,7 @@ test('a file with one bad line is refused before anything is written', async () 
   expect(lines).toContain(
     'Line 2: dates[0] must be a real calendar date written YYYY-MM-DD (years 1900 to 9999); price must not be negative.',
   );
-  expect(lines).toContain('Line 3 is not JSON.');
+  expect(lines).toContainEqual(expect.stringMatching(/^Line 3 is not valid JSON: /));
   expect(lines).toContain(`Line 4 repeats event ${first}, already on line 1.`);
   for (const line of [5, 6, 7])
     expect(lines).toContain(
@@ -267,9 +267,45 @@ test('a file with one bad line is refused before anything is written', async () 
     'Line 8: location is missing; eventDescription is missing; dates is missing; price is missing; version is missing; ' +
       'colour is not a field of an event (the fields are eventId, name, location, eventDescription, dates, price, version).',
   );
-  // No validator's own wording reaches the reader.
-  expect(refused.stderr).not.toMatch(/Invalid key|Expected|received/);
+  // No validator's own wording reaches the reader (line 3 quotes JSON.parse, as HTTP does).
+  expect(refused.stderr.replace(/^Line 3 .*$/m, '')).not.toMatch(/Invalid key|Expected|received/);
   expect((await call('GET', `/special-events/${first}`)).status).toBe(404);
+});
+
+test('every line is checked by the rules of HTTP before anything is written: month limit, numbers no double holds, duplicate keys', async () => {
+  const event = (fields: Record<string, unknown> = {}) => ({
+    eventId: randomUUID(),
+    name: 'Checked',
+    location: 'Hall',
+    eventDescription: 'Line by line',
+    dates: [`${YEAR + 3}-01-01`],
+    price: 1,
+    version: 1,
+    ...fields,
+  });
+  // 60 distinct months, over LIMITS.maxEventMonths: the store would refuse it when writing.
+  const sixtyMonths = Array.from({ length: 60 }, (_, m) => `${YEAR + 3 + Math.floor(m / 12)}-${String(1 + (m % 12)).padStart(2, '0')}-01`);
+  const good = Array.from({ length: 21 }, () => event());
+  const lines = good.map((e) => JSON.stringify(e));
+  lines[10] = JSON.stringify(event({ dates: sixtyMonths }));
+  const file = [
+    ...lines,
+    JSON.stringify(event()).replace('"price":1', '"price":1e-400'),
+    JSON.stringify(event()).replace('"price":1', '"price":10.000000000000000001'),
+    JSON.stringify(event()).replace('"price":1', '"price":1,"price":2'),
+  ].join('\n');
+  const refused = await cli(['import'], `${file}\n`);
+  expect(refused.code).toBe(1);
+  const problems = refused.stderr.trim().split('\n');
+  expect(problems[0]).toBe('The file was refused and nothing was written:');
+  expect(problems.slice(1)).toEqual([
+    expect.stringMatching(/^Line 11: dates must fall in at most 48 distinct months \(maxEventMonths\), not 60/),
+    expect.stringMatching(/^Line 22: price /),
+    expect.stringMatching(/^Line 23: price /),
+    'Line 24 is invalid: "price" is given more than once.',
+  ]);
+  // Not one event of the file was written, before or after line 11.
+  for (const { eventId } of good) expect((await call('GET', `/special-events/${eventId}`)).status).toBe(404);
 });
 
 test('wrong arguments are refused with the usage, before anything starts', async () => {

@@ -5,6 +5,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { freePort } from '../../lib/local/dynamodb-local.ts';
+import { SETTINGS } from '../../lib/local/local-settings.ts';
+
+/**
+ * This process's environment for a local run it starts, without the MUSEUM_* variables of the test
+ * harness (MUSEUM_INJECTED_API_URL, MUSEUM_CHILD_COVERAGE, MUSEUM_FUZZ_RUNS...): the run refuses a
+ * MUSEUM_* variable that is none of its settings, as a misspelling.
+ */
+export function inheritedEnvironment(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('MUSEUM_') || name in SETTINGS));
+}
 
 export interface LocalApiProcess {
   url: string;
@@ -25,7 +35,13 @@ export async function startLocalApiProcess(env: Record<string, string>, logFile:
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local-api.ts'], {
     // The suites measure other things than throttling: no method limit unless a test asks for the
     // deployed one (MUSEUM_THROTTLE_RATE_LIMIT: '' in `env`; lib/local/gateway-throttling.ts).
-    env: { ...process.env, PORT: String(port), MUSEUM_THROTTLE_RATE_LIMIT: '100000', MUSEUM_THROTTLE_BURST_LIMIT: '100000', ...env },
+    env: {
+      ...inheritedEnvironment(),
+      PORT: String(port),
+      MUSEUM_THROTTLE_RATE_LIMIT: '100000',
+      MUSEUM_THROTTLE_BURST_LIMIT: '100000',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.add(child);

@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { LockRecord } from '../../lib/local/data-directory-lock.ts';
 import { freePort } from '../../lib/local/dynamodb-local.ts';
 import { isAlive } from '../../lib/local/process-liveness.ts';
+import { inheritedEnvironment } from './local-api-process.ts';
 
 export interface LocalRun {
   child: ChildProcess;
@@ -34,7 +35,7 @@ export async function startLocalRun(
     ? ['npm', ['start', '--silent', '--', '--no-build']]
     : [process.execPath, ['--import', 'tsx', 'bin/local-api.ts', ...(options.build ? ['--build'] : [])]];
   const child = spawn(command, args, {
-    env: { ...process.env, PORT: String(port), MUSEUM_LOG_FORMAT: 'json', ...env },
+    env: { ...inheritedEnvironment(), PORT: String(port), MUSEUM_LOG_FORMAT: 'json', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });

@@ -11,7 +11,6 @@ import {
   IF_MATCH_PATTERN,
   IfNoneMatchFailedError,
   parseEntityTagList,
-  parseIfMatch,
   readOutcome,
   versionOfTag,
   withPreconditions,
@@ -23,7 +22,19 @@ import { HttpProblem } from '../../functions/events/problems.ts';
 import { problemOf } from '../support/problem-of.ts';
 import { codePointLength, MULTI_LINE_TEXT, obeysTextRule, SINGLE_LINE_TEXT } from '../../functions/events/text-rules.ts';
 import { parseListQuery } from '../../functions/list-special-events.ts';
-import { decidedByServerOnly, textRulePattern } from '../../lib/openapi/text-patterns.ts';
+import { textRulePattern } from '../../lib/openapi/text-patterns.ts';
+import { decidedByServerOnly } from '../support/text-pattern-gaps.ts';
+import { preconditions } from '../../functions/http/request-headers.ts';
+
+/** If-Match as the write handlers read it (request-headers.ts): the versions it names, or `invalid` for its 400. */
+function parseIfMatch(lines: string[] | undefined): ReturnType<typeof preconditions>['ifMatch'] | { kind: 'invalid' } {
+  try {
+    return preconditions({ headers: {}, multiValueHeaders: lines === undefined ? {} : { 'if-match': lines } }).ifMatch;
+  } catch (error) {
+    if (error instanceof HttpProblem && error.problem.status === 400) return { kind: 'invalid' };
+    throw error;
+  }
+}
 
 const valid = { name: 'Gala', location: 'Hall', eventDescription: 'Line one\nLine two', dates: ['2031-02-01'], price: 0.5 };
 

@@ -1,7 +1,7 @@
 // The local run's settings: every variable of the README's configuration table has a rule, and a
 // bad value is one line naming the variable and what it accepts.
 import { readFileSync } from 'node:fs';
-import { SETTINGS, settingProblems, type SettingName } from '../../lib/local/local-settings.ts';
+import { directoryProblems, SETTINGS, settingProblems, unknownSettings, type SettingName } from '../../lib/local/local-settings.ts';
 
 test('every variable of the README configuration table has a rule, and every rule a row', () => {
   const readme = readFileSync('README.md', 'utf8');
@@ -90,4 +90,37 @@ test('only the named settings are checked (the CLIs check what their store reads
   expect(settingProblems({ MUSEUM_LOG_FORMAT: 'xml', MUSEUM_IN_MEMORY: 'yes' }, ['MUSEUM_IN_MEMORY'])).toEqual([
     expect.stringMatching(/^MUSEUM_IN_MEMORY=/),
   ]);
+});
+
+test('a throttle limit without the other is incomplete: one line naming both', () => {
+  expect(settingProblems({ MUSEUM_THROTTLE_RATE_LIMIT: '10' })).toEqual([
+    'MUSEUM_THROTTLE_RATE_LIMIT is set without MUSEUM_THROTTLE_BURST_LIMIT: set both (a rate and a burst for every method), or neither.',
+  ]);
+  expect(settingProblems({ MUSEUM_THROTTLE_BURST_LIMIT: '10', MUSEUM_THROTTLE_RATE_LIMIT: '' })).toEqual([
+    expect.stringMatching(/^MUSEUM_THROTTLE_BURST_LIMIT is set without MUSEUM_THROTTLE_RATE_LIMIT/),
+  ]);
+  expect(settingProblems({ MUSEUM_THROTTLE_BURST_LIMIT: '10', MUSEUM_THROTTLE_RATE_LIMIT: '5' })).toEqual([]);
+});
+
+test('a MUSEUM_* variable that is no setting is refused, naming the one it most likely meant', () => {
+  expect(
+    unknownSettings({ MUSEUM_IN_MEMROY: '1', MUSEUM_COLOUR: 'red', MUSEUM_DATA_DIR: 'x', MUSEUM_API_URL: 'https://x', HOME: '/' }),
+  ).toEqual([
+    "MUSEUM_COLOUR is not a setting of the local API (the README's configuration lists them); unset it.",
+    "MUSEUM_IN_MEMROY is not a setting of the local API: did you mean MUSEUM_IN_MEMORY? (the README's configuration lists them); unset it.",
+  ]);
+});
+
+test('a directory setting must name a directory this user can make or write', () => {
+  expect(directoryProblems({ bundles: '/dev/null/x', build: true }, { MUSEUM_DATA_DIR: '/dev/null/y' })).toEqual([
+    'MUSEUM_DATA_DIR="/dev/null/y" cannot be used: /dev/null is not a directory.',
+    'MUSEUM_BUNDLES_DIR="/dev/null/x" cannot be used: /dev/null is not a directory.',
+  ]);
+  // In memory or on DYNAMODB_ENDPOINT the data directory is not used; without --build the bundles must be there.
+  expect(
+    directoryProblems({ bundles: 'no-such-bundles', build: false }, { MUSEUM_DATA_DIR: '/dev/null/y', MUSEUM_IN_MEMORY: '1' }),
+  ).toEqual([
+    expect.stringMatching(/^MUSEUM_BUNDLES_DIR="no-such-bundles" cannot be used: .*no-such-bundles does not exist \(without --build/),
+  ]);
+  expect(directoryProblems({ bundles: 'test', build: false }, { MUSEUM_DATA_DIR: 'new/data' })).toEqual([]);
 });
