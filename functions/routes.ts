@@ -38,6 +38,8 @@ export interface DataAccess {
   dateIndex?: readonly string[];
   /** Actions on the idempotency table. */
   idempotency?: readonly string[];
+  /** Actions on the credential keys' secret (functions/auth/credential-keys.ts). */
+  credentialKeys?: readonly string[];
 }
 
 export const BASE_PATH = '/v1.1';
@@ -140,8 +142,11 @@ export const AUTHORIZER_HANDLER = 'authorizer';
  * AUTHORIZER_CACHE_TTL_SECONDS (local) set another, 0 to 3600.
  */
 export const AUTHORIZER_IDENTITY = { header: 'Authorization', defaultCacheTtlSeconds: 300 } as const;
-/** The authorizer's DynamoDB access: GetItem of USERS / USER#<name>, nothing else. */
-export const AUTHORIZER_GRANTS: DataAccess = { events: { actions: ['dynamodb:GetItem'], partitions: 'users' } };
+/** The authorizer's access: GetItem of a user's own item (USER#<name>) and the credential keys' secret, nothing else. */
+export const AUTHORIZER_GRANTS: DataAccess = {
+  events: { actions: ['dynamodb:GetItem'], partitions: 'users' },
+  credentialKeys: ['secretsmanager:GetSecretValue'],
+};
 
 /**
  * Lambda settings shared by the CDK stack and the local run, which enforces them (memory, timeout

@@ -7,12 +7,16 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hashPassword } from '../../functions/auth/passwords.ts';
 import { UsersStore } from '../../functions/auth/users-store.ts';
 import { FUNCTION_SETTINGS } from '../../functions/routes.ts';
 import { basicAuthorization } from '../support/api-client.ts';
-import { LOCAL_API_START_TIMEOUT_MS, startLocalApiProcess, type LocalApiProcess } from '../support/local-api-process.ts';
-import { testEnvironment } from '../support/test-environment.ts';
+import {
+  LOCAL_API_START_TIMEOUT_MS,
+  startLocalApiProcess,
+  withTestCredentialKeys,
+  type LocalApiProcess,
+} from '../support/local-api-process.ts';
+import { testCredentialHash, testEnvironment } from '../support/test-environment.ts';
 import { closeTableClient, tableClient } from '../reliability/stored-items.ts';
 
 const LOGINS = 8;
@@ -30,7 +34,7 @@ beforeAll(async () => {
   local = await startLocalApiProcess(
     {
       DYNAMODB_ENDPOINT: testEnvironment().dynamodbEndpoint,
-      MUSEUM_DATA_DIR: join(work, 'data'),
+      MUSEUM_DATA_DIR: await withTestCredentialKeys(join(work, 'data')),
       MUSEUM_LOG_FORMAT: 'json',
       POWERTOOLS_LOG_LEVEL: 'INFO',
     },
@@ -65,7 +69,7 @@ test(`${LOGINS} overlapping first logins of new users run in several authorizer 
   const users = await Promise.all(
     Array.from({ length: LOGINS }, async () => {
       const user = { username: `cold-${randomUUID().slice(0, 8)}`, password: `valid-${randomUUID()}` };
-      await store.putUser({ ...user, role: 'viewer', passwordHash: await hashPassword(user.password) }, 'create');
+      await store.putUser({ ...user, role: 'viewer', passwordHash: await testCredentialHash(user.password) }, 'create');
       return user;
     }),
   );
