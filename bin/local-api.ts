@@ -323,7 +323,7 @@ function passwordCommand(endpoint: string, started: boolean): string {
   const same = (started ? ['MUSEUM_DATA_DIR', 'TABLE_NAME'] : ['MUSEUM_DYNAMODB_KEY_ID', 'TABLE_NAME', 'MUSEUM_DATA_DIR']).filter(
     (name) => givenSettings[name],
   );
-  return `${started ? '' : `DYNAMODB_ENDPOINT=${endpoint} `}npm run users -- passwd admin${same.length > 0 ? `, with the same ${same.join(' and ')}` : ''}`;
+  return `${started ? '' : `DYNAMODB_ENDPOINT=${endpoint} `}npm run -s users -- passwd admin${same.length > 0 ? `, with the same ${same.join(' and ')}` : ''}`;
 }
 
 function dataDescription(endpoint: string, started: boolean): string {

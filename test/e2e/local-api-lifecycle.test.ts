@@ -113,7 +113,7 @@ describe('the generated password', () => {
     try {
       const log = await readFile(join(directory, 'start.log'), 'utf8');
       const advised = /change it with: (.+), with the same (.+)\)$/m.exec(log);
-      expect(advised?.[1]).toBe(`DYNAMODB_ENDPOINT=${env.DYNAMODB_ENDPOINT} npm run users -- passwd admin`);
+      expect(advised?.[1]).toBe(`DYNAMODB_ENDPOINT=${env.DYNAMODB_ENDPOINT} npm run -s users -- passwd admin`);
       expect(advised?.[2]).toContain('TABLE_NAME');
       expect(advised?.[2]).toContain('MUSEUM_DATA_DIR');
       // As advised: the endpoint on the command line, the named settings as they were; a new password on stdout.

@@ -185,7 +185,7 @@ describe('the users CLI beside an in-memory run', () => {
       const local = await startLocalRun({ MUSEUM_DATA_DIR: data, MUSEUM_IN_MEMORY: '1' });
       const url = await untilListening(local, START_TIMEOUT);
       // The start advises exactly this command for the generated password.
-      expect(local.output()).toContain('change it with: npm run users -- passwd admin');
+      expect(local.output()).toContain('change it with: npm run -s users -- passwd admin');
       const users = async (args: string[], password: string, env: Record<string, string> = {}) => {
         const child = run(process.execPath, ['--import', 'tsx', 'bin/users.ts', ...args], {
           env: { ...process.env, MUSEUM_DATA_DIR: data, ...env },
