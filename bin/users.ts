@@ -226,7 +226,11 @@ async function main(): Promise<number> {
     return 0;
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) {
-      console.error(command === 'add' ? `User ${username} already exists.` : `User ${username} does not exist.`);
+      console.error(
+        command === 'add'
+          ? `User ${username} already exists.`
+          : `User ${username} does not exist${command === 'passwd' ? ' (one stored by an older release is re-issued by npm run users -- migrate)' : ''}.`,
+      );
     } else {
       console.error((error as Error).message);
     }
