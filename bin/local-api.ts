@@ -351,7 +351,9 @@ async function ensureAdminUser(keysFile: string): Promise<{ password: string; ge
     const older = existing.filter((user) => user.keyId === undefined).length;
     // Stored by a release that hashed with scrypt: they cannot log in until re-issued.
     if (older > 0)
-      say(`  ${older} user(s) stored by an older release cannot log in: run npm run users -- migrate (docs/DEPLOY.md, "Users")`);
+      say(
+        `  ${older} user(s) stored by an older release cannot log in: run npm run users -- migrate (docs/DEPLOY.md, "Migrating users stored with scrypt")`,
+      );
     if (existing.some((user) => user.username === 'admin')) return undefined;
     const password = adminPassword ?? generateCredential();
     const passwordHash = hashCredential(password, await readCredentialKeysFile(keysFile));
