@@ -42,8 +42,8 @@ const SETTINGS = {
   largeIterations: 40,
   largeWarmUp: 5,
   largeCapacitySamples: 4,
-  scryptVerifications: 10,
-  authorizerCachedCalls: 2000,
+  authorizerHashChecks: 20_000,
+  authorizerWarmCalls: 2000,
   kioskPolls: 60,
 };
 
@@ -144,14 +144,14 @@ const measurements: ColdStartMeasurements | Measurements = await withBenchDynamo
       forwardStderr: true,
     });
 
-    step('Authorizer: scrypt verification and cached verification');
+    step('Authorizer: keyed-hash check and warm calls');
     const authorizer = await runChild<AuthorizerResult>(['--import', 'tsx', 'bench/authorizer/measure.ts'], {
       env: {
         ...environment('authorizer'),
         BENCH_AUTHORIZER: JSON.stringify({
           authorizerBundle: build.bundles.authorizer,
-          verifications: SETTINGS.scryptVerifications,
-          cachedCalls: SETTINGS.authorizerCachedCalls,
+          hashChecks: SETTINGS.authorizerHashChecks,
+          warmCalls: SETTINGS.authorizerWarmCalls,
         }),
       },
       logFile: join(LOG_DIRECTORY, 'authorizer.log'),

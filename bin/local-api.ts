@@ -3,18 +3,19 @@
 // data directory's lock, builds the bundles (--build), starts DynamoDB Local, and stops all of it
 // on SIGINT, SIGTERM, SIGHUP, when the process that started it (npm) is gone, or when DynamoDB
 // Local itself exits.
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createDocumentClient } from '../functions/store/dynamodb-client.ts';
-import { hashPassword } from '../functions/auth/passwords.ts';
+import { generateCredential, hashCredential } from '../functions/auth/credentials.ts';
 import { UsersStore } from '../functions/auth/users-store.ts';
 import { lockDataDirectory, lockHolder, processStart, type DataDirectoryLock } from '../lib/local/data-directory-lock.ts';
-import { ensureLocalTables, KEY_FILE, killStartedJavaNow, localClient, portIsFree } from '../lib/local/dynamodb-local.ts';
+import { ensureCredentialKeysFile, readCredentialKeysFile } from '../lib/local/credential-keys-file.ts';
+import { ensureLocalTables, KEY_FILE, killStartedJavaNow, localClient, localCredentials, portIsFree } from '../lib/local/dynamodb-local.ts';
 import { listenOnLoopback, startLocalApiGateway, type AccessLogEntry } from '../lib/local/local-api-gateway.ts';
 import {
+  credentialKeysFile,
   DATA_DIRECTORY,
   DYNAMODB_DIRECTORY,
   dynamoDbLocalPort,
@@ -26,6 +27,7 @@ import {
 } from '../lib/local/local-environment.ts';
 import { directoryProblems, endpointProblem, settingProblems, unknownSettings } from '../lib/local/local-settings.ts';
 import { registerRun } from '../lib/local/run-registry.ts';
+import { LOCAL_CREDENTIAL_KEYS_SECRET, startSecretsManagerLocal } from '../lib/local/secrets-manager-local.ts';
 import { inMemoryLimitBytes, watchDirectorySize } from '../lib/local/size-watchdog.ts';
 
 const USAGE = `Usage: npm start [-- options]      (node --import tsx bin/local-api.ts [options])
@@ -275,6 +277,14 @@ try {
       javaPid: dynamodb.started.javaPid,
       javaStart: processStart(dynamodb.started.javaPid),
     });
+  // The credential keys (created at first start), served to the functions as Secrets Manager would.
+  const keysFile = credentialKeysFile(dynamodb.started && !lock ? dynamodb.started.dataDirectory : undefined);
+  await ensureCredentialKeysFile(keysFile);
+  const secretsManager = await startSecretsManagerLocal({
+    secrets: { [LOCAL_CREDENTIAL_KEYS_SECRET]: keysFile },
+    accessKeyId: localCredentials(dynamodb.endpoint).accessKeyId,
+  });
+  cleanups.push(() => secretsManager.close());
   // A store other than the data directory: recorded, so that the users CLI does not write into
   // .data/ unseen by this run.
   const run = lock
@@ -285,6 +295,7 @@ try {
         dynamodbEndpoint: dynamodb.endpoint,
         temporaryDirectory: dynamodb.started?.dataDirectory,
         keyId: dynamodb.started?.keyId,
+        credentialKeysFile: keysFile,
       });
   if (run) cleanups.push(async () => run.remove());
   if (dynamodb.started && !lock) {
@@ -301,10 +312,12 @@ try {
     );
     cleanups.push(async () => stopWatching());
   }
-  Object.assign(process.env, handlerEnvironment(dynamodb.endpoint));
+  Object.assign(process.env, handlerEnvironment(dynamodb.endpoint, secretsManager.endpoint));
   await step('tables', () => ensureLocalTables(dynamodb.endpoint, localTableNames));
-  const created = await step('users', ensureAdminUser, (user) =>
-    user ? `created admin (editor)${user.generated ? ', password below' : ''}` : '',
+  const created = await step(
+    'users',
+    () => ensureAdminUser(keysFile),
+    (user) => (user ? `created admin (editor)${user.generated ? ', password below' : ''}` : ''),
   );
 
   const gateway = await step('listening', () =>
@@ -374,10 +387,11 @@ async function buildUnlessUpToDate(): Promise<boolean> {
 
 /** The users CLI command that reaches this run's users (it finds a run on the data directory or in memory by its MUSEUM_DATA_DIR). */
 function passwordCommand(endpoint: string, started: boolean): string {
-  const same = (started ? ['MUSEUM_DATA_DIR', 'TABLE_NAME'] : ['MUSEUM_DYNAMODB_KEY_ID', 'TABLE_NAME']).filter(
+  // MUSEUM_DATA_DIR names the run (in memory) or, on DYNAMODB_ENDPOINT, where the credential key is.
+  const same = (started ? ['MUSEUM_DATA_DIR', 'TABLE_NAME'] : ['MUSEUM_DYNAMODB_KEY_ID', 'TABLE_NAME', 'MUSEUM_DATA_DIR']).filter(
     (name) => givenSettings[name],
   );
-  return `${started ? '' : `DYNAMODB_ENDPOINT=${endpoint} `}npm run users -- passwd admin${same.length > 0 ? `, with the same ${same.join(' and ')}` : ''}`;
+  return `${started ? '' : `DYNAMODB_ENDPOINT=${endpoint} `}npm run -s users -- passwd admin${same.length > 0 ? `, with the same ${same.join(' and ')}` : ''}`;
 }
 
 function dataDescription(endpoint: string, started: boolean): string {
@@ -393,14 +407,25 @@ function requestLine(entry: AccessLogEntry): string {
   return `${time} ${entry.method} ${entry.path} ${entry.status} ${entry.durationMs} ms${entry.user ? ` ${entry.user}` : ''}`;
 }
 
-/** On first start, user `admin` (editor) with MUSEUM_ADMIN_PASSWORD or a generated password printed once. */
-async function ensureAdminUser(): Promise<{ password: string; generated: boolean } | undefined> {
+/**
+ * On first start, user `admin` (editor) with MUSEUM_ADMIN_PASSWORD (at least 20 characters, checked
+ * with the settings) or a generated one (192 random bits) printed once.
+ */
+async function ensureAdminUser(keysFile: string): Promise<{ password: string; generated: boolean } | undefined> {
   const client = localClient(process.env.AWS_ENDPOINT_URL_DYNAMODB ?? '');
   try {
     const users = new UsersStore(createDocumentClient(client), localTableNames.events);
-    if (await users.getUser('admin')) return undefined;
-    const password = adminPassword ?? randomBytes(18).toString('base64url');
-    await users.putUser({ username: 'admin', role: 'editor', passwordHash: await hashPassword(password) }, 'create');
+    const existing = await users.listUsers();
+    const older = existing.filter((user) => user.keyId === undefined).length;
+    // Stored by a release that hashed with scrypt: they cannot log in until re-issued.
+    if (older > 0)
+      say(
+        `  ${older} user(s) stored by an older release cannot log in: run npm run users -- migrate (docs/DEPLOY.md, "Migrating users stored with scrypt")`,
+      );
+    if (existing.some((user) => user.username === 'admin')) return undefined;
+    const password = adminPassword ?? generateCredential();
+    const passwordHash = hashCredential(password, await readCredentialKeysFile(keysFile));
+    await users.putUser({ username: 'admin', role: 'editor', passwordHash }, 'create');
     return { password, generated: !adminPassword };
   } finally {
     client.destroy();

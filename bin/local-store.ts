@@ -3,14 +3,16 @@
 // DynamoDB Local (on the data directory, or in memory), or the data directory's own (started
 // here, under its lock).
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ensureCredentialKeysFile } from '../lib/local/credential-keys-file.ts';
 import { lockDataDirectory, lockHolder, processStart } from '../lib/local/data-directory-lock.ts';
 import { ensureLocalTables, localClient, startDynamoDbLocal, useKeyId, type DynamoDbLocal } from '../lib/local/dynamodb-local.ts';
 import {
+  credentialKeysFile,
   DATA_DIRECTORY,
   DYNAMODB_DIRECTORY,
+  inMemory,
   localTableNames,
   useDataDirectoryKey,
-  usesDataDirectory,
 } from '../lib/local/local-environment.ts';
 import { settingProblems, STORE_SETTINGS } from '../lib/local/local-settings.ts';
 import { runsOnOtherStores, type RunRecord } from '../lib/local/run-registry.ts';
@@ -27,6 +29,8 @@ export interface Store {
   exclusive: boolean;
   /** Said after a change that lands somewhere a person may not expect (an in-memory run). */
   note?: string;
+  /** The local credential keys (lib/local/credential-keys-file.ts); none for a deployed table (its secret: `--secret`). */
+  credentialKeysFile?: string;
   close(): Promise<void>;
 }
 
@@ -38,7 +42,7 @@ export function storeSettingsProblem(): string | undefined {
 
 /** The running in-memory `npm start`'s DynamoDB Local, through the key id its run record keeps. */
 function inMemoryRun(run: RunRecord): Store | string {
-  if (!run.keyId)
+  if (!run.keyId || !run.credentialKeysFile)
     return `The local API running${run.url ? ` on ${run.url}` : ''} (pid ${run.pid}) in memory was started by an older version: restart it to use the CLIs with it.`;
   useKeyId(run.dynamodbEndpoint, run.keyId);
   const client = localClient(run.dynamodbEndpoint);
@@ -47,6 +51,7 @@ function inMemoryRun(run: RunRecord): Store | string {
     tableName: localTableNames.events,
     target: 'running local API',
     exclusive: false,
+    credentialKeysFile: run.credentialKeysFile,
     note: `This changed the in-memory local API running${run.url ? ` on ${run.url}` : ''} (pid ${run.pid}): it is gone when that run stops.`,
     close: async () => client.destroy(),
   };
@@ -65,17 +70,32 @@ export async function openStore(
   if (process.env.DYNAMODB_ENDPOINT) {
     const client = localClient(process.env.DYNAMODB_ENDPOINT);
     await ensureLocalTables(process.env.DYNAMODB_ENDPOINT, localTableNames);
-    return { client, tableName: localTableNames.events, target: 'stored data', exclusive: false, close: async () => client.destroy() };
+    await ensureCredentialKeysFile(credentialKeysFile());
+    return {
+      client,
+      tableName: localTableNames.events,
+      target: 'stored data',
+      exclusive: false,
+      credentialKeysFile: credentialKeysFile(),
+      close: async () => client.destroy(),
+    };
   }
-  // A start on the data directory wins; otherwise an npm start on another store is the one a
-  // person is using: writing into the data directory would never reach it.
-  const others = lockHolder(DATA_DIRECTORY)?.holder === 'npm start' ? [] : runsOnOtherStores(DATA_DIRECTORY);
-  const inMemory = others.filter((run) => run.store === 'in memory');
-  if (!usesDataDirectory() && inMemory.length === 0)
-    return 'No local API is running in memory (MUSEUM_IN_MEMORY=1) for this data directory: start one with MUSEUM_IN_MEMORY=1 npm start first.';
-  if (inMemory.length > 1)
-    return `Several local APIs run in memory (pids ${inMemory.map((run) => run.pid).join(', ')}): stop all but one, or give each its own MUSEUM_DATA_DIR.`;
-  if (inMemory[0]) return inMemoryRun(inMemory[0]);
+  // Which run (README, "Users"): the CLI's own MUSEUM_IN_MEMORY=1 means the in-memory run of this
+  // MUSEUM_DATA_DIR, whatever else runs. Otherwise a start on the data directory wins; without one,
+  // a single npm start on another store of this MUSEUM_DATA_DIR is the one a person is using
+  // (writing into the data directory would never reach it). Several candidates: refused, naming them.
+  const inMemoryRuns = (runs: RunRecord[]) => runs.filter((run) => run.store === 'in memory');
+  const others = inMemory()
+    ? inMemoryRuns(runsOnOtherStores(DATA_DIRECTORY))
+    : lockHolder(DATA_DIRECTORY)?.holder === 'npm start'
+      ? []
+      : runsOnOtherStores(DATA_DIRECTORY);
+  const candidates = inMemoryRuns(others);
+  if (inMemory() && candidates.length === 0)
+    return `No local API is running in memory (MUSEUM_IN_MEMORY=1) for ${DATA_DIRECTORY}: start one with MUSEUM_IN_MEMORY=1 npm start first (with the same MUSEUM_DATA_DIR, if any).`;
+  if (candidates.length > 1)
+    return `Several local APIs run in memory for ${DATA_DIRECTORY} (pids ${candidates.map((run) => run.pid).join(', ')}): stop all but one, or start each with its own MUSEUM_DATA_DIR and give the CLI the same.`;
+  if (candidates[0]) return inMemoryRun(candidates[0]);
   const external = others[0];
   if (external) {
     return (
@@ -96,6 +116,7 @@ export async function openStore(
       tableName: localTableNames.events,
       target: 'running local API',
       exclusive: false,
+      credentialKeysFile: credentialKeysFile(),
       close: async () => client.destroy(),
     };
   }
@@ -105,6 +126,7 @@ export async function openStore(
     dynamodb = await startDynamoDbLocal({ dataDirectory: DYNAMODB_DIRECTORY });
     await lock.update({ dynamodbEndpoint: dynamodb.endpoint, javaPid: dynamodb.javaPid, javaStart: processStart(dynamodb.javaPid) });
     await ensureLocalTables(dynamodb.endpoint, localTableNames);
+    await ensureCredentialKeysFile(credentialKeysFile());
   } catch (error) {
     await dynamodb?.stop();
     await lock.release();
@@ -117,6 +139,7 @@ export async function openStore(
     tableName: localTableNames.events,
     target: 'stored data',
     exclusive: true,
+    credentialKeysFile: credentialKeysFile(),
     close: async () => {
       client.destroy();
       await started.stop();

@@ -1,139 +1,174 @@
 // `npm run users -- <command>`: manage API users.
-//   add <name> --role editor|viewer    passwd <name>    remove <name>    list
-// Passwords are read from stdin (piped) or a hidden prompt, never from arguments (they would
-// land in shell history and process listings).
-// Arguments and the password are checked before anything starts.
+//   add <name> --role editor|viewer    passwd <name>    remove <name>    list    migrate
+// Credentials are generated (192 random bits) and printed as the ONE line of standard output, so
+// scripts can capture them: `password=$(npm run -s users -- add kiosk-3 --role viewer < /dev/null)`.
+// A password piped on standard input is taken as the chosen one (at least 20 characters); never
+// from an argument (it would land in shell history and process listings). Everything else goes to
+// standard error. Arguments, the chosen password and a deployed secret are checked before anything starts.
 // Target: the local store (the running `npm start`'s DynamoDB Local, or .data/ directly under its
-// lock), or a deployed table with `--table <name>` (AWS credentials and region from the usual AWS_* settings).
+// lock; bin/local-store.ts says which run), or a deployed table with `--table <name> --secret <arn|name>`
+// (AWS credentials and region from the usual AWS_* settings).
 import { parseArgs } from 'node:util';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { createDocumentClient } from '../functions/store/dynamodb-client.ts';
-import { hashPassword, passwordProblem } from '../functions/auth/passwords.ts';
+import {
+  chosenCredentialProblem,
+  generateCredential,
+  hashCredential,
+  parseCredentialKeys,
+  type CredentialKeys,
+} from '../functions/auth/credentials.ts';
 import { ROLES, type Role } from '../functions/routes.ts';
 import { USERNAME_PATTERN, UsersStore } from '../functions/auth/users-store.ts';
+import { readCredentialKeysFile } from '../lib/local/credential-keys-file.ts';
 import { openStore, storeSettingsProblem, type Store } from './local-store.ts';
 
-const USAGE = `Usage: npm run users -- <command> [options]
-  add <name> --role editor|viewer   create a user (password from stdin or prompt)
-  passwd <name>                     set a new password (from stdin or prompt)
+const USAGE = `Usage: npm run -s users -- <command> [options]
+  add <name> --role editor|viewer   create a user; prints its generated password (one line)
+  passwd <name>                     issue a new password; prints it (one line)
   remove <name>                     delete a user
-  list                              list users and roles
+  list                              list users: name, role, credential key id (or "scrypt: migrate")
+  migrate                           re-issue the users an older release stored with scrypt; prints name<TAB>password
+A password piped on stdin to add or passwd is taken instead of a generated one (at least 20 characters).
 Options:
   --table <name>    act on a deployed table (AWS credentials and region from the environment)
-  --region <name>   AWS region for --table (default: AWS_REGION)`;
+  --secret <id>     its credential keys' secret (ARN or name: the stack's output CredentialKeysSecretArn)
+  --region <name>   AWS region for --table and --secret (default: AWS_REGION)`;
 
-async function readPassword(prompt: string): Promise<string> {
-  const stdin = process.stdin;
-  if (!stdin.isTTY) {
-    let input = '';
-    for await (const chunk of stdin) input += String(chunk);
-    return input.replace(/\r?\n$/, '');
-  }
-  process.stderr.write(prompt);
-  stdin.setRawMode(true);
-  stdin.resume();
-  let password = '';
-  return new Promise((resolve, reject) => {
-    stdin.on('data', (chunk: Buffer) => {
-      for (const char of chunk.toString('utf8')) {
-        if (char === '\r' || char === '\n') {
-          stdin.setRawMode(false);
-          stdin.pause();
-          process.stderr.write('\n');
-          resolve(password);
-          return;
-        }
-        if (char === '\u0003') {
-          stdin.setRawMode(false);
-          reject(new Error('Cancelled'));
-          return;
-        }
-        password = char === '\u007f' ? password.slice(0, -1) : password + char;
-      }
-    });
-  });
-}
-
-async function newPassword(): Promise<string> {
-  const password = await readPassword('Password: ');
-  // Length, and no control or invisible format character (a NUL, a BOM from a file): passwords.ts.
-  const problem = passwordProblem(password);
-  if (problem) throw new Error(problem);
-  if (process.stdin.isTTY && (await readPassword('Repeat password: ')) !== password) throw new Error('The passwords do not match');
-  return password;
-}
-
-const COMMANDS = ['add', 'passwd', 'remove', 'list'] as const;
+const COMMANDS = ['add', 'passwd', 'remove', 'list', 'migrate'] as const;
 type Command = (typeof COMMANDS)[number];
+/** The commands that hash a credential, so need the credential keys. */
+const ISSUING: readonly Command[] = ['add', 'passwd', 'migrate'];
+
+const OPTIONS = {
+  role: { type: 'string' },
+  table: { type: 'string' },
+  secret: { type: 'string' },
+  region: { type: 'string' },
+  help: { type: 'boolean' },
+} as const;
 
 /** How long a removed user or an old password keeps working for a client that already used it. */
 const CACHE_NOTE =
-  'Clients that already authenticated with the old credentials keep access for up to 6 minutes: the gateway caches the ' +
-  "authorizer's answer for 300 s, the authorizer caches verified credentials for 60 s.";
+  "Clients that already authenticated with the old credentials keep access for up to 5 minutes: the gateway caches the authorizer's answer for 300 s.";
+
+interface Arguments {
+  command: Command;
+  username?: string;
+  role?: Role;
+  table?: string;
+  secret?: string;
+  region?: string;
+}
+
+/** A refusal: one line on stderr and exit code 2. */
+function refuse(line: string): number {
+  console.error(line);
+  return 2;
+}
 
 /** Everything about the arguments, checked before anything starts (no Java for a typo). */
-function parseArguments(): { command: Command; username?: string; role?: Role; table?: string; region?: string } | number {
+function parseArguments(): Arguments | number {
   let parsed;
   try {
-    parsed = parseArgs({
-      allowPositionals: true,
-      options: { role: { type: 'string' }, table: { type: 'string' }, region: { type: 'string' }, help: { type: 'boolean' } },
-    });
+    parsed = parseArgs({ allowPositionals: true, strict: true, tokens: true, options: OPTIONS });
   } catch (error) {
-    console.error(`${(error as Error).message}\n${USAGE}`);
-    return 2;
+    // Node's messages run over several sentences: one line naming the option instead.
+    const option = /'(-[^' ]+)/.exec((error as Error).message)?.[1];
+    const code = (error as { code?: string }).code;
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return refuse(`Unknown option ${option ?? ''}: npm run users -- --help lists them.`);
+    return refuse(`${option ?? 'An option'} needs a value: npm run users -- --help lists them.`);
   }
-  const { values, positionals } = parsed;
-  const [command, username, ...extra] = positionals;
+  const { values, positionals, tokens } = parsed;
+  // parseArgs keeps the last of a repeated option: `--role editor --role viewer` would silently be a viewer.
+  const seen = new Set<string>();
+  for (const token of tokens) {
+    if (token.kind !== 'option') continue;
+    if (seen.has(token.name)) return refuse(`--${token.name} is given more than once: give it once.`);
+    seen.add(token.name);
+  }
   if (values.help) {
     console.log(USAGE);
     return 0;
   }
-  if (!command || !COMMANDS.includes(command as Command)) {
-    console.error(`${command ? `Unknown command ${command}.` : 'A command is required.'}\n${USAGE}`);
-    return 2;
-  }
-  if (command === 'list' ? username !== undefined : !username || !USERNAME_PATTERN.test(username)) {
-    console.error(
-      command === 'list' ? `list takes no name.\n${USAGE}` : `A username (letters, digits and . _ @ -, at most 64) is required.\n${USAGE}`,
-    );
-    return 2;
-  }
-  if (extra.length > 0) {
-    console.error(`Unexpected arguments: ${extra.join(' ')}\n${USAGE}`);
-    return 2;
-  }
+  const [command, username, ...extra] = positionals;
+  if (!command || !COMMANDS.includes(command as Command))
+    return refuse(`${command ? `Unknown command ${command}` : 'A command is required'}: npm run users -- --help lists them.`);
+  const takesName = command !== 'list' && command !== 'migrate';
+  if (!takesName && username !== undefined) return refuse(`${command} takes no name.`);
+  if (takesName && (!username || !USERNAME_PATTERN.test(username)))
+    return refuse('A username (letters, digits and . _ @ -, at most 64) is required.');
+  if (extra.length > 0) return refuse(`Unexpected arguments: ${extra.join(' ')}.`);
   if (command === 'add' && !ROLES.includes(values.role as Role)) {
     const accepted = `${ROLES.slice(0, -1).join(', ')} or ${ROLES.at(-1)}`;
-    console.error(
-      `${values.role === undefined ? `add needs --role ${ROLES.join('|')}` : `--role ${values.role} is not a role: use ${accepted}`}.\n${USAGE}`,
+    return refuse(
+      values.role === undefined ? `add needs --role ${ROLES.join('|')}.` : `--role ${values.role} is not a role: use ${accepted}.`,
     );
-    return 2;
   }
-  if (command !== 'add' && values.role !== undefined) {
-    console.error(`--role applies to add only.\n${USAGE}`);
-    return 2;
-  }
-  if (values.region !== undefined && values.table === undefined) {
-    console.error(`--region applies with --table only.\n${USAGE}`);
-    return 2;
-  }
+  if (command !== 'add' && values.role !== undefined) return refuse('--role applies to add only.');
+  if (values.table === undefined && (values.region !== undefined || values.secret !== undefined))
+    return refuse(`--${values.region !== undefined ? 'region' : 'secret'} applies with --table only.`);
+  if (values.table !== undefined && ISSUING.includes(command as Command) && values.secret === undefined)
+    return refuse(`${command} --table needs --secret <arn|name>: the stack's output CredentialKeysSecretArn.`);
   const settingsProblem = values.table === undefined ? storeSettingsProblem() : undefined;
   if (settingsProblem) {
     console.error(settingsProblem);
     return 2;
   }
-  return { command: command as Command, username, role: values.role as Role | undefined, table: values.table, region: values.region };
+  return {
+    command: command as Command,
+    username,
+    role: values.role as Role | undefined,
+    table: values.table,
+    secret: values.secret,
+    region: values.region,
+  };
+}
+
+/**
+ * The credential to set: the one piped on stdin (the chosen one, checked), or a generated one
+ * when there is none (a terminal, or empty input such as `< /dev/null`).
+ */
+async function credentialFromInput(): Promise<{ password: string; generated: boolean } | string> {
+  if (!process.stdin.isTTY) {
+    let input = '';
+    for await (const chunk of process.stdin) input += String(chunk);
+    const chosen = input.replace(/\r?\n$/, '');
+    if (chosen !== '') return chosenCredentialProblem(chosen) ?? { password: chosen, generated: false };
+  }
+  return { password: generateCredential(), generated: true };
+}
+
+/** A deployed stack's credential keys (GetSecretValue with the operator's AWS credentials). */
+async function deployedKeys(secret: string, region: string | undefined): Promise<CredentialKeys> {
+  const client = new SecretsManagerClient(region ? { region } : {});
+  try {
+    const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: secret }));
+    if (SecretString === undefined) throw new Error(`The secret ${secret} holds no SecretString`);
+    return parseCredentialKeys(SecretString);
+  } finally {
+    client.destroy();
+  }
 }
 
 async function main(): Promise<number> {
   const parsed = parseArguments();
   if (typeof parsed === 'number') return parsed;
-  const { command, username, role, table, region } = parsed;
-  // Also before anything starts: a prompt should not wait for Java, nor Java for a short password.
-  let passwordHash: string | undefined;
+  const { command, username, role, table, secret, region } = parsed;
+  // Also before anything starts: Java should not start for a short password, nor a user be half made without keys.
+  let credential: { password: string; generated: boolean } | undefined;
+  let keys: CredentialKeys | undefined;
   try {
-    if (command === 'add' || command === 'passwd') passwordHash = await hashPassword(await newPassword());
+    if (command === 'add' || command === 'passwd') {
+      const input = await credentialFromInput();
+      if (typeof input === 'string') {
+        console.error(input);
+        return 1;
+      }
+      credential = input;
+    }
+    if (secret !== undefined && ISSUING.includes(command)) keys = await deployedKeys(secret, region);
   } catch (error) {
     console.error((error as Error).message);
     return 1;
@@ -152,40 +187,50 @@ async function main(): Promise<number> {
   }
   const users = new UsersStore(createDocumentClient(store.client), store.tableName);
   try {
+    if (ISSUING.includes(command) && store.credentialKeysFile) keys = await readCredentialKeysFile(store.credentialKeysFile);
+    const hash = (password: string) => hashCredential(password, keys as CredentialKeys);
     switch (command) {
-      case 'add':
-        await users.putUser({ username: username as string, role: role as Role, passwordHash: passwordHash as string }, 'create');
-        console.log(`Added ${username} (${role}).`);
+      case 'add': {
+        const { password, generated } = credential as { password: string; generated: boolean };
+        await users.putUser({ username: username as string, role: role as Role, passwordHash: hash(password) }, 'create');
+        if (generated) console.log(password);
+        console.error(`Added ${username} (${role})${generated ? ' with the generated password printed on standard output' : ''}.`);
         break;
+      }
       case 'passwd': {
+        const { password, generated } = credential as { password: string; generated: boolean };
         const existing = await users.getUser(username as string);
         if (!existing) throw new ConditionalCheckFailedException({ message: 'missing', $metadata: {} });
-        await users.putUser({ ...existing, passwordHash: passwordHash as string }, 'replace');
-        console.log(`Changed the password of ${username}.`);
+        await users.putUser({ ...existing, passwordHash: hash(password) }, 'replace');
+        if (generated) console.log(password);
+        console.error(`Changed the password of ${username}${generated ? ' to the generated one printed on standard output' : ''}.`);
         break;
       }
       case 'remove':
         await users.deleteUser(username as string);
-        console.log(`Removed ${username}.`);
+        console.error(`Removed ${username}.`);
         break;
       case 'list':
-        for (const user of await users.listUsers()) console.log(`${user.username}\t${user.role}`);
+        for (const user of await users.listUsers()) console.log(`${user.username}\t${user.role}\t${user.keyId ?? 'scrypt: migrate'}`);
+        break;
+      case 'migrate':
+        await migrate(users, hash);
         break;
     }
-    if (store.note && command !== 'list') console.log(store.note);
+    if (store.note && command !== 'list') console.error(store.note);
     if (command === 'passwd' || command === 'remove') {
-      if (store.target === 'running local API')
-        console.log(`${CACHE_NOTE}\nTo make it immediate locally, restart npm start (its caches live in memory).`);
-      if (store.target === 'deployed') {
-        console.log(
-          `${CACHE_NOTE}\nTo shorten it, flush the gateway's cache (aws apigateway flush-stage-authorizers-cache); the authorizer's follows within 60 s.`,
-        );
-      }
+      if (store.target === 'deployed')
+        console.error(`${CACHE_NOTE}\nTo make it immediate, flush the gateway's cache: aws apigateway flush-stage-authorizers-cache.`);
+      else if (store.target === 'running local API') console.error(CACHE_NOTE);
     }
     return 0;
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) {
-      console.error(command === 'add' ? `User ${username} already exists.` : `User ${username} does not exist.`);
+      console.error(
+        command === 'add'
+          ? `User ${username} already exists.`
+          : `User ${username} does not exist${command === 'passwd' ? ' (one stored by an older release is re-issued by npm run users -- migrate)' : ''}.`,
+      );
     } else {
       console.error((error as Error).message);
     }
@@ -193,6 +238,25 @@ async function main(): Promise<number> {
   } finally {
     await store.close();
   }
+}
+
+/**
+ * Users stored by an older release (one partition, scrypt hashes, which the authorizer no longer
+ * runs) get a generated credential and the new items, one user at a time; each is printed as
+ * `name<TAB>password` once written. Run again after an interruption: done users are not listed again.
+ */
+async function migrate(users: UsersStore, hash: (password: string) => string): Promise<void> {
+  const older = (await users.listUsers()).filter((user) => user.keyId === undefined);
+  for (const user of older) {
+    const password = generateCredential();
+    await users.putUser({ username: user.username, role: user.role, passwordHash: hash(password) }, 'migrate');
+    console.log(`${user.username}\t${password}`);
+  }
+  console.error(
+    older.length === 0
+      ? 'No user is stored with scrypt: nothing to migrate.'
+      : `Re-issued ${older.length} user(s): give each client its new password; the old ones no longer work.`,
+  );
 }
 
 process.exitCode = await main();

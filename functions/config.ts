@@ -1,6 +1,7 @@
 // Typed configuration from environment variables, read once per container, and the stores
 // built from it. Nothing here runs at import time: each handler builds only what it uses.
 import { BasicAuthenticator } from './auth/basic-auth.ts';
+import { credentialKeys } from './auth/credential-keys.ts';
 import { isTimeZone } from './events/calendar-dates.ts';
 import { getDocumentClient, requiredEnv } from './store/dynamodb-client.ts';
 import { ChangeFeedReader } from './store/change-feed-reader.ts';
@@ -31,10 +32,10 @@ export function changeFeedReader(signal?: AbortSignal): ChangeFeedReader {
 }
 
 export function basicAuthenticator(): BasicAuthenticator {
-  authenticator ??= new BasicAuthenticator(
-    new UsersStore(getDocumentClient(), requiredEnv('TABLE_NAME')),
-    Number(process.env.AUTH_CACHE_TTL_SECONDS ?? 60),
-  );
+  if (!authenticator) {
+    const secretId = requiredEnv('CREDENTIAL_KEYS_SECRET');
+    authenticator = new BasicAuthenticator(new UsersStore(getDocumentClient(), requiredEnv('TABLE_NAME')), () => credentialKeys(secretId));
+  }
   return authenticator;
 }
 

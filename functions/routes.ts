@@ -40,6 +40,8 @@ export interface DataAccess {
   idempotency?: readonly string[];
   /** Item actions on the events table's change partitions (`CHANGES#…`, the change feed) only. */
   changes?: readonly string[];
+  /** Actions on the credential keys' secret (functions/auth/credential-keys.ts). */
+  credentialKeys?: readonly string[];
 }
 
 export const BASE_PATH = '/v1.1';
@@ -158,8 +160,11 @@ export const AUTHORIZER_HANDLER = 'authorizer';
  * AUTHORIZER_CACHE_TTL_SECONDS (local) set another, 0 to 3600.
  */
 export const AUTHORIZER_IDENTITY = { header: 'Authorization', defaultCacheTtlSeconds: 300 } as const;
-/** The authorizer's DynamoDB access: GetItem of USERS / USER#<name>, nothing else. */
-export const AUTHORIZER_GRANTS: DataAccess = { events: { actions: ['dynamodb:GetItem'], partitions: 'users' } };
+/** The authorizer's access: GetItem of a user's own item (USER#<name>) and the credential keys' secret, nothing else. */
+export const AUTHORIZER_GRANTS: DataAccess = {
+  events: { actions: ['dynamodb:GetItem'], partitions: 'users' },
+  credentialKeys: ['secretsmanager:GetSecretValue'],
+};
 
 /**
  * How long one new credential holds an authorizer environment, on average, with margin: an

@@ -17,7 +17,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createDocumentClient } from '../../functions/store/dynamodb-client.ts';
-import { hashPassword } from '../../functions/auth/passwords.ts';
+import { hashCredential } from '../../functions/auth/credentials.ts';
+import { credentialKeysFileIn, ensureCredentialKeysFile, readCredentialKeysFile } from '../../lib/local/credential-keys-file.ts';
 import { UsersStore } from '../../functions/auth/users-store.ts';
 import { ensureLocalTables, freePort, LOCAL_TABLE_NAMES, localClient, startDynamoDbLocal } from '../../lib/local/dynamodb-local.ts';
 
@@ -43,10 +44,15 @@ try {
   await ensureLocalTables(dynamodb.endpoint, LOCAL_TABLE_NAMES);
   const client = localClient(dynamodb.endpoint);
   const store = new UsersStore(createDocumentClient(client), LOCAL_TABLE_NAMES.events);
+  // The local API's credential key (on DYNAMODB_ENDPOINT, in its data directory), made here first to hash the users with.
+  const keysFile = credentialKeysFileIn(join(work, 'data'));
+  await ensureCredentialKeysFile(keysFile);
+  const keys = await readCredentialKeysFile(keysFile);
+  const hashPassword = (password: string) => hashCredential(password, keys);
   const victim = { username: 'curator', password: `curator-${randomUUID()}` };
-  await store.putUser({ ...victim, role: 'editor', passwordHash: await hashPassword(victim.password) }, 'create');
+  await store.putUser({ ...victim, role: 'editor', passwordHash: hashPassword(victim.password) }, 'create');
   const repeatedUser = { username: 'visitor', password: `visitor-${randomUUID()}` };
-  await store.putUser({ ...repeatedUser, role: 'viewer', passwordHash: await hashPassword(repeatedUser.password) }, 'create');
+  await store.putUser({ ...repeatedUser, role: 'viewer', passwordHash: hashPassword(repeatedUser.password) }, 'create');
 
   const port = await freePort();
   api = spawn(process.execPath, ['--import', 'tsx', 'bin/local-api.ts'], {
@@ -87,7 +93,7 @@ try {
     Promise.all(
       Array.from({ length: VALID_LOGINS }, async () => {
         const user = { username: `fresh-${randomUUID().slice(0, 8)}`, password: `valid-${randomUUID()}` };
-        await store.putUser({ ...user, role: 'viewer', passwordHash: await hashPassword(user.password) }, 'create');
+        await store.putUser({ ...user, role: 'viewer', passwordHash: hashPassword(user.password) }, 'create');
         return user;
       }),
     );
@@ -140,7 +146,7 @@ try {
     };
   }
 
-  // A first login warms the authorizer up (bundle load, first scrypt); not measured.
+  // A first login warms the authorizer up (bundle load, key read, first lookup); not measured.
   await login(basic(repeatedUser.username, repeatedUser.password));
   const rows = [];
   for (let repetition = 1; repetition <= repetitions; repetition++) {

@@ -9,6 +9,7 @@ import type { RawInvocation } from '../baseline/raw-operations.ts';
 import type { Window } from '../list-scaling/dataset.ts';
 import { authorizerEvent, basicAuthorization, BENCH_PRINCIPAL, proxyEvent } from '../support/api-events.ts';
 import { AUTHORIZER_FLOOR_NAME, FLOOR_NAME, type BenchBuild } from '../support/bench-build.ts';
+import { benchCredentialKeysText } from '../support/bench-credential-keys.ts';
 import { BENCH_PASSWORD, eventBody, loadEvents, sampleEvent } from '../support/bench-tables.ts';
 import { runChild } from '../support/child-process.ts';
 import { functionEnvironment, type BenchTables } from '../support/function-environment.ts';
@@ -122,7 +123,12 @@ export async function measureColdStarts(
       role: 'floor',
       bundle: build.bundles[AUTHORIZER_FLOOR_NAME] as string,
       kind: 'authorizer',
-      event: () => ({ tableName: tables.events, key: keys.user(BENCH_PRINCIPAL), password: BENCH_PASSWORD }),
+      event: () => ({
+        tableName: tables.events,
+        key: keys.user(BENCH_PRINCIPAL),
+        password: BENCH_PASSWORD,
+        credentialKeys: benchCredentialKeysText(),
+      }),
     },
     // The number is the DynamoDB calls of that first invocation (events-store.ts).
     functionTarget('get-special-event', 1, () => proxyEvent('getSpecialEvent', { eventId: existing.eventId })),
@@ -198,7 +204,7 @@ export async function measureColdStarts(
     return {
       ratioToFloor: round(median(toFloor), 3),
       ratioStandardError: round(medianStandardError(toFloor), 3),
-      // The authorizer's floor (a GetItem of the user and scrypt from a bare bundle) is its own requests raw.
+      // The authorizer's floor (a GetItem of the user and one MAC from a bare bundle) is its own requests raw.
       ...(target.role === 'function' && (sameRequests ?? target.kind === 'authorizer')
         ? { ratioToSameRequests: round(median(sameRequests ? pairedRatios(sameRequests) : toFloor), 3) }
         : {}),

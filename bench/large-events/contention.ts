@@ -12,6 +12,7 @@ import { loadavg, cpus } from 'node:os';
 import { join } from 'node:path';
 import { addDays } from '../../functions/events/calendar-dates.ts';
 import { startDynamoDbLocal } from '../../lib/local/dynamodb-local.ts';
+import { startBenchCredentialKeys } from '../support/bench-credential-keys.ts';
 import { behaviourFromEnvironment, startFaultProxy } from '../../test/support/fault-proxy.ts';
 import { basicAuthorization, BENCH_PRINCIPAL } from '../support/api-events.ts';
 import { addBenchUser, BENCH_PASSWORD, createBenchTables, sampleEvent, loadEvents } from '../support/bench-tables.ts';
@@ -34,6 +35,7 @@ interface Answer {
 
 const loadBefore = loadavg();
 const dynamodb = await startDynamoDbLocal();
+const stopKeys = await startBenchCredentialKeys(dynamodb.endpoint);
 const tables = { events: 'contention-events', idempotency: 'contention-idempotency' };
 interface ContentionRow {
   n: number;
@@ -158,6 +160,7 @@ try {
   }
 } finally {
   await server?.stop();
+  await stopKeys();
   await dynamodb.stop();
 }
 process.exit(0);

@@ -5,6 +5,7 @@
 import { todayIn } from '../../functions/events/calendar-dates.ts';
 import { startDynamoDbLocal } from '../../lib/local/dynamodb-local.ts';
 import { buildCalendar, defaultWindow, type Window } from '../list-scaling/dataset.ts';
+import { startBenchCredentialKeys } from './bench-credential-keys.ts';
 import { addBenchUser, createBenchTables, loadEvents } from './bench-tables.ts';
 import type { BenchTables } from './function-environment.ts';
 
@@ -20,6 +21,7 @@ export interface BenchDynamoDb {
 /** Runs `use` against a freshly loaded DynamoDB Local, which is stopped when `use` settles. */
 export async function withBenchDynamoDb<T>(use: (bench: BenchDynamoDb) => Promise<T>): Promise<T> {
   const dynamodb = await startDynamoDbLocal();
+  const stopKeys = await startBenchCredentialKeys(dynamodb.endpoint);
   try {
     await createBenchTables(dynamodb.endpoint, BENCH_TABLES.events, BENCH_TABLES.idempotency);
     await addBenchUser(dynamodb.endpoint, BENCH_TABLES.events);
@@ -28,6 +30,7 @@ export async function withBenchDynamoDb<T>(use: (bench: BenchDynamoDb) => Promis
     await loadEvents(dynamodb.endpoint, BENCH_TABLES.events, [...calendar.inside, ...calendar.outside]);
     return await use({ endpoint: dynamodb.endpoint, tables: BENCH_TABLES, window });
   } finally {
+    await stopKeys();
     await dynamodb.stop();
   }
 }

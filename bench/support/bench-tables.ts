@@ -8,13 +8,13 @@ import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dyn
 import { createDocumentClient } from '../../functions/store/dynamodb-client.ts';
 import type { SpecialEvent } from '../../functions/events/event-schema.ts';
 import { planMonths } from '../../functions/store/event-items.ts';
-import { hashPassword } from '../../functions/auth/passwords.ts';
 import { eventsTable, idempotencyTable, keys } from '../../functions/store/table-definition.ts';
 import { UsersStore } from '../../functions/auth/users-store.ts';
 import { ensureTable, localClient } from '../../lib/local/dynamodb-local.ts';
 import { BENCH_PRINCIPAL } from './api-events.ts';
+import { benchCredentialHash } from './bench-credential-keys.ts';
 
-export const BENCH_PASSWORD = 'bench-password-for-scrypt';
+export const BENCH_PASSWORD = 'bench-password-of-twenty-or-more';
 
 export async function createBenchTables(endpoint: string, events: string, idempotency?: string): Promise<void> {
   const client = localClient(endpoint);
@@ -26,12 +26,12 @@ export async function createBenchTables(endpoint: string, events: string, idempo
   }
 }
 
-/** The bench editor (the principal of every proxy event) with a real scrypt hash. */
+/** The bench editor (the principal of every proxy event), hashed under the bench's credential key. */
 export async function addBenchUser(endpoint: string, table: string): Promise<void> {
   const client = localClient(endpoint);
   try {
     await new UsersStore(createDocumentClient(client), table).putUser(
-      { username: BENCH_PRINCIPAL, role: 'editor', passwordHash: await hashPassword(BENCH_PASSWORD) },
+      { username: BENCH_PRINCIPAL, role: 'editor', passwordHash: await benchCredentialHash(BENCH_PASSWORD) },
       'create',
     );
   } finally {

@@ -13,7 +13,8 @@ export function functionEnvironment(endpoint: string, tables: BenchTables, funct
   return {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '',
-    ...handlerEnvironment(endpoint),
+    // The credential keys' stand-in, when the bench started one (bench-credential-keys.ts).
+    ...handlerEnvironment(endpoint, process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER),
     TABLE_NAME: tables.events,
     IDEMPOTENCY_TABLE_NAME: tables.idempotency,
     POWERTOOLS_METRICS_DISABLED: 'false',

@@ -1,5 +1,9 @@
-// API users: username, role and scrypt password hash, in the events table's USERS partition.
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+// API users in the events table: each user's own item (`USER#<name>`: role and credential hash),
+// the only item the authorizer reads, and a directory entry (`USERS` / `USER#<name>`: role and key
+// id, no hash) for listing, written together in one transaction (functions/store/README.md, "Users").
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { credentialKeyId } from './credentials.ts';
 import type { Role } from '../routes.ts';
 import { keys } from '../store/table-definition.ts';
 
@@ -9,12 +13,25 @@ export interface User {
   passwordHash: string;
 }
 
+/** A user as the directory lists it; `keyId` is absent for a user stored by an older release (scrypt: `users migrate`). */
+export interface DirectoryEntry {
+  username: string;
+  role: Role;
+  keyId?: string;
+}
+
 /**
  * RFC 7617: a user-id cannot contain a colon; we also keep it to a safe printable ASCII set, so a
  * name is compared exactly: no invisible character (BOM, zero-width space) nor another Unicode
  * form of the same letters can name a user.
  */
 export const USERNAME_PATTERN = /^[A-Za-z0-9._@-]{1,64}$/;
+
+/**
+ * How a put treats what is there: `create` a new user; `replace` the credential or role of one
+ * that exists; `migrate` one stored by an older release (a directory entry holding a scrypt hash).
+ */
+export type PutMode = 'create' | 'replace' | 'migrate';
 
 export class UsersStore {
   private readonly client: DynamoDBDocumentClient;
@@ -25,51 +42,94 @@ export class UsersStore {
     this.tableName = tableName;
   }
 
+  /**
+   * The user's own item, eventually consistent: half the read cost, and twice the reads a second
+   * one item serves (a new user or credential is seen within about a second).
+   */
   async getUser(username: string): Promise<User | undefined> {
-    const { Item } = await this.client.send(new GetCommand({ TableName: this.tableName, Key: keys.user(username), ConsistentRead: true }));
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.tableName, Key: keys.user(username) }));
     return Item ? { username: String(Item.username), role: Item.role as Role, passwordHash: String(Item.passwordHash) } : undefined;
   }
 
   /**
-   * `mode` says whether the user must be new (add) or must exist already (passwd). The hash comes
-   * from hashPassword(), which refuses a password passwordProblem() refuses; the name is checked here.
+   * Writes the user's item and directory entry in one transaction. The hash must be a keyed hash
+   * (hashCredential); the name is checked here. A condition that fails (`create` of a user that
+   * exists, `replace` or `migrate` of one that does not) is a ConditionalCheckFailedException.
    */
-  async putUser(user: User, mode: 'create' | 'replace'): Promise<void> {
+  async putUser(user: User, mode: PutMode): Promise<void> {
     if (!USERNAME_PATTERN.test(user.username))
       throw new Error(`The username ${JSON.stringify(user.username)} is not letters, digits and . _ @ - (at most 64)`);
-    if (!user.passwordHash.startsWith('scrypt$')) throw new Error('The password hash is not one of hashPassword()');
-    await this.client.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: { ...keys.user(user.username), ...user, updatedAt: new Date().toISOString() },
-        ConditionExpression: mode === 'create' ? 'attribute_not_exists(pk)' : 'attribute_exists(pk)',
-      }),
-    );
+    const keyId = credentialKeyId(user.passwordHash);
+    if (keyId === undefined) throw new Error('The password hash is not one of hashCredential()');
+    const updatedAt = new Date().toISOString();
+    const entryCondition = {
+      create: 'attribute_not_exists(pk)',
+      replace: 'attribute_exists(pk)',
+      migrate: 'attribute_exists(passwordHash)',
+    }[mode];
+    await this.transact([
+      {
+        Put: {
+          TableName: this.tableName,
+          Item: { ...keys.user(user.username), username: user.username, role: user.role, passwordHash: user.passwordHash, updatedAt },
+          ConditionExpression: mode === 'replace' ? 'attribute_exists(pk)' : 'attribute_not_exists(pk)',
+        },
+      },
+      {
+        Put: {
+          TableName: this.tableName,
+          Item: { ...keys.userDirectoryEntry(user.username), username: user.username, role: user.role, keyId, updatedAt },
+          ConditionExpression: entryCondition,
+        },
+      },
+    ]);
   }
 
+  /** Removes the user (of either model); a ConditionalCheckFailedException when there is none. */
   async deleteUser(username: string): Promise<void> {
-    await this.client.send(
-      new DeleteCommand({ TableName: this.tableName, Key: keys.user(username), ConditionExpression: 'attribute_exists(pk)' }),
-    );
+    await this.transact([
+      { Delete: { TableName: this.tableName, Key: keys.user(username) } },
+      { Delete: { TableName: this.tableName, Key: keys.userDirectoryEntry(username), ConditionExpression: 'attribute_exists(pk)' } },
+    ]);
   }
 
-  async listUsers(): Promise<Omit<User, 'passwordHash'>[]> {
-    const users: Omit<User, 'passwordHash'>[] = [];
+  /** The directory, in name order (no hashes are read). */
+  async listUsers(): Promise<DirectoryEntry[]> {
+    const users: DirectoryEntry[] = [];
     let exclusiveStartKey: Record<string, unknown> | undefined;
     do {
       const page = await this.client.send(
         new QueryCommand({
           TableName: this.tableName,
           KeyConditionExpression: 'pk = :users',
-          ExpressionAttributeValues: { ':users': keys.usersPartition },
-          ProjectionExpression: 'username, #role',
+          ExpressionAttributeValues: { ':users': keys.usersDirectory },
+          ProjectionExpression: 'username, #role, keyId',
           ExpressionAttributeNames: { '#role': 'role' },
           ExclusiveStartKey: exclusiveStartKey,
         }),
       );
-      for (const item of page.Items ?? []) users.push({ username: String(item.username), role: item.role as Role });
+      for (const item of page.Items ?? []) {
+        users.push({
+          username: String(item.username),
+          role: item.role as Role,
+          ...(typeof item.keyId === 'string' ? { keyId: item.keyId } : {}),
+        });
+      }
       exclusiveStartKey = page.LastEvaluatedKey;
     } while (exclusiveStartKey);
     return users;
+  }
+
+  private async transact(items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>): Promise<void> {
+    try {
+      await this.client.send(new TransactWriteCommand({ TransactItems: items }));
+    } catch (error) {
+      if (
+        error instanceof TransactionCanceledException &&
+        error.CancellationReasons?.some((reason) => reason.Code === 'ConditionalCheckFailed')
+      )
+        throw new ConditionalCheckFailedException({ message: 'The user is not as the command expects', $metadata: error.$metadata });
+      throw error;
+    }
   }
 }

@@ -110,8 +110,15 @@ export const keys = {
     const [firstDate = '', name = '', eventId = ''] = sortKey.split(KEY_SEPARATOR);
     return { eventId, month: firstDate.slice(0, 7), firstDate, name, dates: [...((item.dates as string[] | undefined) ?? [])] };
   },
-  // Few users, read through the authorizer's caches: one partition lets the CLI list them with a Query.
-  user: (username: string) => ({ pk: 'USERS', sk: `USER#${username}` }),
-  usersPartition: 'USERS',
+  /**
+   * A user's own item (role and credential hash), the only item the authorizer reads: one partition
+   * per user, so no partition's read limit caps logins (functions/store/README.md, "Users").
+   */
+  user: (username: string) => ({ pk: `USER#${username}`, sk: 'USER' }),
+  /** The partition-key pattern of users' own items (the authorizer's IAM LeadingKeys). */
+  userPartitions: 'USER#*',
+  /** A user's entry in the directory (role and key id, no hash), written in the same transaction: what the CLI lists. */
+  userDirectoryEntry: (username: string) => ({ pk: 'USERS', sk: `USER#${username}` }),
+  usersDirectory: 'USERS',
   eventIdFromPk: (pk: string) => pk.slice('EVENT#'.length),
 };

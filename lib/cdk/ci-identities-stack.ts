@@ -10,7 +10,7 @@
 // can push a branch can use. The preview role exists only in the preview account and trusts
 // only pull_request tokens; no role in the production account trusts them. So a compromised
 // branch can at worst change or delete other previews.
-import { DefaultStackSynthesizer, Stack, Token, Validations, type StackProps } from 'aws-cdk-lib';
+import { ArnFormat, DefaultStackSynthesizer, Stack, Token, Validations, type StackProps } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct, Node } from 'constructs';
 import { API_GATEWAY_ACCOUNT_STACK_NAME } from './api-gateway-account-stack.ts';
@@ -34,6 +34,8 @@ export const CI_ROLE_NAMES = {
 export const PREVIEW_STACK_PATTERNS = ['MuseumApi-pr-*', 'MuseumMockApi-pr-*'];
 /** Tables of preview stacks (CloudFormation names them after the stack). */
 export const PREVIEW_TABLE_PATTERN = 'MuseumApi-pr-*';
+/** The previews' credential keys (`<stack>-credential-keys`, then Secrets Manager's random suffix). */
+export const PREVIEW_SECRET_PATTERN = 'MuseumApi-pr-*-credential-keys-*';
 /** Production stacks the read-only diff identity may read. */
 export const PRODUCTION_STACK_NAMES = [
   `MuseumApi-${PRODUCTION_STAGE}`,
@@ -225,19 +227,37 @@ export class CiIdentitiesStack extends Stack {
         })),
       );
       // The smoke test after a deploy adds a temporary editor and removes it (users CLI): only
-      // in the USERS partition of a preview's events table, never an event or another table.
+      // the users' items and directory of a preview's events table, never an event or another
+      // table, with the preview's credential keys (lib/cdk/credential-keys-secret.ts names them).
       preview.addToPrincipalPolicy(
         new iam.PolicyStatement({
           actions: ['dynamodb:PutItem', 'dynamodb:DeleteItem'],
           resources: [this.formatArn({ service: 'dynamodb', resource: 'table', resourceName: PREVIEW_TABLE_PATTERN })],
-          conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [keys.usersPartition] } },
+          conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [keys.usersDirectory, keys.userPartitions] } },
+        }),
+      );
+      preview.addToPrincipalPolicy(
+        new iam.PolicyStatement({
+          actions: ['secretsmanager:GetSecretValue'],
+          resources: [
+            this.formatArn({
+              service: 'secretsmanager',
+              resource: 'secret',
+              resourceName: PREVIEW_SECRET_PATTERN,
+              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+            }),
+          ],
         }),
       );
       Validations.of(preview).acknowledge(
         {
           id: `AwsSolutions-IAM5[Resource::${this.tableArnForFindings(account, PREVIEW_TABLE_PATTERN)}]`,
           reason:
-            'The events tables of pull-request previews (generated names under MuseumApi-pr-*), USERS partition only: the temporary smoke-test user.',
+            "The events tables of pull-request previews (generated names under MuseumApi-pr-*), users' items and directory only: the temporary smoke-test user.",
+        },
+        {
+          id: `AwsSolutions-IAM5[Resource::${this.tableArnForFindings(account, PREVIEW_SECRET_PATTERN).replace(':dynamodb:', ':secretsmanager:').replace(':table/', ':secret:')}]`,
+          reason: "The credential keys of pull-request previews (named after their stacks): the smoke-test user's credential hash.",
         },
         {
           id: `AwsSolutions-IAM5[Resource::${this.stackArnForFindings(account, 'MuseumApi-pr-*')}]`,

@@ -1,8 +1,9 @@
 // Least privilege per function, as IAM statements: the grants are declared with each route in
 // functions/routes.ts (and the authorizer's beside AUTHORIZER_HANDLER); this module only turns
-// them into policy statements confined to the tables, indexes and partitions they name.
+// them into policy statements confined to the tables, indexes, partitions and secret they name.
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { AUTHORIZER_GRANTS, AUTHORIZER_HANDLER, routes, type DataAccess } from '../../functions/routes.ts';
 import { CHANGE_ITEM } from '../../functions/changes/change-event.ts';
 import { MONTH_END_INDEX, MONTH_INDEX, keys } from '../../functions/store/table-definition.ts';
@@ -15,16 +16,20 @@ export const DATA_ACCESS: Readonly<Record<string, DataAccess>> = Object.fromEntr
 
 /**
  * dynamodb:LeadingKeys confines each function to its own partitions: the event handlers cannot
- * read the password hashes in the USERS partition, the authorizer can read nothing else, and the
- * change feed reads only the change partitions (which the writers may only put into).
+ * read the credential hashes in the users' items (USER#<name>), the authorizer can read nothing
+ * else (not even the users directory, USERS), and the change feed reads only the change
+ * partitions (which the writers may only put into).
  */
 const LEADING_KEYS = {
   events: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [keys.event('*').pk] } },
-  users: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [keys.usersPartition] } },
+  users: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [keys.userPartitions] } },
   changes: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${CHANGE_ITEM.pkPrefix}*`] } },
 } as const;
 
-export function dataAccessStatements(functionName: string, tables: { events: ITableV2; idempotency: ITableV2 }): iam.PolicyStatement[] {
+export function dataAccessStatements(
+  functionName: string,
+  resources: { events: ITableV2; idempotency: ITableV2; credentialKeys: ISecret },
+): iam.PolicyStatement[] {
   const access = DATA_ACCESS[functionName];
   if (!access) throw new Error(`No data access is declared for the function ${functionName}`);
   const statements: iam.PolicyStatement[] = [];
@@ -32,7 +37,7 @@ export function dataAccessStatements(functionName: string, tables: { events: ITa
     statements.push(
       new iam.PolicyStatement({
         actions: [...access.events.actions],
-        resources: [tables.events.tableArn],
+        resources: [resources.events.tableArn],
         conditions: LEADING_KEYS[access.events.partitions],
       }),
     );
@@ -41,17 +46,20 @@ export function dataAccessStatements(functionName: string, tables: { events: ITa
     statements.push(
       new iam.PolicyStatement({
         actions: [...access.dateIndex],
-        resources: [MONTH_INDEX, MONTH_END_INDEX].map((index) => `${tables.events.tableArn}/index/${index}`),
+        resources: [MONTH_INDEX, MONTH_END_INDEX].map((index) => `${resources.events.tableArn}/index/${index}`),
       }),
     );
   }
   if (access.changes) {
     statements.push(
-      new iam.PolicyStatement({ actions: [...access.changes], resources: [tables.events.tableArn], conditions: LEADING_KEYS.changes }),
+      new iam.PolicyStatement({ actions: [...access.changes], resources: [resources.events.tableArn], conditions: LEADING_KEYS.changes }),
     );
   }
   if (access.idempotency) {
-    statements.push(new iam.PolicyStatement({ actions: [...access.idempotency], resources: [tables.idempotency.tableArn] }));
+    statements.push(new iam.PolicyStatement({ actions: [...access.idempotency], resources: [resources.idempotency.tableArn] }));
+  }
+  if (access.credentialKeys) {
+    statements.push(new iam.PolicyStatement({ actions: [...access.credentialKeys], resources: [resources.credentialKeys.secretArn] }));
   }
   return statements;
 }

@@ -8,6 +8,7 @@ import { apiDocuments } from './api-documents.ts';
 import { ApiMonitoring } from './api-monitoring.ts';
 import { acknowledgeNoFirewall, ApiFirewall } from './api-firewall.ts';
 import { CanaryReleases } from './canary-releases.ts';
+import { CredentialKeysSecret } from './credential-keys-secret.ts';
 import { MuseumFunctions } from './museum-functions.ts';
 import { MuseumTables } from './museum-tables.ts';
 import { SpecialEventsApi } from './special-events-api.ts';
@@ -22,6 +23,8 @@ export interface MuseumApiStackProps extends StackProps {
 
 export class MuseumApiStack extends Stack {
   readonly tables: MuseumTables;
+  /** The credential keys' secret (users CLI `--secret`, the authorizer). */
+  readonly credentialKeys: CredentialKeysSecret;
   readonly functions: MuseumFunctions;
   readonly api: SpecialEventsApi;
   readonly monitoring: ApiMonitoring | undefined;
@@ -37,9 +40,11 @@ export class MuseumApiStack extends Stack {
     });
     const { config } = props;
     this.tables = new MuseumTables(this, 'Tables', config);
+    this.credentialKeys = new CredentialKeysSecret(this, 'CredentialKeys', config);
     this.functions = new MuseumFunctions(this, 'Functions', {
       config,
       tables: this.tables,
+      credentialKeys: this.credentialKeys.secret,
       ...(props.functionsDirectory ? { functionsDirectory: props.functionsDirectory } : {}),
     });
     this.acknowledgeTableGrants();
@@ -62,6 +67,10 @@ export class MuseumApiStack extends Stack {
     new CfnOutput(this, 'TableName', {
       description: 'Events and users table (for `npm run users -- ... --table`)',
       value: this.tables.events.tableName,
+    });
+    new CfnOutput(this, 'CredentialKeysSecretArn', {
+      description: 'The credential keys (for `npm run users -- ... --table <TableName> --secret <this>`)',
+      value: this.credentialKeys.secret.secretArn,
     });
     new CfnOutput(this, 'ReleaseVersions', {
       description:

@@ -16,6 +16,7 @@ import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { AUTHORIZER_HANDLER, FUNCTION_SETTINGS, LAMBDA_NODE_OPTIONS, routes } from '../../functions/routes.ts';
 import { dataAccessStatements } from './function-permissions.ts';
@@ -31,6 +32,8 @@ export const METRICS_NAMESPACE = 'MuseumSpecialEvents';
 export interface MuseumFunctionsProps {
   config: StageConfig;
   tables: MuseumTables;
+  /** The credential keys the authorizer verifies with (lib/cdk/credential-keys-secret.ts). */
+  credentialKeys: ISecret;
   functionsDirectory?: string;
 }
 
@@ -45,7 +48,7 @@ export class MuseumFunctions extends Construct {
 
   constructor(scope: Construct, id: string, props: MuseumFunctionsProps) {
     super(scope, id);
-    const { config, tables } = props;
+    const { config, tables, credentialKeys } = props;
     const directory = props.functionsDirectory ?? FUNCTIONS_DIRECTORY;
     const common = {
       TABLE_NAME: tables.events.tableName,
@@ -70,6 +73,7 @@ export class MuseumFunctions extends Construct {
           directory,
           config,
           tables,
+          credentialKeys,
           environment: handlerEnvironment,
           settings: FUNCTION_SETTINGS.handler,
         }),
@@ -80,7 +84,8 @@ export class MuseumFunctions extends Construct {
       directory,
       config,
       tables,
-      environment: { ...common, AUTH_CACHE_TTL_SECONDS: String(config.authorizerMemoryCacheTtlSeconds) },
+      credentialKeys,
+      environment: { ...common, CREDENTIAL_KEYS_SECRET: credentialKeys.secretArn },
       settings: FUNCTION_SETTINGS.authorizer,
     });
     this.liveHandlers = new Map([...handlers].map(([name, fn]) => [name, liveAlias(fn)]));
@@ -107,6 +112,7 @@ export class MuseumFunctions extends Construct {
       directory: string;
       config: StageConfig;
       tables: MuseumTables;
+      credentialKeys: ISecret;
       environment: Record<string, string>;
       settings: { memorySize: number; timeoutSeconds: number; reservedConcurrency?: number };
     },
@@ -130,7 +136,8 @@ export class MuseumFunctions extends Construct {
     role.addToPrincipalPolicy(
       new iam.PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [logGroup.logGroupArn] }),
     );
-    for (const statement of dataAccessStatements(name, options.tables.grants)) role.addToPrincipalPolicy(statement);
+    for (const statement of dataAccessStatements(name, { ...options.tables.grants, credentialKeys: options.credentialKeys }))
+      role.addToPrincipalPolicy(statement);
 
     const fn = new lambda.Function(this, id, {
       // The release (`-c release=<commit>`, set by CI) in the description: every release

@@ -24,8 +24,6 @@ export interface StageConfig {
   logRetentionDays: number;
   /** How long API Gateway reuses an authorizer decision for the same Authorization header. */
   authorizerCacheTtlSeconds: number;
-  /** How long a warm authorizer container remembers a verified password (skips scrypt). */
-  authorizerMemoryCacheTtlSeconds: number;
   /** Browser origins allowed to call the API; empty: no CORS at all. */
   corsOrigins: string[];
   /** IANA time zone that decides "today" for the list's default date range. */
@@ -109,7 +107,6 @@ export function readStageConfig(node: Context): StageConfig {
     }),
     logRetentionDays: retentionDays(integer(node, 'logRetentionDays', isProduction ? 90 : 7)),
     authorizerCacheTtlSeconds,
-    authorizerMemoryCacheTtlSeconds: integer(node, 'authorizerMemoryCacheTtlSeconds', 60),
     corsOrigins: list(node, 'corsOrigins'),
     timeZone: string(node, 'timeZone') ?? 'UTC',
     monitoring: boolean(node, 'monitoring', isProduction),

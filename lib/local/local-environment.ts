@@ -13,6 +13,8 @@ import {
   useKeyId,
   type DynamoDbLocal,
 } from './dynamodb-local.ts';
+import { credentialKeysFileIn } from './credential-keys-file.ts';
+import { LOCAL_CREDENTIAL_KEYS_SECRET } from './secrets-manager-local.ts';
 
 export const DATA_DIRECTORY = resolve(process.env.MUSEUM_DATA_DIR || '.data');
 /** DynamoDB Local's files and the key id that guards them. */
@@ -63,8 +65,19 @@ export const localTableNames = {
   idempotency: process.env.IDEMPOTENCY_TABLE_NAME || LOCAL_TABLE_NAMES.idempotency,
 };
 
-/** The environment variables the deployed stack gives the functions, pointed at DynamoDB Local. */
-export function handlerEnvironment(endpoint: string): Record<string, string> {
+/**
+ * The credential keys of a local run (lib/local/credential-keys-file.ts): in the data directory,
+ * also for a run on DYNAMODB_ENDPOINT, or in an in-memory run's temporary directory.
+ */
+export function credentialKeysFile(inMemoryDirectory?: string): string {
+  return credentialKeysFileIn(inMemoryDirectory ?? DATA_DIRECTORY);
+}
+
+/**
+ * The environment variables the deployed stack gives the functions, pointed at DynamoDB Local and
+ * at the Secrets Manager stand-in (`secretsManagerEndpoint`, lib/local/secrets-manager-local.ts).
+ */
+export function handlerEnvironment(endpoint: string, secretsManagerEndpoint?: string): Record<string, string> {
   const { accessKeyId, secretAccessKey } = localCredentials(endpoint);
   return {
     AWS_REGION: LOCAL_REGION,
@@ -73,6 +86,8 @@ export function handlerEnvironment(endpoint: string): Record<string, string> {
     // For tools run with this environment that build their own local client (the benchmark's).
     [KEY_ID_VARIABLE]: accessKeyId,
     AWS_ENDPOINT_URL_DYNAMODB: endpoint,
+    ...(secretsManagerEndpoint ? { AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManagerEndpoint } : {}),
+    CREDENTIAL_KEYS_SECRET: LOCAL_CREDENTIAL_KEYS_SECRET,
     TABLE_NAME: localTableNames.events,
     IDEMPOTENCY_TABLE_NAME: localTableNames.idempotency,
     MUSEUM_TIME_ZONE: process.env.MUSEUM_TIME_ZONE ?? 'UTC',
@@ -82,6 +97,5 @@ export function handlerEnvironment(endpoint: string): Record<string, string> {
     POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
     POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'INFO',
     CORS_ALLOWED_ORIGINS: process.env.CORS_ALLOWED_ORIGINS ?? '',
-    AUTH_CACHE_TTL_SECONDS: process.env.AUTH_CACHE_TTL_SECONDS ?? '60',
   };
 }

@@ -7,7 +7,7 @@ import { connect } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import * as v from 'valibot';
 import { isTimeZone } from '../../functions/events/calendar-dates.ts';
-import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, passwordProblem } from '../../functions/auth/passwords.ts';
+import { chosenCredentialProblem, MIN_CHOSEN_CREDENTIAL_LENGTH } from '../../functions/auth/credentials.ts';
 
 /** What one variable accepts: its rule and how to say it in the refusal. */
 interface Rule {
@@ -39,9 +39,9 @@ export const SETTINGS = {
   MUSEUM_ADMIN_PASSWORD: {
     schema: v.pipe(
       v.string(),
-      v.check((password) => passwordProblem(password) === undefined),
+      v.check((password) => chosenCredentialProblem(password) === undefined),
     ),
-    accepted: `a password of ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters without control or invisible format characters`,
+    accepted: `a password of at least ${MIN_CHOSEN_CREDENTIAL_LENGTH} characters without control or invisible format characters`,
   },
   MUSEUM_IN_MEMORY: oneOf('1', '0'),
   MUSEUM_IN_MEMORY_MAX_MB: {
@@ -79,7 +79,6 @@ export const SETTINGS = {
   // https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-resource-apigateway-authorizer.html (AuthorizerResultTtlInSeconds)
   AUTHORIZER_CACHE_TTL_SECONDS: { schema: integerFrom(0, 3_600), accepted: 'a whole number of seconds from 0 to 3600, as on API Gateway' },
   MUSEUM_TIME_ZONE: { schema: v.pipe(v.string(), v.check(isTimeZone)), accepted: 'an IANA time zone, like Europe/Paris or UTC' },
-  AUTH_CACHE_TTL_SECONDS: { schema: integerFrom(0, 3_600), accepted: 'a whole number of seconds from 0 to 3600' },
   CORS_ALLOWED_ORIGINS: {
     schema: v.pipe(
       v.string(),

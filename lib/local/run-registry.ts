@@ -22,6 +22,8 @@ export interface RunRecord {
   temporaryDirectory?: string;
   /** The in-memory DynamoDB Local's key id (the secret of its database): this file is the user's only, in a directory of theirs. */
   keyId?: string;
+  /** Its credential keys (lib/local/credential-keys-file.ts): in the temporary directory for an in-memory run. */
+  credentialKeysFile?: string;
   url?: string;
 }
 

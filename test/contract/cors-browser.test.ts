@@ -14,7 +14,12 @@ import type { Browser, Page } from 'playwright-core';
 import { LIMITS, MINIMUM_COMPRESSION_BYTES } from '../../functions/events/limits.ts';
 import { basicAuthorization, privateYear, sampleEvent } from '../support/api-client.ts';
 import { fetchChecked } from '../support/contract.ts';
-import { LOCAL_API_START_TIMEOUT_MS, startLocalApiProcess, type LocalApiProcess } from '../support/local-api-process.ts';
+import {
+  LOCAL_API_START_TIMEOUT_MS,
+  startLocalApiProcess,
+  withTestCredentialKeys,
+  type LocalApiProcess,
+} from '../support/local-api-process.ts';
 import { TEST_USERS, testEnvironment } from '../support/test-environment.ts';
 import { launchChromium } from '../support/chromium.ts';
 
@@ -51,7 +56,7 @@ beforeAll(async () => {
     {
       DYNAMODB_ENDPOINT: testEnvironment().dynamodbEndpoint,
       MUSEUM_ADMIN_PASSWORD: TEST_USERS.editor.password,
-      MUSEUM_DATA_DIR: join(workDirectory, 'data'),
+      MUSEUM_DATA_DIR: await withTestCredentialKeys(join(workDirectory, 'data')),
       CORS_ALLOWED_ORIGINS: `https://other.example,${pageOrigin}`,
     },
     join(workDirectory, 'local-api.log'),

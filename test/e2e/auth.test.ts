@@ -1,10 +1,9 @@
 // Authentication and authorization through the local gateway and the real authorizer bundle.
 import { createDocumentClient } from '../../functions/store/dynamodb-client.ts';
-import { hashPassword } from '../../functions/auth/passwords.ts';
 import { UsersStore } from '../../functions/auth/users-store.ts';
 import { localClient } from '../../lib/local/dynamodb-local.ts';
 import { api, basicAuthorization, createEvent, sampleEvent, type Credentials } from '../support/api-client.ts';
-import { TEST_USERS, testEnvironment } from '../support/test-environment.ts';
+import { TEST_USERS, testCredentialHash, testEnvironment } from '../support/test-environment.ts';
 
 let eventId: string;
 const routes = () =>
@@ -86,8 +85,8 @@ describe('the cached authorizer result', () => {
     const suffix = Date.now().toString(36);
     const editor = { username: `editor-${suffix}`, password: 'fresh-editor-password' };
     const viewer = { username: `viewer-${suffix}`, password: 'fresh-viewer-password' };
-    await users.putUser({ username: editor.username, role: 'editor', passwordHash: await hashPassword(editor.password) }, 'create');
-    await users.putUser({ username: viewer.username, role: 'viewer', passwordHash: await hashPassword(viewer.password) }, 'create');
+    await users.putUser({ username: editor.username, role: 'editor', passwordHash: await testCredentialHash(editor.password) }, 'create');
+    await users.putUser({ username: viewer.username, role: 'viewer', passwordHash: await testCredentialHash(viewer.password) }, 'create');
     const target = await createEvent();
     const readable = await createEvent();
 

@@ -12,7 +12,12 @@ import { AUTHORIZER_HANDLER, FUNCTION_SETTINGS } from '../../functions/routes.ts
 import { deployedFunctions, listenOnLoopback, startLocalApiGateway } from '../../lib/local/local-api-gateway.ts';
 import { LocalLambda } from '../../lib/local/lambda-runtime.ts';
 import { basicAuthorization } from '../support/api-client.ts';
-import { LOCAL_API_START_TIMEOUT_MS, startLocalApiProcess, type LocalApiProcess } from '../support/local-api-process.ts';
+import {
+  LOCAL_API_START_TIMEOUT_MS,
+  startLocalApiProcess,
+  withTestCredentialKeys,
+  type LocalApiProcess,
+} from '../support/local-api-process.ts';
 import { TEST_USERS, testEnvironment } from '../support/test-environment.ts';
 
 interface RawResponse {
@@ -252,7 +257,7 @@ describe('a flood of wrong passwords', () => {
     flooded = await startLocalApiProcess(
       {
         DYNAMODB_ENDPOINT: testEnvironment().dynamodbEndpoint,
-        MUSEUM_DATA_DIR: join(work, 'data'),
+        MUSEUM_DATA_DIR: await withTestCredentialKeys(join(work, 'data')),
         MUSEUM_THROTTLE_RATE_LIMIT: '',
         MUSEUM_THROTTLE_BURST_LIMIT: '',
       },

@@ -12,13 +12,17 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hashPassword } from '../../functions/auth/passwords.ts';
 import { UsersStore } from '../../functions/auth/users-store.ts';
 import { FUNCTION_SETTINGS } from '../../functions/routes.ts';
 import type { FunctionSettings } from '../../lib/local/lambda-runtime.ts';
 import { apiRetrying, basicAuthorization } from '../support/api-client.ts';
-import { LOCAL_API_START_TIMEOUT_MS, startLocalApiProcess, type LocalApiProcess } from '../support/local-api-process.ts';
-import { testEnvironment } from '../support/test-environment.ts';
+import {
+  LOCAL_API_START_TIMEOUT_MS,
+  startLocalApiProcess,
+  withTestCredentialKeys,
+  type LocalApiProcess,
+} from '../support/local-api-process.ts';
+import { testCredentialHash, testEnvironment } from '../support/test-environment.ts';
 import { closeTableClient, tableClient } from '../reliability/stored-items.ts';
 
 const LOGINS = 8;
@@ -35,7 +39,7 @@ async function newUsers(prefix: string, count: number): Promise<string[]> {
   return Promise.all(
     Array.from({ length: count }, async () => {
       const user = { username: `${prefix}-${randomUUID().slice(0, 8)}`, password: `valid-${randomUUID()}` };
-      await store.putUser({ ...user, role: 'viewer', passwordHash: await hashPassword(user.password) }, 'create');
+      await store.putUser({ ...user, role: 'viewer', passwordHash: await testCredentialHash(user.password) }, 'create');
       return basicAuthorization(user.username, user.password);
     }),
   );
@@ -65,7 +69,7 @@ beforeAll(async () => {
   local = await startLocalApiProcess(
     {
       DYNAMODB_ENDPOINT: testEnvironment().dynamodbEndpoint,
-      MUSEUM_DATA_DIR: join(work, 'data'),
+      MUSEUM_DATA_DIR: await withTestCredentialKeys(join(work, 'data')),
       MUSEUM_LOG_FORMAT: 'json',
       POWERTOOLS_LOG_LEVEL: 'INFO',
     },

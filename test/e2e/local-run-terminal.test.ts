@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CreateTableCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { lockDataDirectory } from '../../lib/local/data-directory-lock.ts';
 import { runningRuns, type RunRecord } from '../../lib/local/run-registry.ts';
 import {
   eventually,
@@ -184,32 +185,45 @@ describe('the users CLI beside an in-memory run', () => {
       const local = await startLocalRun({ MUSEUM_DATA_DIR: data, MUSEUM_IN_MEMORY: '1' });
       const url = await untilListening(local, START_TIMEOUT);
       // The start advises exactly this command for the generated password.
-      expect(local.output()).toContain('change it with: npm run users -- passwd admin');
-      const users = async (args: string[], password: string) => {
+      expect(local.output()).toContain('change it with: npm run -s users -- passwd admin');
+      const users = async (args: string[], password: string, env: Record<string, string> = {}) => {
         const child = run(process.execPath, ['--import', 'tsx', 'bin/users.ts', ...args], {
-          env: { ...process.env, MUSEUM_DATA_DIR: data },
+          env: { ...process.env, MUSEUM_DATA_DIR: data, ...env },
         });
         child.child.stdin?.end(password);
         return child.then(
-          ({ stdout }) => ({ code: 0, output: stdout }),
+          ({ stdout, stderr }) => ({ code: 0, output: stdout + stderr, stdout }),
           (error: unknown) => {
             const failed = error as { code: number; stdout: string; stderr: string };
-            return { code: failed.code, output: failed.stdout + failed.stderr };
+            return { code: failed.code, output: failed.stdout + failed.stderr, stdout: failed.stdout };
           },
         );
       };
       const passwd = await users(['passwd', 'admin'], 'new-admin-password-1\n');
-      expect(passwd).toMatchObject({ code: 0 });
+      expect(passwd).toMatchObject({ code: 0, stdout: '' });
       expect(passwd.output).toContain(`This changed the in-memory local API running on ${url}`);
-      const added = await users(['add', 'alice', '--role', 'viewer'], 'alice-password-1\n');
+      const added = await users(['add', 'alice', '--role', 'viewer'], '');
       expect(added).toMatchObject({ code: 0 });
+      const alicePassword = added.stdout.trim();
+      expect(alicePassword).toMatch(/^[A-Za-z0-9_-]{32}$/);
       const as = (user: string, password: string) =>
         fetch(`${url}/special-events`, {
           headers: { Authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` },
         }).then((response) => response.status);
-      expect(await as('alice', 'alice-password-1')).toBe(200);
+      expect(await as('alice', alicePassword)).toBe(200);
       expect(await as('admin', 'new-admin-password-1')).toBe(200);
       expect(existsSync(data)).toBe(false); // no lock taken, no DynamoDB Local started on it
+
+      // Two runs: a start on the data directory (its lock, taken here) beside the in-memory one.
+      // MUSEUM_IN_MEMORY=1 on the CLI still means the in-memory run (it once said none was running).
+      const taken = await lockDataDirectory(data, 'npm start', () => undefined);
+      try {
+        const listed = await users(['list'], '', { MUSEUM_IN_MEMORY: '1' });
+        expect(listed).toMatchObject({ code: 0 });
+        expect(listed.stdout).toMatch(/^alice\tviewer\tk1$/m);
+      } finally {
+        if ('lock' in taken) await taken.lock.release();
+      }
     },
     START_TIMEOUT + 60_000,
   );

@@ -137,7 +137,7 @@ describe('Lambda functions', () => {
     ]);
     expect(env('list-special-events').MUSEUM_TIME_ZONE).toBe('UTC');
     expect(Object.keys(env(AUTHORIZER_HANDLER)).sort()).toEqual([
-      'AUTH_CACHE_TTL_SECONDS',
+      'CREDENTIAL_KEYS_SECRET',
       'NODE_OPTIONS',
       'POWERTOOLS_LOG_LEVEL',
       'POWERTOOLS_METRICS_NAMESPACE',
@@ -211,11 +211,35 @@ describe('IAM', () => {
     for (const name of FUNCTION_NAMES.filter((other) => other !== 'list-special-events')) expect(indexResources(name)).toEqual([]);
   });
 
-  test('only the authorizer may read the USERS partition, and the event handlers only EVENT# partitions', () => {
+  test("only the authorizer may read users' items (USER#<name>, not the directory), and the event handlers only EVENT# partitions", () => {
     const leadingKeys = (name: string) =>
       JSON.stringify(statementsOf(prod, name).find((s) => JSON.stringify(s.Condition ?? '').includes('LeadingKeys'))?.Condition);
-    expect(leadingKeys(AUTHORIZER_HANDLER)).toBe('{"ForAllValues:StringEquals":{"dynamodb:LeadingKeys":["USERS"]}}');
+    expect(leadingKeys(AUTHORIZER_HANDLER)).toBe('{"ForAllValues:StringLike":{"dynamodb:LeadingKeys":["USER#*"]}}');
     for (const route of routes) expect(leadingKeys(route.handler)).toBe('{"ForAllValues:StringLike":{"dynamodb:LeadingKeys":["EVENT#*"]}}');
+  });
+
+  test('the credential keys are a generated secret, retained in production, that only the authorizer may read (GetSecretValue, that secret only)', () => {
+    for (const app of [prod, preview]) {
+      const secrets = resourcesOfType(app.apiTemplate, 'AWS::SecretsManager::Secret');
+      expect(Object.keys(secrets)).toHaveLength(1);
+      const [secretId, secret] = Object.entries(secrets)[0] as [string, { Properties?: any; DeletionPolicy?: string }];
+      expect(secret.Properties.GenerateSecretString).toMatchObject({
+        SecretStringTemplate: '{"current":"k1"}',
+        GenerateStringKey: 'k1',
+        PasswordLength: 64,
+        ExcludePunctuation: true,
+      });
+      // Encrypted with Secrets Manager's AWS managed KMS key (no KmsKeyId: aws/secretsmanager).
+      expect(secret.Properties.KmsKeyId).toBeUndefined();
+      expect(secret.DeletionPolicy).toBe(app === prod ? 'Retain' : 'Delete');
+      const readers = FUNCTION_NAMES.filter((name) => JSON.stringify(statementsOf(app, name)).includes('secretsmanager:'));
+      expect(readers).toEqual([AUTHORIZER_HANDLER]);
+      const grant = statementsOf(app, AUTHORIZER_HANDLER).find((statement) => JSON.stringify(statement.Action).includes('secretsmanager:'));
+      expect(grant).toMatchObject({ Action: 'secretsmanager:GetSecretValue', Resource: { Ref: secretId } });
+      const env = (resourcesOfType(app.apiTemplate, 'AWS::Lambda::Function')[functionLogicalId(app, AUTHORIZER_HANDLER)]?.Properties as any)
+        .Environment.Variables;
+      expect(env.CREDENTIAL_KEYS_SECRET).toEqual({ Ref: secretId });
+    }
   });
 
   test('no policy in the stack grants dynamodb:*, Scan or a managed policy to a function', () => {
@@ -528,6 +552,7 @@ describe('REST API', () => {
       'BlockedIpv4SetName',
       'BlockedIpv6SetId',
       'BlockedIpv6SetName',
+      'CredentialKeysSecretArn',
       'IdempotencyTableName',
       'ReleaseVersions',
       'TableName',

@@ -149,16 +149,19 @@ test('the preview role can reach only the preview account: its bootstrap roles, 
     'cloudformation:DescribeStacks',
     'dynamodb:DeleteItem',
     'dynamodb:PutItem',
+    'secretsmanager:GetSecretValue',
     'sts:AssumeRole',
     'sts:TagSession',
   ]);
-  // The smoke test's temporary user: preview tables, USERS partition only.
+  // The smoke test's temporary user: preview tables, users' items and directory only, with the previews' credential keys.
   const users = preview.statements.find((s) => actions(s).includes('dynamodb:PutItem')) as unknown as {
     Resource: unknown;
     Condition: unknown;
   };
   expect(JSON.stringify(users.Resource)).toContain(`:${PREVIEW_ACCOUNT}:table/MuseumApi-pr-*`);
-  expect(users.Condition).toEqual({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['USERS'] } });
+  expect(users.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['USERS', 'USER#*'] } });
+  const secret = preview.statements.find((s) => actions(s).includes('secretsmanager:GetSecretValue')) as unknown as { Resource: unknown };
+  expect(JSON.stringify(secret.Resource)).toContain(`:${PREVIEW_ACCOUNT}:secret:MuseumApi-pr-*-credential-keys-*`);
   const resources = JSON.stringify(preview.statements.map((statement) => statement.Resource));
   expect(resources).not.toContain(PRODUCTION_ACCOUNT);
   const stackResources = preview.statements

@@ -197,15 +197,17 @@ test('every deploy names its release (the commit), so each release is one new ve
   expect(runs(workflows['preview.yml']!.jobs.deploy!)).toContain('npx cdk deploy --all -c stage=pr-$PR_NUMBER -c release="$GITHUB_SHA"');
 });
 
-test('the preview is smoke-tested after its deploy as a temporary editor, removed on any exit', () => {
+test('the preview is smoke-tested after its deploy as a temporary editor with a generated password, removed on any exit', () => {
   const deploy = workflows['preview.yml']!.jobs.deploy!;
   const smoke = steps(deploy).find((step) => step.run?.includes('npm run smoke'));
   expect(smoke).toBeDefined();
   const script = smoke!.run!;
-  expect(script).toMatch(/npm run users -- add "\$MUSEUM_API_USERNAME" --role editor --table "\$table"/);
+  expect(script).toMatch(
+    /MUSEUM_API_PASSWORD=\$\(npm run -s users -- add "\$MUSEUM_API_USERNAME" --role editor --table "\$table" --secret "\$secret" < \/dev\/null\)/,
+  );
   expect(script).toMatch(/trap 'npm run users -- remove "\$MUSEUM_API_USERNAME" --table "\$table"' EXIT/);
-  expect(script.indexOf('trap')).toBeLessThan(script.indexOf('npm run smoke'));
-  expect(script).toContain('::add-mask::$MUSEUM_API_PASSWORD');
+  expect(script.indexOf('trap')).toBeLessThan(script.indexOf('npm run -s users -- add'));
+  expect(script.indexOf('::add-mask::$MUSEUM_API_PASSWORD')).toBeLessThan(script.indexOf('npm run smoke'));
   const deployIndex = steps(deploy).findIndex((step) => step.run?.includes('npx cdk deploy'));
   expect(steps(deploy).indexOf(smoke!)).toBeGreaterThan(deployIndex);
 });

@@ -13,11 +13,15 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hashPassword } from '../../functions/auth/passwords.ts';
 import { UsersStore } from '../../functions/auth/users-store.ts';
 import { api, basicAuthorization, privateYear, sampleEvent, type ApiResponse, type SpecialEventBody } from '../support/api-client.ts';
-import { LOCAL_API_START_TIMEOUT_MS, startLocalApiProcess, type LocalApiProcess } from '../support/local-api-process.ts';
-import { TEST_USERS, testEnvironment } from '../support/test-environment.ts';
+import {
+  LOCAL_API_START_TIMEOUT_MS,
+  startLocalApiProcess,
+  withTestCredentialKeys,
+  type LocalApiProcess,
+} from '../support/local-api-process.ts';
+import { TEST_USERS, testCredentialHash, testEnvironment } from '../support/test-environment.ts';
 import { recordFigures } from './figures.ts';
 import { closeTableClient, tableClient } from './stored-items.ts';
 
@@ -29,7 +33,7 @@ beforeAll(async () => {
   local = await startLocalApiProcess(
     {
       DYNAMODB_ENDPOINT: testEnvironment().dynamodbEndpoint,
-      MUSEUM_DATA_DIR: join(work, 'data'),
+      MUSEUM_DATA_DIR: await withTestCredentialKeys(join(work, 'data')),
       // The deployed production limits, not the test harness's lifted ones.
       MUSEUM_THROTTLE_RATE_LIMIT: '',
       MUSEUM_THROTTLE_BURST_LIMIT: '',
@@ -124,7 +128,7 @@ test('100 overlapping first requests of 100 users never seen before all answer 2
   const users = await Promise.all(
     Array.from({ length: 100 }, async () => {
       const user = { username: `capacity-${randomUUID().slice(0, 12)}`, password: `generated-${randomUUID()}` };
-      await store.putUser({ ...user, role: 'viewer', passwordHash: await hashPassword(user.password) }, 'create');
+      await store.putUser({ ...user, role: 'viewer', passwordHash: await testCredentialHash(user.password) }, 'create');
       return user;
     }),
   );

@@ -17,7 +17,12 @@ import { apiRetrying, basicAuthorization, type SpecialEventBody } from '../suppo
 import { listedIn } from '../support/list-windows.ts';
 import { assertMatchesContract } from '../support/contract.ts';
 import { startFaultProxy, type FaultKind, type FaultProxy, type FaultRule } from '../support/fault-proxy.ts';
-import { LOCAL_API_START_TIMEOUT_MS, startLocalApiProcess, type LocalApiProcess } from '../support/local-api-process.ts';
+import {
+  LOCAL_API_START_TIMEOUT_MS,
+  startLocalApiProcess,
+  withTestCredentialKeys,
+  type LocalApiProcess,
+} from '../support/local-api-process.ts';
 import { TEST_USERS, testEnvironment } from '../support/test-environment.ts';
 import { recordFigures } from './figures.ts';
 import { documentedProblemKind, expectServiceUnavailable } from './problem-check.ts';
@@ -119,7 +124,7 @@ beforeAll(async () => {
     {
       DYNAMODB_ENDPOINT: proxy.endpoint,
       MUSEUM_ADMIN_PASSWORD: TEST_USERS.editor.password,
-      MUSEUM_DATA_DIR: join(workDirectory, 'data'),
+      MUSEUM_DATA_DIR: await withTestCredentialKeys(join(workDirectory, 'data')),
       // The most talkative settings, for the log-secrecy check at the end: the handlers must not
       // log the event (it carries the Authorization header) even when asked to.
       POWERTOOLS_LOG_LEVEL: 'DEBUG',

@@ -2,11 +2,10 @@
 // (for 24 hours), refuses the same key with another body, and scopes keys to the user.
 import { randomUUID } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { hashPassword } from '../../functions/auth/passwords.ts';
 import { UsersStore } from '../../functions/auth/users-store.ts';
 import { LOCAL_TABLE_NAMES } from '../../lib/local/dynamodb-local.ts';
 import { api, apiRetrying, useInjectedApi, type SpecialEventBody } from '../support/api-client.ts';
-import { testEnvironment } from '../support/test-environment.ts';
+import { testCredentialHash, testEnvironment } from '../support/test-environment.ts';
 import { documentedProblemKind } from './problem-check.ts';
 import { dayOfYear, RESERVED_YEARS } from './reserved-years.ts';
 import { baseItemsNamed, closeTableClient, tableClient } from './stored-items.ts';
@@ -77,8 +76,8 @@ describe('POST /special-events with an Idempotency-Key', () => {
 
   test('keys are per user: another editor with the same key and body creates its own event', async () => {
     const users = new UsersStore(tableClient(), testEnvironment().tableName);
-    const otherEditor = { username: `editor-idem-${Date.now().toString(36)}`, password: 'another-editor-password' };
-    await users.putUser({ ...otherEditor, role: 'editor', passwordHash: await hashPassword(otherEditor.password) }, 'create');
+    const otherEditor = { username: `editor-idem-${Date.now().toString(36)}`, password: 'another-editor-password-of-20' };
+    await users.putUser({ ...otherEditor, role: 'editor', passwordHash: await testCredentialHash(otherEditor.password) }, 'create');
     const name = `Shared key ${randomUUID()}`;
     const key = randomUUID();
     const mine = await post(body(name), key);

@@ -15,11 +15,15 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hashPassword } from '../../functions/auth/passwords.ts';
 import { UsersStore } from '../../functions/auth/users-store.ts';
 import { basicAuthorization } from '../support/api-client.ts';
-import { LOCAL_API_START_TIMEOUT_MS, startLocalApiProcess, type LocalApiProcess } from '../support/local-api-process.ts';
-import { TEST_USERS, testEnvironment } from '../support/test-environment.ts';
+import {
+  LOCAL_API_START_TIMEOUT_MS,
+  startLocalApiProcess,
+  withTestCredentialKeys,
+  type LocalApiProcess,
+} from '../support/local-api-process.ts';
+import { TEST_USERS, testCredentialHash, testEnvironment } from '../support/test-environment.ts';
 import { recordFigures } from './figures.ts';
 import { closeTableClient, tableClient } from './stored-items.ts';
 
@@ -47,7 +51,7 @@ beforeAll(async () => {
   flooded = await startLocalApiProcess(
     {
       DYNAMODB_ENDPOINT: testEnvironment().dynamodbEndpoint,
-      MUSEUM_DATA_DIR: join(work, 'data'),
+      MUSEUM_DATA_DIR: await withTestCredentialKeys(join(work, 'data')),
       MUSEUM_THROTTLE_RATE_LIMIT: String(THROTTLE.rateLimit),
       MUSEUM_THROTTLE_BURST_LIMIT: String(THROTTLE.burstLimit),
     },
@@ -104,7 +108,7 @@ test(`a flood of ${FLOOD_REQUESTS}+ wrong logins on one method is throttled (429
     Promise.all(
       Array.from({ length: VALID_LOGINS }, async () => {
         const user = { username: `flood-${randomUUID().slice(0, 8)}`, password: `valid-${randomUUID()}` };
-        await store.putUser({ ...user, role: 'viewer', passwordHash: await hashPassword(user.password) }, 'create');
+        await store.putUser({ ...user, role: 'viewer', passwordHash: await testCredentialHash(user.password) }, 'create');
         return user;
       }),
     );

@@ -9,7 +9,12 @@ import { readFile, mkdtemp, rm } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LOCAL_API_START_TIMEOUT_MS, startLocalApiProcess, type LocalApiProcess } from '../support/local-api-process.ts';
+import {
+  LOCAL_API_START_TIMEOUT_MS,
+  startLocalApiProcess,
+  withTestCredentialKeys,
+  type LocalApiProcess,
+} from '../support/local-api-process.ts';
 import { testEnvironment } from '../support/test-environment.ts';
 import { recordFigures } from './figures.ts';
 
@@ -27,7 +32,7 @@ beforeAll(async () => {
   local = await startLocalApiProcess(
     {
       DYNAMODB_ENDPOINT: testEnvironment().dynamodbEndpoint,
-      MUSEUM_DATA_DIR: join(work, 'data'),
+      MUSEUM_DATA_DIR: await withTestCredentialKeys(join(work, 'data')),
       MUSEUM_THROTTLE_RATE_LIMIT: '',
       MUSEUM_THROTTLE_BURST_LIMIT: '',
       CORS_ALLOWED_ORIGINS: 'https://museum.example',

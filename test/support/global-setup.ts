@@ -1,10 +1,11 @@
 // Once per `npm test`: DynamoDB Local (in memory), the tables, a viewer user, and the local API
 // as `npm start` runs it. Test files reach them through the variables set here.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createDocumentClient } from '../../functions/store/dynamodb-client.ts';
-import { hashPassword } from '../../functions/auth/passwords.ts';
+import { hashCredential } from '../../functions/auth/credentials.ts';
+import { credentialKeysFileIn, ensureCredentialKeysFile, readCredentialKeysFile } from '../../lib/local/credential-keys-file.ts';
 import { UsersStore } from '../../functions/auth/users-store.ts';
 import { ensureLocalTables, LOCAL_TABLE_NAMES, localClient, startDynamoDbLocal } from '../../lib/local/dynamodb-local.ts';
 import { behaviourFromEnvironment, startFaultProxy } from './fault-proxy.ts';
@@ -26,28 +27,37 @@ export default async function globalSetup(): Promise<void> {
   (globalThis as { museumTestScratch?: string }).museumTestScratch = scratch;
   const dynamodb = await startDynamoDbLocal();
   await ensureLocalTables(dynamodb.endpoint);
+  const workDirectory = await mkdtemp(join(tmpdir(), 'museum-api-test-'));
+  // One credential key for both APIs (a run on DYNAMODB_ENDPOINT keeps its key in its data
+  // directory: lib/local/credential-keys-file.ts), and for the suites that add users.
+  const credentialKeys = credentialKeysFileIn(workDirectory);
+  await ensureCredentialKeysFile(credentialKeys);
+  const keys = await readCredentialKeysFile(credentialKeys);
   const client = localClient(dynamodb.endpoint);
   // The editor too, before either API starts: both would otherwise race to create it.
   const users = new UsersStore(createDocumentClient(client), LOCAL_TABLE_NAMES.events);
-  await users.putUser({ ...TEST_USERS.viewer, role: 'viewer', passwordHash: await hashPassword(TEST_USERS.viewer.password) }, 'create');
-  await users.putUser({ ...TEST_USERS.editor, role: 'editor', passwordHash: await hashPassword(TEST_USERS.editor.password) }, 'create');
+  for (const role of ['viewer', 'editor'] as const)
+    await users.putUser({ ...TEST_USERS[role], role, passwordHash: hashCredential(TEST_USERS[role].password, keys) }, 'create');
   client.destroy();
 
   // `npm test` collects the V8 coverage of this process too (test/support/coverage-report.ts).
   const childCoverage = process.env.MUSEUM_CHILD_COVERAGE === '1' ? resolve('coverage/local-api-v8') : undefined;
   if (childCoverage) await rm(childCoverage, { recursive: true, force: true });
-  const workDirectory = await mkdtemp(join(tmpdir(), 'museum-api-test-'));
-  const start = (name: string, endpoint: string) =>
-    startLocalApiProcess(
+  const start = async (name: string, endpoint: string) => {
+    const dataDirectory = join(workDirectory, `${name}-data`);
+    await mkdir(dataDirectory, { recursive: true, mode: 0o700 });
+    await copyFile(credentialKeys, credentialKeysFileIn(dataDirectory));
+    return startLocalApiProcess(
       {
         DYNAMODB_ENDPOINT: endpoint,
         MUSEUM_ADMIN_PASSWORD: TEST_USERS.editor.password,
         // Keep the test server's runtime file away from a developer's own `npm start` in .data/.
-        MUSEUM_DATA_DIR: join(workDirectory, `${name}-data`),
+        MUSEUM_DATA_DIR: dataDirectory,
         ...(childCoverage ? { NODE_V8_COVERAGE: childCoverage } : {}),
       },
       join(workDirectory, `${name}.log`),
     );
+  };
   // The store's suites (useInjectedApi in api-client.ts) reach a second local API whose DynamoDB
   // calls pass the fault proxy: the indexes lag and a share of writes is cancelled, as DynamoDB may
   // at any time, so every run proves their guarantees under both. MUSEUM_TEST_INDEX_LAG_MS and
@@ -65,6 +75,7 @@ export default async function globalSetup(): Promise<void> {
     MUSEUM_INJECTED_API_URL: injectedApi?.url ?? api.url,
     TEST_DYNAMODB_ENDPOINT: dynamodb.endpoint,
     TEST_TABLE_NAME: LOCAL_TABLE_NAMES.events,
+    TEST_CREDENTIAL_KEYS_FILE: credentialKeys,
     TEST_LOCAL_API_LOG: logFile,
   });
   (globalThis as { museumTestServices?: unknown }).museumTestServices = { apis: [api, injectedApi], proxy, dynamodb };

@@ -4,6 +4,8 @@
 // is killed when the test process exits; its DynamoDB Local's watchdog then stops Java too.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
+import { copyFile, mkdir } from 'node:fs/promises';
+import { credentialKeysFileIn } from '../../lib/local/credential-keys-file.ts';
 import { freePort } from '../../lib/local/dynamodb-local.ts';
 import { SETTINGS } from '../../lib/local/local-settings.ts';
 
@@ -29,6 +31,18 @@ const running = new Set<ChildProcess>();
 process.once('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
+
+/**
+ * Gives a data directory the tests' credential key (the global setup's key file), so that a local
+ * API started on it with the shared DYNAMODB_ENDPOINT verifies the users the suites add; returns it.
+ */
+export async function withTestCredentialKeys(dataDirectory: string): Promise<string> {
+  const keys = process.env.TEST_CREDENTIAL_KEYS_FILE;
+  if (!keys) throw new Error('Run the tests with `npm test` (the global setup makes the credential key)');
+  await mkdir(dataDirectory, { recursive: true, mode: 0o700 });
+  await copyFile(keys, credentialKeysFileIn(dataDirectory));
+  return dataDirectory;
+}
 
 export async function startLocalApiProcess(env: Record<string, string>, logFile: string): Promise<LocalApiProcess> {
   const port = await freePort();
