@@ -1,8 +1,9 @@
-// The five handlers and the authorizer, one loop over the route table. Each function runs the
-// bundle the local API runs (dist/functions/<name>/index.mjs), has its own role with only its
-// own DynamoDB actions (lib/cdk/function-permissions.ts), its own log group (JSON lines) and active
-// tracing. The authorizer has reserved concurrency: a flood of new credentials, each a ~350 ms
-// scrypt verification, is throttled (503 + Retry-After) instead of scaling the bill without bound.
+// The handlers of the route table and the authorizer, one loop over the route table. Each function
+// runs the bundle the local API runs (dist/functions/<name>/index.mjs), has its own role with only
+// its own data access (lib/cdk/function-permissions.ts), its own log group (JSON lines) and active
+// tracing. The authorizer has reserved concurrency sized to the methods' throttling
+// (authorizerEnvironments() in functions/routes.ts): a flood of new credentials beyond it is
+// throttled (503 + Retry-After) instead of scaling the bill without bound.
 //
 // Every function is published as a version behind the alias `live`, and API Gateway (the
 // integrations and the authorizer) calls only the alias: a release is a new version, and moving
