@@ -3,13 +3,15 @@
 // them into policy statements confined to the tables, indexes and partitions they name.
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { AUTHORIZER_GRANTS, AUTHORIZER_HANDLER, routes, type DataAccess } from '../../functions/routes.ts';
+import { AUTHORIZER_GRANTS, AUTHORIZER_HANDLER, routes, WEBHOOK_FUNCTIONS, type DataAccess } from '../../functions/routes.ts';
+import { WEBHOOK_KEYS } from '../../functions/webhooks/subscriptions-store.ts';
 import { MONTH_END_INDEX, MONTH_INDEX, keys } from '../../functions/store/table-definition.ts';
 
 /** Each function's grants, by bundle name: the route table's rows, and the authorizer's. */
 export const DATA_ACCESS: Readonly<Record<string, DataAccess>> = Object.fromEntries([
-  ...routes.map((route) => [route.handler, route.grants] as const),
-  [AUTHORIZER_HANDLER, AUTHORIZER_GRANTS] as const,
+  ...routes.map((route): [string, DataAccess] => [route.handler, route.grants]),
+  [AUTHORIZER_HANDLER, AUTHORIZER_GRANTS],
+  ...Object.values(WEBHOOK_FUNCTIONS).map((fn): [string, DataAccess] => [fn.handler, fn.grants]),
 ]);
 
 /**
@@ -19,9 +21,20 @@ export const DATA_ACCESS: Readonly<Record<string, DataAccess>> = Object.fromEntr
 const LEADING_KEYS = {
   events: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [keys.event('*').pk] } },
   users: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [keys.usersPartition] } },
+  webhooks: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...WEBHOOK_KEYS.leadingKeys] } },
 } as const;
 
-export function dataAccessStatements(functionName: string, tables: { events: ITableV2; idempotency: ITableV2 }): iam.PolicyStatement[] {
+/** The webhook pipeline's queue and key, for the functions granted `deliveryQueue` or `secretsKey`. */
+export interface WebhookResources {
+  queueArn: string;
+  keyArn: string;
+}
+
+export function dataAccessStatements(
+  functionName: string,
+  tables: { events: ITableV2; idempotency: ITableV2 },
+  webhooks?: WebhookResources,
+): iam.PolicyStatement[] {
   const access = DATA_ACCESS[functionName];
   if (!access) throw new Error(`No data access is declared for the function ${functionName}`);
   const statements: iam.PolicyStatement[] = [];
@@ -44,6 +57,12 @@ export function dataAccessStatements(functionName: string, tables: { events: ITa
   }
   if (access.idempotency) {
     statements.push(new iam.PolicyStatement({ actions: [...access.idempotency], resources: [tables.idempotency.tableArn] }));
+  }
+  if (access.deliveryQueue || access.secretsKey) {
+    if (!webhooks) throw new Error(`The function ${functionName} needs the webhook queue and key`);
+    if (access.deliveryQueue)
+      statements.push(new iam.PolicyStatement({ actions: [...access.deliveryQueue], resources: [webhooks.queueArn] }));
+    if (access.secretsKey) statements.push(new iam.PolicyStatement({ actions: [...access.secretsKey], resources: [webhooks.keyArn] }));
   }
   return statements;
 }

@@ -18,6 +18,7 @@ import { json, parameterRef, schemaRef } from './document-schemas.ts';
 import { exampleCreateRequest, exampleEvent, exampleOtherEvent, exampleUpdateRequest, problemExamples as problems } from './examples.ts';
 import { HEADER_REFS, problemResponse, requestTooLongContent } from './problem-responses.ts';
 import { notModifiedResponse, readSuccessHeaders } from './read-semantics.ts';
+import { WEBHOOK_OPERATIONS } from './webhook-operations.ts';
 
 /** A named example value, as OpenAPI's `examples` holds it. */
 export interface NamedExample {
@@ -267,6 +268,7 @@ export const OPERATIONS = {
     },
     mockHeaders: {},
   },
+  ...WEBHOOK_OPERATIONS,
 } satisfies Record<OperationId, OperationDetails>;
 
 /** The details of a route of the route table. */
