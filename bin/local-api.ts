@@ -25,6 +25,7 @@ import {
 } from '../lib/local/local-environment.ts';
 import { settingProblems } from '../lib/local/local-settings.ts';
 import { registerRun } from '../lib/local/run-registry.ts';
+import { startLocalWebhookPipeline } from '../lib/local/webhook-pipeline.ts';
 import { inMemoryLimitBytes, watchDirectorySize } from '../lib/local/size-watchdog.ts';
 
 // Every documented setting, before anything is created: one line per refused value, exit code 1.
@@ -244,6 +245,20 @@ try {
   }
   Object.assign(process.env, handlerEnvironment(dynamodb.endpoint));
   await step('tables', () => ensureLocalTables(dynamodb.endpoint, localTableNames));
+  // The webhook pipeline's stand-ins (SQS, KMS) before any function starts: the functions reach
+  // them through the endpoint variables it adds to their environment (docs/WEBHOOKS.md).
+  const webhooks = await step('webhooks', () =>
+    startLocalWebhookPipeline({
+      dynamodbEndpoint: dynamodb.endpoint,
+      tableName: localTableNames.events,
+      functionsDirectory: BUNDLES_DIRECTORY,
+      ...(usesDataDirectory() ? { dataDirectory: DATA_DIRECTORY } : {}),
+      ...(process.env.MUSEUM_WEBHOOK_RETRY_SCALE ? { retryScale: process.env.MUSEUM_WEBHOOK_RETRY_SCALE } : {}),
+      log: say,
+    }),
+  );
+  cleanups.push(() => webhooks.close());
+  Object.assign(process.env, webhooks.environment);
   const created = await step('users', ensureAdminUser, (user) =>
     user ? `created admin (editor)${user.generated ? ', password below' : ''}` : '',
   );
@@ -270,6 +285,7 @@ try {
   });
   await lock?.update({ url: gateway.url });
   run?.update({ url: gateway.url });
+  webhooks.start();
 
   if (created) {
     say(

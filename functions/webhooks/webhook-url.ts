@@ -13,7 +13,8 @@ import { BlockList, isIP } from 'node:net';
  * documentation and benchmarking ranges, multicast and reserved; IPv6 unspecified, loopback,
  * unique-local fc00::/7 (with the metadata service's fd00:ec2::254), link-local, multicast,
  * documentation, discard-only and NAT64 (which reaches IPv4 addresses behind it). IPv4-mapped
- * IPv6 forms (::ffff:a.b.c.d) are checked as the IPv4 address they carry (toIpv4).
+ * IPv6 forms (::ffff:a.b.c.d) are checked as the IPv4 address they carry (toIpv4); ::ffff:0:0/96
+ * is not listed, since BlockList checks every IPv4 address against it too.
  * https://www.iana.org/assignments/iana-ipv4-special-registry/ and iana-ipv6-special-registry/
  */
 const NOT_PUBLIC = new BlockList();
@@ -38,7 +39,6 @@ for (const [network, prefix] of [
 for (const [network, prefix] of [
   ['::', 128],
   ['::1', 128],
-  ['::ffff:0:0', 96],
   ['64:ff9b::', 96],
   ['64:ff9b:1::', 48],
   ['100::', 64],

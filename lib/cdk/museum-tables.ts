@@ -62,6 +62,8 @@ export class MuseumTables extends Construct {
           ...keySchema(eventsTable),
           ...retention,
           billing: dynamodb.Billing.onDemand(),
+          // The change items' stream, read by the webhook pipeline's event source mapping.
+          dynamoStream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
           pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: config.isProduction },
         });
     if (!config.isProduction) {
