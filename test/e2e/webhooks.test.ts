@@ -22,7 +22,6 @@ import { api, sampleEvent, type ApiResponse, type Credentials } from '../support
 import { startLocalApiProcess, type LocalApiProcess } from '../support/local-api-process.ts';
 import { TEST_USERS, testEnvironment } from '../support/test-environment.ts';
 
-
 const suffix = randomBytes(4).toString('hex');
 const TABLE = `museum-webhooks-${suffix}`;
 const USERS = {
