@@ -380,6 +380,8 @@ export function webhooksEntry(): Record<string, unknown> {
           `(${MAX_DELIVERY_ATTEMPTS} attempts over more than 72 hours), then kept as a dead letter. \`410 Gone\` disables the subscription. ` +
           'Every attempt is signed anew (a new `webhook-timestamp`); repeats carry the same `webhook-id`: use it to drop duplicates. For one event, a later change is never sent before an earlier one was delivered or dead-lettered.',
         tags: ['Webhook subscriptions'],
+        // The receiver authenticates the sender by the signature, not by credentials.
+        security: [],
         parameters: [
           {
             name: 'webhook-id',
