@@ -4,7 +4,7 @@
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { AUTHORIZER_GRANTS, AUTHORIZER_HANDLER, routes, WEBHOOK_FUNCTIONS, type DataAccess } from '../../functions/routes.ts';
-import { WEBHOOK_KEYS } from '../../functions/webhooks/subscriptions-store.ts';
+import { WEBHOOK_KEYS } from '../../functions/webhooks/subscription-rules.ts';
 import { MONTH_END_INDEX, MONTH_INDEX, keys } from '../../functions/store/table-definition.ts';
 
 /** Each function's grants, by bundle name: the route table's rows, and the authorizer's. */

@@ -7,11 +7,7 @@ import { CHANGE_SOURCE, CHANGE_TYPES } from '../../functions/changes/change-even
 import { HttpProblem } from '../../functions/events/problems.ts';
 import { MAX_URL_LENGTH, SUBSCRIPTION_ID_PATTERN } from '../../functions/webhooks/webhook-schema.ts';
 import { RETRY_DELAYS_SECONDS, MAX_DELIVERY_ATTEMPTS } from '../../functions/webhooks/retry-schedule.ts';
-import {
-  SECRET_OVERLAP_SECONDS,
-  SUBSCRIPTIONS_PER_OWNER,
-  SubscriptionNotFoundError,
-} from '../../functions/webhooks/subscriptions-store.ts';
+import { SECRET_OVERLAP_SECONDS, SUBSCRIPTIONS_PER_OWNER, SubscriptionNotFoundError } from '../../functions/webhooks/subscription-rules.ts';
 import { json, schemaRef } from './document-schemas.ts';
 import { exampleEvent } from './examples.ts';
 import { errorExample, problemResponse } from './problem-responses.ts';

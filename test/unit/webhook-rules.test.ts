@@ -2,7 +2,7 @@
 // retry schedule.
 import { isPublicAddress, parseWebhookUrl, resolveWebhookAddress, WebhookUrlRefused } from '../../functions/webhooks/webhook-url.ts';
 import { MAX_DELIVERY_ATTEMPTS, RETRY_SPAN_SECONDS, retryDelaySeconds } from '../../functions/webhooks/retry-schedule.ts';
-import { signingSecrets } from '../../functions/webhooks/subscriptions-store.ts';
+import { signingSecrets } from '../../functions/webhooks/subscription-rules.ts';
 
 describe('webhook URL rules, deployed (no loopback allowance)', () => {
   test.each([
