@@ -13,7 +13,8 @@ import { UsersStore } from '../functions/auth/users-store.ts';
 import { lockDataDirectory, lockHolder, processStart, type DataDirectoryLock } from '../lib/local/data-directory-lock.ts';
 import { ensureCredentialKeysFile, readCredentialKeysFile } from '../lib/local/credential-keys-file.ts';
 import { ensureLocalTables, KEY_FILE, killStartedJavaNow, localClient, localCredentials, portIsFree } from '../lib/local/dynamodb-local.ts';
-import { listenOnLoopback, startLocalApiGateway, type AccessLogEntry } from '../lib/local/local-api-gateway.ts';
+import { deployedFunctions, listenOnLoopback, startLocalApiGateway, type AccessLogEntry } from '../lib/local/local-api-gateway.ts';
+import { LocalLambda } from '../lib/local/lambda-runtime.ts';
 import {
   credentialKeysFile,
   DATA_DIRECTORY,
@@ -28,6 +29,7 @@ import {
 import { directoryProblems, endpointProblem, settingProblems, unknownSettings } from '../lib/local/local-settings.ts';
 import { registerRun } from '../lib/local/run-registry.ts';
 import { LOCAL_CREDENTIAL_KEYS_SECRET, startSecretsManagerLocal } from '../lib/local/secrets-manager-local.ts';
+import { startLocalWebhookPipeline } from '../lib/local/webhook-pipeline.ts';
 import { inMemoryLimitBytes, watchDirectorySize } from '../lib/local/size-watchdog.ts';
 
 const USAGE = `Usage: npm start [-- options]      (node --import tsx bin/local-api.ts [options])
@@ -314,6 +316,23 @@ try {
   }
   Object.assign(process.env, handlerEnvironment(dynamodb.endpoint, secretsManager.endpoint));
   await step('tables', () => ensureLocalTables(dynamodb.endpoint, localTableNames));
+  // The webhook pipeline's stand-ins (SQS, KMS) before any function starts: the functions reach
+  // them through the endpoint variables it adds to their environment (docs/WEBHOOKS.md).
+  // One local Lambda for the run: the gateway's functions and the webhook pipeline's share the
+  // account's concurrency, as they do in one AWS account.
+  const lambda = new LocalLambda({ functions: deployedFunctions(BUNDLES_DIRECTORY) });
+  const webhooks = await step('webhooks', () =>
+    startLocalWebhookPipeline({
+      dynamodbEndpoint: dynamodb.endpoint,
+      tableName: localTableNames.events,
+      lambda,
+      ...(usesDataDirectory() ? { dataDirectory: DATA_DIRECTORY } : {}),
+      ...(process.env.MUSEUM_WEBHOOK_RETRY_SCALE ? { retryScale: process.env.MUSEUM_WEBHOOK_RETRY_SCALE } : {}),
+      log: say,
+    }),
+  );
+  cleanups.push(() => webhooks.close());
+  Object.assign(process.env, webhooks.environment);
   const created = await step(
     'users',
     () => ensureAdminUser(keysFile),
@@ -324,6 +343,7 @@ try {
     startLocalApiGateway({
       server,
       functionsDirectory: BUNDLES_DIRECTORY,
+      lambda,
       ...(process.env.AUTHORIZER_CACHE_TTL_SECONDS ? { authorizerCacheTtlSeconds: Number(process.env.AUTHORIZER_CACHE_TTL_SECONDS) } : {}),
       corsAllowedOrigins: (process.env.CORS_ALLOWED_ORIGINS ?? '')
         .split(',')
@@ -351,6 +371,7 @@ try {
   }
   await lock?.update({ url: gateway.url });
   run?.update({ url: gateway.url });
+  webhooks.start();
 
   if (created) {
     say(

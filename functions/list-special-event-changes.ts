@@ -1,5 +1,5 @@
 // GET /special-events/changes
-import { CursorExpiredError, decodeCursor, encodeCursor, feedWindow, InvalidCursorError } from './changes/change-feed.ts';
+import { encodeCursor, requestedWindow } from './changes/change-feed.ts';
 import { changeFeedReader } from './config.ts';
 import { ListChangesQuery } from './events/event-schema.ts';
 import { LIMITS } from './events/limits.ts';
@@ -10,11 +10,7 @@ import { metrics } from './observability.ts';
 const listSpecialEventChanges: HttpHandler = async (event, _context, { signal }) => {
   const query = validateQuery(ListChangesQuery, event);
   const limit = query.limit ?? LIMITS.defaultChangesLimit;
-  const since = query.since === undefined || query.since === 'now' ? query.since : decodeCursor(query.since);
-  if (since === undefined && query.since !== undefined) throw new InvalidCursorError();
-  const window = feedWindow(since, new Date());
-  if (window === 'expired') throw new CursorExpiredError();
-  if (window === 'future') throw new InvalidCursorError('is not a cursor this feed handed out: it lies in the future');
+  const window = requestedWindow(query.since, new Date());
   const page = await changeFeedReader(signal).page(window, limit);
   metrics.addMetric('ChangesRead', 'Count', page.changes.length);
   const next = encodeCursor(page.next);

@@ -4,8 +4,12 @@
 // all built from this list. The document's text and examples for each route, which the Lambda
 // bundles do not need, are keyed by its operationId in lib/openapi/operations.ts.
 
-export type Role = 'viewer' | 'editor';
-export const ROLES: readonly Role[] = ['viewer', 'editor'];
+/**
+ * Roles, least first. A partner is a viewer that also manages its own webhook subscriptions;
+ * editors see and manage all of them (the handlers check ownership: functions/webhooks/).
+ */
+export type Role = 'viewer' | 'partner' | 'editor';
+export const ROLES: readonly Role[] = ['viewer', 'partner', 'editor'];
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -20,7 +24,7 @@ export interface Route<Id extends string = string> {
   /** The least role that may call the route. */
   role: Role;
   summary: string;
-  successStatus: 200 | 201 | 204;
+  successStatus: 200 | 201 | 202 | 204;
   /** The DynamoDB access of its function; lib/cdk/function-permissions.ts turns it into IAM statements. */
   grants: DataAccess;
 }
@@ -33,7 +37,7 @@ export interface Route<Id extends string = string> {
  */
 export interface DataAccess {
   /** Item actions on the events table, limited to the partitions in `partitions`. */
-  events?: { actions: readonly string[]; partitions: 'events' | 'users' };
+  events?: { actions: readonly string[]; partitions: 'events' | 'users' | 'webhooks' };
   /** Actions on the byMonth and byMonthEnd indexes (event ids, names and dates, nothing else). */
   dateIndex?: readonly string[];
   /** Actions on the idempotency table. */
@@ -42,6 +46,10 @@ export interface DataAccess {
   changes?: readonly string[];
   /** Actions on the credential keys' secret (functions/auth/credential-keys.ts). */
   credentialKeys?: readonly string[];
+  /** SQS actions on the webhook delivery queue (lib/cdk/webhook-pipeline.ts). */
+  deliveryQueue?: readonly string[];
+  /** KMS actions with the key that encrypts webhook secrets. */
+  secretsKey?: readonly string[];
 }
 
 export const BASE_PATH = '/v1.1';
@@ -136,6 +144,100 @@ const ROUTE_TABLE = [
     // Query of the change partitions (strongly consistent), nothing else.
     grants: { changes: ['dynamodb:Query'] },
   },
+  // Webhook subscriptions (functions/webhooks/): a partner manages its own, an editor all. Each
+  // reads and writes the WEBHOOKS partition (subscriptions and the per-owner count) and the
+  // WEBHOOK#<id> partitions (recent delivery attempts).
+  {
+    operationId: 'createWebhookSubscription',
+    method: 'POST',
+    path: '/webhook-subscriptions',
+    handler: 'create-webhook-subscription',
+    role: 'partner',
+    summary: 'Create webhook subscription',
+    successStatus: 201,
+    // TransactWriteItems of the subscription's Put and the owner count's Update; KMS Encrypt of the new secret.
+    grants: {
+      events: { actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'], partitions: 'webhooks' },
+      secretsKey: ['kms:Encrypt'],
+    },
+  },
+  {
+    operationId: 'listWebhookSubscriptions',
+    method: 'GET',
+    path: '/webhook-subscriptions',
+    handler: 'list-webhook-subscriptions',
+    role: 'partner',
+    summary: 'List webhook subscriptions',
+    successStatus: 200,
+    grants: { events: { actions: ['dynamodb:Query'], partitions: 'webhooks' } },
+  },
+  {
+    operationId: 'getWebhookSubscription',
+    method: 'GET',
+    path: '/webhook-subscriptions/{subscriptionId}',
+    handler: 'get-webhook-subscription',
+    role: 'partner',
+    summary: 'Get webhook subscription',
+    successStatus: 200,
+    grants: { events: { actions: ['dynamodb:GetItem'], partitions: 'webhooks' } },
+  },
+  {
+    operationId: 'deleteWebhookSubscription',
+    method: 'DELETE',
+    path: '/webhook-subscriptions/{subscriptionId}',
+    handler: 'delete-webhook-subscription',
+    role: 'partner',
+    summary: 'Delete webhook subscription',
+    successStatus: 204,
+    // GetItem (ownership), then TransactWriteItems of the Delete and the owner count's Update.
+    grants: { events: { actions: ['dynamodb:GetItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'], partitions: 'webhooks' } },
+  },
+  {
+    operationId: 'rotateWebhookSecret',
+    method: 'POST',
+    path: '/webhook-subscriptions/{subscriptionId}/secret',
+    handler: 'rotate-webhook-secret',
+    role: 'partner',
+    summary: 'Rotate webhook secret',
+    successStatus: 200,
+    grants: { events: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], partitions: 'webhooks' }, secretsKey: ['kms:Encrypt'] },
+  },
+  {
+    operationId: 'replayWebhookChanges',
+    method: 'POST',
+    path: '/webhook-subscriptions/{subscriptionId}/replay',
+    handler: 'replay-webhook-changes',
+    role: 'partner',
+    summary: 'Replay changes to a webhook subscription',
+    successStatus: 202,
+    // GetItem of the subscription; the change feed's reader (Query of the CHANGES# partitions:
+    // functions/store/change-feed-reader.ts); SendMessageBatch.
+    grants: {
+      events: { actions: ['dynamodb:GetItem'], partitions: 'webhooks' },
+      changes: ['dynamodb:Query'],
+      deliveryQueue: ['sqs:SendMessage'],
+    },
+  },
+  {
+    operationId: 'listWebhookDeliveries',
+    method: 'GET',
+    path: '/webhook-subscriptions/{subscriptionId}/deliveries',
+    handler: 'list-webhook-deliveries',
+    role: 'partner',
+    summary: 'List recent webhook deliveries',
+    successStatus: 200,
+    grants: { events: { actions: ['dynamodb:GetItem', 'dynamodb:Query'], partitions: 'webhooks' } },
+  },
+  {
+    operationId: 'enableWebhookSubscription',
+    method: 'POST',
+    path: '/webhook-subscriptions/{subscriptionId}/enable',
+    handler: 'enable-webhook-subscription',
+    role: 'partner',
+    summary: 'Enable webhook subscription',
+    successStatus: 200,
+    grants: { events: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], partitions: 'webhooks' } },
+  },
 ] as const satisfies readonly Route[];
 
 export const routes: readonly Route<OperationId>[] = ROUTE_TABLE;
@@ -210,6 +312,30 @@ export function authorizerEnvironments(throttle: { rateLimit: number; burstLimit
 }
 
 /**
+ * The webhook pipeline's functions, which no route calls: the stream consumer (a DynamoDB Streams
+ * event source mapping invokes it with the change items' INSERT records) fans each change out to
+ * the delivery queue; the delivery function (an SQS event source mapping) POSTs it.
+ */
+export const WEBHOOK_FUNCTIONS = {
+  consumer: {
+    handler: 'webhook-change-consumer',
+    // Query of the WEBHOOKS partition (the subscriptions); SendMessageBatch to the delivery queue.
+    // Reading the stream is granted with its event source mapping (lib/cdk/webhook-pipeline.ts).
+    grants: { events: { actions: ['dynamodb:Query'], partitions: 'webhooks' }, deliveryQueue: ['sqs:SendMessage'] },
+  },
+  delivery: {
+    handler: 'webhook-delivery',
+    // GetItem of the subscription, UpdateItem to disable it on a 410, PutItem of the attempt;
+    // Decrypt of its secrets; ChangeMessageVisibility for the retry schedule.
+    grants: {
+      events: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'], partitions: 'webhooks' },
+      secretsKey: ['kms:Decrypt'],
+      deliveryQueue: ['sqs:ChangeMessageVisibility'],
+    },
+  },
+} as const satisfies Record<string, { handler: string; grants: DataAccess }>;
+
+/**
  * Lambda settings shared by the CDK stack and the local run, which enforces them (memory, timeout
  * and reserved concurrency: lib/local/lambda-runtime.ts). Memory chosen from `npm run bench`
  * (docs/PERFORMANCE.md, "Memory size").
@@ -226,6 +352,10 @@ export const FUNCTION_SETTINGS = {
     timeoutSeconds: 10,
     reservedConcurrency: authorizerEnvironments(METHOD_THROTTLING.authenticated.production),
   },
+  // A batch of one stream shard's records: a Query and a few SendMessageBatch calls.
+  webhookConsumer: { memorySize: 512, timeoutSeconds: 30 },
+  // A batch of up to WEBHOOK_DELIVERY.batchSize messages, each attempt bounded by 10 s.
+  webhookDelivery: { memorySize: 512, timeoutSeconds: 60 },
 } as const;
 
 /** What the methods without credentials of one API may cost in a month at their throttle ceiling. */

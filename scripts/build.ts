@@ -9,10 +9,14 @@ import { build, type BuildOptions, type BuildResult, type Metafile, type Plugin 
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AUTHORIZER_HANDLER, routes } from '../functions/routes.ts';
+import { AUTHORIZER_HANDLER, routes, WEBHOOK_FUNCTIONS } from '../functions/routes.ts';
 import { BUILD_DIRECTORY, inputsHash, readBuildMeta, type BuildMeta } from './build-stamp.ts';
 
-export const FUNCTION_NAMES = [...routes.map((route) => route.handler), AUTHORIZER_HANDLER];
+export const FUNCTION_NAMES = [
+  ...routes.map((route) => route.handler),
+  AUTHORIZER_HANDLER,
+  ...Object.values(WEBHOOK_FUNCTIONS).map((fn) => fn.handler),
+];
 
 /**
  * A guard against accidents, not a budget: about twice the largest bundle (261 KB when the guard

@@ -176,6 +176,19 @@ export function feedWindow(since: FeedPosition | 'now' | undefined, now: Date): 
   return { from: since, until: since > until ? since : until };
 }
 
+/**
+ * The window a request's `since` (a cursor as handed out, `now`, or absent) may read at `now`, or
+ * the problem it is: the one reading of `since` for the feed and for a webhook replay.
+ */
+export function requestedWindow(since: string | undefined, now: Date): FeedWindow {
+  const position = since === undefined || since === 'now' ? since : decodeCursor(since);
+  if (position === undefined && since !== undefined) throw new InvalidCursorError();
+  const window = feedWindow(position, now);
+  if (window === 'expired') throw new CursorExpiredError();
+  if (window === 'future') throw new InvalidCursorError('is not a cursor this feed handed out: it lies in the future');
+  return window;
+}
+
 /** The UTC days from the day of `from` to the day of `until`, in order. */
 export function daysBetween(from: FeedPosition, until: FeedPosition): string[] {
   const days: string[] = [];

@@ -18,6 +18,8 @@ export const PROBLEM_KINDS = {
   'payload-too-large': { status: 413, title: 'Payload too large' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
   'idempotency-key-reused': { status: 422, title: 'Idempotency key reused' },
+  'webhook-url-refused': { status: 422, title: 'Webhook URL refused' },
+  'subscription-limit': { status: 409, title: 'Subscription limit reached' },
   'too-many-requests': { status: 429, title: 'Too many requests' },
   'internal-error': { status: 500, title: 'Internal server error' },
   'bad-gateway': { status: 502, title: 'Bad gateway' },

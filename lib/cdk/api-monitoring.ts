@@ -137,7 +137,14 @@ export class ApiMonitoring extends Construct {
       alarmDescription: `Authorizer p99 duration above ${AUTHORIZER_P99_DURATION_MS} ms for 15 minutes (a verification takes ~350 ms)`,
     });
 
-    const handlers = [...functions.handlers.values()];
+    // An alarm holds at most 10 metrics: the event handlers in one pair of alarms, the webhook
+    // functions (eight operations, the consumer and the delivery function) in another.
+    const isWebhook = (name: string) => name.includes('webhook');
+    const handlers = [...functions.handlers].filter(([name]) => !isWebhook(name)).map(([, fn]) => fn);
+    const webhookFunctions = [...functions.handlers]
+      .filter(([name]) => isWebhook(name))
+      .map(([, fn]) => fn)
+      .concat([...functions.background.values()]);
     // Handlers turn every error into a problem response: a Lambda error is a crash or a timeout.
     this.alarm(
       'HandlerErrors',
@@ -163,6 +170,32 @@ export class ApiMonitoring extends Construct {
         datapointsToAlarm: 2,
         evaluationPeriods: 3,
         alarmDescription: 'Handlers were throttled (the account concurrency is exhausted) in 2 of 3 five-minute periods',
+      },
+    );
+    this.alarm(
+      'WebhookFunctionErrors',
+      sum(
+        'errors',
+        webhookFunctions.map((fn) => fn.metricErrors({ period: PERIOD, statistic: 'Sum' })),
+      ),
+      {
+        threshold: 5,
+        datapointsToAlarm: 2,
+        evaluationPeriods: 3,
+        alarmDescription: 'Webhook functions crashed or timed out at least 5 times in 2 of 3 five-minute periods',
+      },
+    );
+    this.alarm(
+      'WebhookFunctionThrottles',
+      sum(
+        'throttles',
+        webhookFunctions.map((fn) => fn.metricThrottles({ period: PERIOD, statistic: 'Sum' })),
+      ),
+      {
+        threshold: 5,
+        datapointsToAlarm: 2,
+        evaluationPeriods: 3,
+        alarmDescription: 'Webhook functions were throttled in 2 of 3 five-minute periods',
       },
     );
     for (const [name, table, operations] of [

@@ -4,14 +4,16 @@
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
-import { AUTHORIZER_GRANTS, AUTHORIZER_HANDLER, routes, type DataAccess } from '../../functions/routes.ts';
+import { AUTHORIZER_GRANTS, AUTHORIZER_HANDLER, routes, WEBHOOK_FUNCTIONS, type DataAccess } from '../../functions/routes.ts';
 import { CHANGE_ITEM } from '../../functions/changes/change-event.ts';
+import { WEBHOOK_KEYS } from '../../functions/webhooks/subscription-rules.ts';
 import { MONTH_END_INDEX, MONTH_INDEX, keys } from '../../functions/store/table-definition.ts';
 
 /** Each function's grants, by bundle name: the route table's rows, and the authorizer's. */
 export const DATA_ACCESS: Readonly<Record<string, DataAccess>> = Object.fromEntries([
-  ...routes.map((route) => [route.handler, route.grants] as const),
-  [AUTHORIZER_HANDLER, AUTHORIZER_GRANTS] as const,
+  ...routes.map((route): [string, DataAccess] => [route.handler, route.grants]),
+  [AUTHORIZER_HANDLER, AUTHORIZER_GRANTS],
+  ...Object.values(WEBHOOK_FUNCTIONS).map((fn): [string, DataAccess] => [fn.handler, fn.grants]),
 ]);
 
 /**
@@ -24,11 +26,19 @@ const LEADING_KEYS = {
   events: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [keys.event('*').pk] } },
   users: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [keys.userPartitions] } },
   changes: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${CHANGE_ITEM.pkPrefix}*`] } },
+  webhooks: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...WEBHOOK_KEYS.leadingKeys] } },
 } as const;
+
+/** The webhook pipeline's queue and key, for the functions granted `deliveryQueue` or `secretsKey`. */
+export interface WebhookResources {
+  queueArn: string;
+  keyArn: string;
+}
 
 export function dataAccessStatements(
   functionName: string,
   resources: { events: ITableV2; idempotency: ITableV2; credentialKeys: ISecret },
+  webhooks?: WebhookResources,
 ): iam.PolicyStatement[] {
   const access = DATA_ACCESS[functionName];
   if (!access) throw new Error(`No data access is declared for the function ${functionName}`);
@@ -60,6 +70,12 @@ export function dataAccessStatements(
   }
   if (access.credentialKeys) {
     statements.push(new iam.PolicyStatement({ actions: [...access.credentialKeys], resources: [resources.credentialKeys.secretArn] }));
+  }
+  if (access.deliveryQueue || access.secretsKey) {
+    if (!webhooks) throw new Error(`The function ${functionName} needs the webhook queue and key`);
+    if (access.deliveryQueue)
+      statements.push(new iam.PolicyStatement({ actions: [...access.deliveryQueue], resources: [webhooks.queueArn] }));
+    if (access.secretsKey) statements.push(new iam.PolicyStatement({ actions: [...access.secretsKey], resources: [webhooks.keyArn] }));
   }
   return statements;
 }

@@ -2,7 +2,8 @@
 // and alarms. Production stacks have termination protection.
 import { CfnOutput, Fn, Stack, Token, Validations, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { API_VERSION } from '../../functions/routes.ts';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import { API_VERSION, WEBHOOK_FUNCTIONS } from '../../functions/routes.ts';
 import { eventsTable } from '../../functions/store/table-definition.ts';
 import { apiDocuments } from './api-documents.ts';
 import { ApiMonitoring } from './api-monitoring.ts';
@@ -13,6 +14,8 @@ import { MuseumFunctions } from './museum-functions.ts';
 import { MuseumTables } from './museum-tables.ts';
 import { SpecialEventsApi } from './special-events-api.ts';
 import { UnauthenticatedThrottling } from './unauthenticated-throttling.ts';
+import { WebhookPipeline, WebhookResources } from './webhook-pipeline.ts';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { StageConfig } from './stage-config.ts';
 
 export interface MuseumApiStackProps extends StackProps {
@@ -41,10 +44,12 @@ export class MuseumApiStack extends Stack {
     const { config } = props;
     this.tables = new MuseumTables(this, 'Tables', config);
     this.credentialKeys = new CredentialKeysSecret(this, 'CredentialKeys', config);
+    const webhooks = new WebhookResources(this, 'Webhooks', config);
     this.functions = new MuseumFunctions(this, 'Functions', {
       config,
       tables: this.tables,
       credentialKeys: this.credentialKeys.secret,
+      webhooks,
       ...(props.functionsDirectory ? { functionsDirectory: props.functionsDirectory } : {}),
     });
     this.acknowledgeTableGrants();
@@ -62,6 +67,19 @@ export class MuseumApiStack extends Stack {
     this.monitoring = config.monitoring
       ? new ApiMonitoring(this, 'Monitoring', { config, api: this.api, functions: this.functions, tables: this.tables })
       : undefined;
+    const pipeline = new WebhookPipeline(this, 'WebhookPipeline', {
+      config,
+      resources: webhooks,
+      table: this.tables.events,
+      consumer: this.functions.background.get(WEBHOOK_FUNCTIONS.consumer.handler) as lambda.IFunction,
+      delivery: this.functions.background.get(WEBHOOK_FUNCTIONS.delivery.handler) as lambda.IFunction,
+    });
+    const topic = this.monitoring?.topic;
+    if (topic) for (const alarm of pipeline.alarms) alarm.addAlarmAction(new SnsAction(topic));
+    new CfnOutput(this, 'WebhookDeadLetterQueueArn', {
+      description: 'Dead-letter queue of webhook deliveries (redrive: docs/DEPLOY.md, "Webhooks")',
+      value: webhooks.deadLetters.queueArn,
+    });
 
     new CfnOutput(this, 'ApiBaseUrl', { description: 'Base URL of the Special Events API (ends in /v1.1)', value: this.api.baseUrl });
     new CfnOutput(this, 'TableName', {

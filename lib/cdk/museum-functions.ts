@@ -19,10 +19,11 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { AUTHORIZER_HANDLER, FUNCTION_SETTINGS, LAMBDA_NODE_OPTIONS, routes } from '../../functions/routes.ts';
-import { dataAccessStatements } from './function-permissions.ts';
+import { AUTHORIZER_HANDLER, FUNCTION_SETTINGS, LAMBDA_NODE_OPTIONS, routes, WEBHOOK_FUNCTIONS } from '../../functions/routes.ts';
+import { dataAccessStatements, type WebhookResources as WebhookResourceArns } from './function-permissions.ts';
 import type { MuseumTables } from './museum-tables.ts';
 import type { StageConfig } from './stage-config.ts';
+import type { WebhookResources } from './webhook-pipeline.ts';
 
 /** Where scripts/build.ts writes the bundles; cdk.json's app command builds them first. */
 export const FUNCTIONS_DIRECTORY = fileURLToPath(new URL('../../dist/functions', import.meta.url));
@@ -35,6 +36,8 @@ export interface MuseumFunctionsProps {
   tables: MuseumTables;
   /** The credential keys the authorizer verifies with (lib/cdk/credential-keys-secret.ts). */
   credentialKeys: ISecret;
+  /** The webhook queue and secrets key, which the webhook functions use. */
+  webhooks: WebhookResources;
   functionsDirectory?: string;
 }
 
@@ -46,6 +49,8 @@ export class MuseumFunctions extends Construct {
   readonly liveHandlers: ReadonlyMap<string, lambda.Alias>;
   /** The authorizer's `live` alias: what the REST API's authorizer calls. */
   readonly liveAuthorizer: lambda.Alias;
+  /** The webhook pipeline's functions, which event source mappings invoke (by bundle name). */
+  readonly background: ReadonlyMap<string, lambda.Function>;
 
   constructor(scope: Construct, id: string, props: MuseumFunctionsProps) {
     super(scope, id);
@@ -59,6 +64,11 @@ export class MuseumFunctions extends Construct {
       POWERTOOLS_LOG_LEVEL: 'INFO',
       NODE_OPTIONS: LAMBDA_NODE_OPTIONS,
     };
+    const webhookEnvironment = {
+      WEBHOOK_QUEUE_URL: props.webhooks.queue.queueUrl,
+      WEBHOOK_SECRETS_KEY_ID: props.webhooks.key.keyArn,
+    };
+    const webhookResources = { queueArn: props.webhooks.queue.queueArn, keyArn: props.webhooks.key.keyArn };
     const handlerEnvironment = {
       ...common,
       IDEMPOTENCY_TABLE_NAME: tables.idempotency.tableName,
@@ -75,11 +85,32 @@ export class MuseumFunctions extends Construct {
           config,
           tables,
           credentialKeys,
-          environment: handlerEnvironment,
+          // Only the webhook operations need the queue and the key.
+          environment: handlerName.includes('webhook') ? { ...handlerEnvironment, ...webhookEnvironment } : handlerEnvironment,
           settings: FUNCTION_SETTINGS.handler,
+          webhooks: webhookResources,
         }),
       );
     }
+    this.background = new Map(
+      (
+        [
+          [WEBHOOK_FUNCTIONS.consumer.handler, FUNCTION_SETTINGS.webhookConsumer],
+          [WEBHOOK_FUNCTIONS.delivery.handler, FUNCTION_SETTINGS.webhookDelivery],
+        ] as const
+      ).map(([name, settings]) => [
+        name,
+        this.bundledFunction(name, {
+          directory,
+          config,
+          tables,
+          credentialKeys,
+          environment: { ...common, ...webhookEnvironment },
+          settings,
+          webhooks: webhookResources,
+        }),
+      ]),
+    );
     this.handlers = handlers;
     this.authorizer = this.bundledFunction(AUTHORIZER_HANDLER, {
       directory,
@@ -104,7 +135,7 @@ export class MuseumFunctions extends Construct {
   }
 
   get all(): lambda.Function[] {
-    return [...this.handlers.values(), this.authorizer];
+    return [...this.handlers.values(), this.authorizer, ...this.background.values()];
   }
 
   private bundledFunction(
@@ -116,6 +147,7 @@ export class MuseumFunctions extends Construct {
       credentialKeys: ISecret;
       environment: Record<string, string>;
       settings: { memorySize: number; timeoutSeconds: number; reservedConcurrency?: number };
+      webhooks?: WebhookResourceArns;
     },
   ): lambda.Function {
     const bundle = join(options.directory, name);
@@ -137,7 +169,11 @@ export class MuseumFunctions extends Construct {
     role.addToPrincipalPolicy(
       new iam.PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [logGroup.logGroupArn] }),
     );
-    for (const statement of dataAccessStatements(name, { ...options.tables.grants, credentialKeys: options.credentialKeys }))
+    for (const statement of dataAccessStatements(
+      name,
+      { ...options.tables.grants, credentialKeys: options.credentialKeys },
+      options.webhooks,
+    ))
       role.addToPrincipalPolicy(statement);
 
     const fn = new lambda.Function(this, id, {

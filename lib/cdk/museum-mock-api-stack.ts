@@ -106,7 +106,7 @@ export class MuseumMockApiStack extends Stack {
 
 /** What the mock answers a route with credentials: its real success status and the document's success example. */
 interface MockAnswer {
-  status: 200 | 201 | 204;
+  status: 200 | 201 | 202 | 204;
   /** Undefined for 204: no body at all. */
   body: unknown;
   headers: Record<string, string>;

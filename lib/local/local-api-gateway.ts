@@ -20,6 +20,7 @@ import {
   matchRoute,
   routes,
   STAGE_TRACING_ENABLED,
+  WEBHOOK_FUNCTIONS,
   type Route,
 } from '../../functions/routes.ts';
 import { gatewayResponses, mockAnswer, templateRequest, type Answer } from './gateway-http-semantics.ts';
@@ -357,6 +358,14 @@ export function deployedFunctions(functionsDirectory: string): Record<string, Fu
     [AUTHORIZER_HANDLER]: { bundleUrl: bundle(AUTHORIZER_HANDLER), settings: FUNCTION_SETTINGS.authorizer },
   };
   for (const route of routes) functions[route.handler] = { bundleUrl: bundle(route.handler), settings: FUNCTION_SETTINGS.handler };
+  functions[WEBHOOK_FUNCTIONS.consumer.handler] = {
+    bundleUrl: bundle(WEBHOOK_FUNCTIONS.consumer.handler),
+    settings: FUNCTION_SETTINGS.webhookConsumer,
+  };
+  functions[WEBHOOK_FUNCTIONS.delivery.handler] = {
+    bundleUrl: bundle(WEBHOOK_FUNCTIONS.delivery.handler),
+    settings: FUNCTION_SETTINGS.webhookDelivery,
+  };
   return functions;
 }
 

@@ -96,6 +96,14 @@ export const SETTINGS = {
     accepted: 'TRACE, DEBUG, INFO, WARN, ERROR, CRITICAL or SILENT',
   },
   POWERTOOLS_METRICS_DISABLED: oneOf('true', 'false'),
+  MUSEUM_WEBHOOK_RETRY_SCALE: {
+    schema: v.pipe(
+      v.string(),
+      v.regex(/^(0|1)?(\.[0-9]+)?$/),
+      v.check((text) => Number(text) > 0 && Number(text) <= 1),
+    ),
+    accepted: 'a number greater than 0 and at most 1 (the share of each webhook retry delay the local run waits)',
+  },
   TABLE_NAME,
   IDEMPOTENCY_TABLE_NAME: TABLE_NAME,
 } satisfies Record<string, Rule>;

@@ -17,6 +17,7 @@ import { parameters } from './parameters.ts';
 import { HEADERS, methodNotAllowedProblemResponse, problemSchemas, sharedResponses } from './problem-responses.ts';
 import { READ_HEADERS, READ_SEMANTICS_DESCRIPTION } from './read-semantics.ts';
 import { INDEX_TAG, ServiceIndex, serviceIndexOperation } from './service-index-operation.ts';
+import { WEBHOOK_SCHEMAS, webhooksEntry } from './webhook-operations.ts';
 
 export type OpenApiDocument = Record<string, unknown> & {
   openapi: string;
@@ -49,6 +50,7 @@ export const SERVERS = [
 ];
 
 const TAG = 'Special events';
+const WEBHOOK_TAG = 'Webhook subscriptions';
 
 /** Statuses every operation shares, answered by API Gateway or the shared middleware. */
 function sharedResponseRefs(route: Route): Record<number, unknown> {
@@ -76,7 +78,7 @@ function operation(route: Route<OperationId>, details: OperationDetails): OpenAp
     operationId: route.operationId,
     summary: route.summary,
     description: `${details.description}\n\nRequires the **${route.role}** role${route.role === ROLES[0] ? ' (every user has it)' : ''}.`,
-    tags: [TAG],
+    tags: [route.path.startsWith('/webhook-subscriptions') ? WEBHOOK_TAG : TAG],
     security: [{ [SECURITY_SCHEME]: [] }],
     ...(details.parameters.length ? { parameters: details.parameters } : {}),
     ...(details.requestBody ? { requestBody: details.requestBody } : {}),
@@ -87,7 +89,7 @@ function operation(route: Route<OperationId>, details: OperationDetails): OpenAp
 
 const API_DESCRIPTION = `Create, list, read, partially update and delete the museum's special events.
 
-**Authentication.** Every operation needs HTTP Basic credentials (\`${SECURITY_SCHEME}\`). Users with the *viewer* role may read; the *editor* role may also create, update and delete.
+**Authentication.** Every operation needs HTTP Basic credentials (\`${SECURITY_SCHEME}\`). Users with the *viewer* role may read; the *partner* role may also manage its own webhook subscriptions; the *editor* role may also create, update and delete events and manage every subscription.
 
 **Errors** are [RFC 9457](https://www.rfc-editor.org/rfc/rfc9457) problem details (\`${PROBLEM_CONTENT_TYPE}\`) whose \`type\` names the problem; validation failures list every invalid input in \`errors\`. A path the API does not have is a 404 problem; a method a path does not have is a 405 problem with the path's methods in \`Allow\` (see each path's \`x-method-not-allowed\`).
 
@@ -130,12 +132,15 @@ export function buildOpenApiDocument(): OpenApiDocument {
     tags: [
       { name: TAG, description: 'Special events hosted by the museum: exhibitions, tours, talks' },
       { name: INDEX_TAG, description: 'Where the API starts: links to its description and documentation' },
+      { name: WEBHOOK_TAG, description: 'Signed deliveries of every change to a URL of a partner (docs/WEBHOOKS.md)' },
     ],
     paths,
+    webhooks: webhooksEntry(),
     components: {
       schemas: {
         ...componentSchemas({ ...EVENT_SCHEMAS, SpecialEventList, ServiceIndex, ChangeEvent, ChangeFeedPage }, SCHEMA_DESCRIPTIONS),
         ...problemSchemas(),
+        ...WEBHOOK_SCHEMAS,
       },
       parameters: parameters(),
       headers: { ...HEADERS, ...READ_HEADERS },

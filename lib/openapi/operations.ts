@@ -26,6 +26,7 @@ import {
 } from './examples.ts';
 import { HEADER_REFS, PAYLOAD_LIMIT_DESCRIPTION, payloadLimitContent, problemResponse } from './problem-responses.ts';
 import { notModifiedResponse, readSuccessHeaders } from './read-semantics.ts';
+import { WEBHOOK_OPERATIONS } from './webhook-operations.ts';
 
 /** A named example value, as OpenAPI's `examples` holds it. */
 export interface NamedExample {
@@ -311,6 +312,7 @@ export const OPERATIONS = {
     },
     mockHeaders: { Link: `<?since=${exampleChangePage.next}&limit=${LIMITS.defaultChangesLimit}>; rel="next"` },
   },
+  ...WEBHOOK_OPERATIONS,
 } satisfies Record<OperationId, OperationDetails>;
 
 /** The details of a route of the route table. */

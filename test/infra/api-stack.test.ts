@@ -17,6 +17,7 @@ import {
   resourceMethods,
   routeMethods,
   routes,
+  WEBHOOK_FUNCTIONS,
 } from '../../functions/routes.ts';
 import { contentTag } from '../../functions/http/read-responses.ts';
 import { gatewayCorsHeaders } from '../../lib/cdk/problem-gateway-responses.ts';
@@ -78,10 +79,10 @@ function functionLogicalId(app: Synthesized, name: string): string {
 }
 
 describe('Lambda functions', () => {
-  test('the template holds exactly the five handlers and the authorizer, besides CDK helpers named as such', () => {
+  test('the template holds exactly the route handlers, the authorizer and the two webhook pipeline functions, besides CDK helpers named as such', () => {
     const functions = resourcesOfType(prod.apiTemplate, 'AWS::Lambda::Function');
     const ours = FUNCTION_NAMES.map((name) => functionLogicalId(prod, name));
-    expect(ours).toHaveLength(6);
+    expect(ours).toHaveLength(new Set(routes.map((route) => route.handler)).size + 3);
     for (const id of ours) expect(functions[id]).toBeDefined();
     for (const id of Object.keys(functions).filter((id) => !ours.includes(id))) expect(id).toMatch(CDK_HELPER_FUNCTION);
   });
@@ -90,7 +91,14 @@ describe('Lambda functions', () => {
     const functions = resourcesOfType(prod.apiTemplate, 'AWS::Lambda::Function');
     for (const name of FUNCTION_NAMES) {
       const properties = functions[functionLogicalId(prod, name)]?.Properties as Record<string, any>;
-      const settings = name === AUTHORIZER_HANDLER ? FUNCTION_SETTINGS.authorizer : FUNCTION_SETTINGS.handler;
+      const settings =
+        name === AUTHORIZER_HANDLER
+          ? FUNCTION_SETTINGS.authorizer
+          : name === WEBHOOK_FUNCTIONS.consumer.handler
+            ? FUNCTION_SETTINGS.webhookConsumer
+            : name === WEBHOOK_FUNCTIONS.delivery.handler
+              ? FUNCTION_SETTINGS.webhookDelivery
+              : FUNCTION_SETTINGS.handler;
       expect(properties).toMatchObject({
         Handler: 'index.handler',
         Runtime: 'nodejs24.x',
@@ -175,7 +183,10 @@ describe('Lambda functions', () => {
 
 describe('IAM', () => {
   function roleOf(app: Synthesized, name: string) {
-    const fn = name === AUTHORIZER_HANDLER ? app.api.functions.authorizer : app.api.functions.handlers.get(name);
+    const fn =
+      name === AUTHORIZER_HANDLER
+        ? app.api.functions.authorizer
+        : (app.api.functions.handlers.get(name) ?? app.api.functions.background.get(name));
     return fn!.role!;
   }
   function statementsOf(app: Synthesized, name: string): { Action: string | string[]; Resource: unknown; Condition?: unknown }[] {
@@ -187,7 +198,9 @@ describe('IAM', () => {
 
   test.each(FUNCTION_NAMES)('%s may call only the DynamoDB actions it uses, on only its table, index and partitions', (name) => {
     const statements = statementsOf(prod, name);
-    const dynamodb = statements.filter((s) => actions(s).some((a) => a.startsWith('dynamodb:')));
+    // The stream's reads are the consumer's event source mapping's (checked below), not data access.
+    const streamActions = ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'];
+    const dynamodb = statements.filter((s) => actions(s).some((a) => a.startsWith('dynamodb:') && !streamActions.includes(a)));
     const access = DATA_ACCESS[name]!;
     const expected = [...(access.events?.actions ?? []), ...(access.dateIndex ?? []), ...(access.idempotency ?? [])];
     expect(dynamodb.flatMap(actions).sort()).toEqual(expected.sort());
@@ -215,7 +228,14 @@ describe('IAM', () => {
     const leadingKeys = (name: string) =>
       JSON.stringify(statementsOf(prod, name).find((s) => JSON.stringify(s.Condition ?? '').includes('LeadingKeys'))?.Condition);
     expect(leadingKeys(AUTHORIZER_HANDLER)).toBe('{"ForAllValues:StringLike":{"dynamodb:LeadingKeys":["USER#*"]}}');
-    for (const route of routes) expect(leadingKeys(route.handler)).toBe('{"ForAllValues:StringLike":{"dynamodb:LeadingKeys":["EVENT#*"]}}');
+    for (const route of routes) {
+      if (!route.grants.events) continue; // the change feed reads only its own partitions (below)
+      expect(leadingKeys(route.handler)).toBe(
+        route.grants.events.partitions === 'webhooks'
+          ? '{"ForAllValues:StringLike":{"dynamodb:LeadingKeys":["WEBHOOKS","WEBHOOK#*"]}}'
+          : '{"ForAllValues:StringLike":{"dynamodb:LeadingKeys":["EVENT#*"]}}',
+      );
+    }
   });
 
   test('the credential keys are a generated secret, retained in production, that only the authorizer may read (GetSecretValue, that secret only)', () => {

@@ -1,0 +1,265 @@
+// Webhook subscriptions and their recent delivery attempts, in the events table (key design:
+// functions/store/README.md, "Webhooks"). Subscriptions share one partition, WEBHOOKS: there are
+// few (SUBSCRIPTIONS_PER_OWNER each), and the stream consumer reads them all with one Query per
+// batch. Each owner's count sits beside them and is changed in the same transaction as a create or
+// delete, so the cap holds under concurrent creates. Attempts live in WEBHOOK#<id> and expire by
+// TTL (the table's `expiresAt`, which the change items use too).
+import { randomBytes } from 'node:crypto';
+import {
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
+import type { ChangeType } from '../changes/change-event.ts';
+import { CHANGE_ITEM } from '../changes/change-event.ts';
+import { HttpProblem } from '../events/problems.ts';
+import type { DeliveryAttempt, SubscriptionView } from './webhook-schema.ts';
+import {
+  ATTEMPT_RETENTION_SECONDS,
+  ATTEMPTS_LISTED,
+  SECRET_OVERLAP_SECONDS,
+  signingSecrets,
+  SubscriptionLimitError,
+  SubscriptionNotFoundError,
+  SUBSCRIPTIONS_PER_OWNER,
+  WEBHOOK_KEYS,
+  type StoredSecret,
+} from './subscription-rules.ts';
+
+export { SECRET_OVERLAP_SECONDS, signingSecrets, SubscriptionNotFoundError, type StoredSecret };
+
+export interface Subscription {
+  id: string;
+  owner: string;
+  url: string;
+  types: ChangeType[];
+  enabled: boolean;
+  createdAt: string;
+  disabledReason?: string;
+  secrets: StoredSecret[];
+}
+
+export function newSubscriptionId(): string {
+  return `wh_${randomBytes(16).toString('base64url')}`;
+}
+
+export function subscriptionView(subscription: Subscription): SubscriptionView {
+  const { id, url, types, owner, enabled, createdAt, disabledReason } = subscription;
+  return { id, url, types, owner, enabled, createdAt, ...(disabledReason ? { disabledReason } : {}) };
+}
+
+function fromItem(item: Record<string, unknown>): Subscription {
+  return {
+    id: item.id as string,
+    owner: item.owner as string,
+    url: item.url as string,
+    types: item.types as ChangeType[],
+    enabled: item.enabled as boolean,
+    createdAt: item.createdAt as string,
+    ...(typeof item.disabledReason === 'string' ? { disabledReason: item.disabledReason } : {}),
+    secrets: item.secrets as StoredSecret[],
+  };
+}
+
+export class SubscriptionsStore {
+  private readonly client: DynamoDBDocumentClient;
+  private readonly tableName: string;
+  private readonly signal: AbortSignal | undefined;
+
+  constructor(client: DynamoDBDocumentClient, tableName: string, signal?: AbortSignal) {
+    this.client = client;
+    this.tableName = tableName;
+    this.signal = signal;
+  }
+
+  private options() {
+    return this.signal ? { abortSignal: this.signal } : {};
+  }
+
+  async create(subscription: Subscription): Promise<void> {
+    const { pk, sk } = WEBHOOK_KEYS.subscription(subscription.id);
+    try {
+      await this.client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: this.tableName,
+                Item: { pk, sk, ...subscription },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+            {
+              Update: {
+                TableName: this.tableName,
+                Key: WEBHOOK_KEYS.ownerCount(subscription.owner),
+                UpdateExpression: 'ADD subscriptions :one',
+                ConditionExpression: 'attribute_not_exists(subscriptions) OR subscriptions < :cap',
+                ExpressionAttributeValues: { ':one': 1, ':cap': SUBSCRIPTIONS_PER_OWNER },
+              },
+            },
+          ],
+        }),
+        this.options(),
+      );
+    } catch (error) {
+      const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
+      if ((error as Error).name === 'TransactionCanceledException' && reasons?.[1]?.Code === 'ConditionalCheckFailed') {
+        throw new SubscriptionLimitError(subscription.owner);
+      }
+      throw error;
+    }
+  }
+
+  async get(id: string): Promise<Subscription | undefined> {
+    const { Item } = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: WEBHOOK_KEYS.subscription(id), ConsistentRead: true }),
+      this.options(),
+    );
+    return Item ? fromItem(Item) : undefined;
+  }
+
+  /** Every subscription (an editor's list, the consumer's fan-out), or those of `owner`. */
+  async list(owner?: string): Promise<Subscription[]> {
+    const subscriptions: Subscription[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': WEBHOOK_KEYS.partition, ':prefix': 'SUBSCRIPTION#' },
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
+        this.options(),
+      );
+      subscriptions.push(...(page.Items ?? []).map(fromItem));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return owner === undefined ? subscriptions : subscriptions.filter((subscription) => subscription.owner === owner);
+  }
+
+  async delete(subscription: Subscription): Promise<void> {
+    try {
+      await this.client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Delete: {
+                TableName: this.tableName,
+                Key: WEBHOOK_KEYS.subscription(subscription.id),
+                ConditionExpression: 'attribute_exists(pk)',
+              },
+            },
+            {
+              Update: {
+                TableName: this.tableName,
+                Key: WEBHOOK_KEYS.ownerCount(subscription.owner),
+                UpdateExpression: 'ADD subscriptions :minusOne',
+                ExpressionAttributeValues: { ':minusOne': -1 },
+              },
+            },
+          ],
+        }),
+        this.options(),
+      );
+    } catch (error) {
+      const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
+      if ((error as Error).name === 'TransactionCanceledException' && reasons?.[0]?.Code === 'ConditionalCheckFailed') {
+        throw new SubscriptionNotFoundError(subscription.id);
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Makes `ciphertext` the current secret; the one it replaces signs on for SECRET_OVERLAP_SECONDS,
+   * secrets already retired are dropped. Conditional on the secrets read, so two rotations at once
+   * cannot lose one's secret (the loser is a 409).
+   */
+  async rotateSecret(subscription: Subscription, ciphertext: string, nowSeconds = Math.floor(Date.now() / 1000)): Promise<void> {
+    const kept = signingSecrets(subscription.secrets, nowSeconds).map((secret) => ({
+      ciphertext: secret.ciphertext,
+      retiresAt: secret.retiresAt ?? nowSeconds + SECRET_OVERLAP_SECONDS,
+    }));
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: WEBHOOK_KEYS.subscription(subscription.id),
+          UpdateExpression: 'SET secrets = :secrets',
+          ConditionExpression: 'secrets = :read',
+          ExpressionAttributeValues: { ':secrets': [{ ciphertext }, ...kept], ':read': subscription.secrets },
+        }),
+        this.options(),
+      );
+    } catch (error) {
+      if ((error as Error).name === 'ConditionalCheckFailedException') {
+        throw new HttpProblem('conflict', 'The subscription changed while its secret was being rotated; nothing was changed, retry');
+      }
+      throw error;
+    }
+  }
+
+  /** Enables or disables (with its reason) an existing subscription. */
+  async setEnabled(id: string, enabled: boolean, reason?: string): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: WEBHOOK_KEYS.subscription(id),
+          UpdateExpression: enabled ? 'SET enabled = :enabled REMOVE disabledReason' : 'SET enabled = :enabled, disabledReason = :reason',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':enabled': enabled, ...(enabled ? {} : { ':reason': reason ?? 'disabled' }) },
+        }),
+        this.options(),
+      );
+    } catch (error) {
+      if ((error as Error).name === 'ConditionalCheckFailedException') throw new SubscriptionNotFoundError(id);
+      throw error;
+    }
+  }
+
+  async recordAttempt(subscriptionId: string, attempt: DeliveryAttempt): Promise<void> {
+    await this.client.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          pk: WEBHOOK_KEYS.attemptsPartition(subscriptionId),
+          sk: `ATTEMPT#${attempt.time}#${randomBytes(4).toString('hex')}`,
+          ...attempt,
+          [CHANGE_ITEM.expiresAtAttribute]: Math.floor(Date.parse(attempt.time) / 1000) + ATTEMPT_RETENTION_SECONDS,
+        },
+      }),
+      this.options(),
+    );
+  }
+
+  async listAttempts(subscriptionId: string): Promise<DeliveryAttempt[]> {
+    const page = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': WEBHOOK_KEYS.attemptsPartition(subscriptionId), ':prefix': 'ATTEMPT#' },
+        ScanIndexForward: false,
+        Limit: ATTEMPTS_LISTED,
+      }),
+      this.options(),
+    );
+    return (page.Items ?? []).map((item) => {
+      const { time, changeId, status, error, durationMs, outcome } = item as DeliveryAttempt;
+      return {
+        time,
+        changeId,
+        ...(status === undefined ? {} : { status }),
+        ...(error === undefined ? {} : { error }),
+        durationMs,
+        outcome,
+      };
+    });
+  }
+}

@@ -1,0 +1,36 @@
+// Who may see and change a subscription: its owner (a partner or an editor who created it) and
+// every editor. A subscription the caller may not see is answered 404, as if it did not exist, so
+// partners cannot probe each other's ids.
+import { getDocumentClient, requiredEnv } from '../store/dynamodb-client.ts';
+import { ROLES, type Role } from '../routes.ts';
+import type { HttpEvent } from '../http/http.ts';
+import { SubscriptionNotFoundError, SubscriptionsStore, type Subscription } from './subscriptions-store.ts';
+
+export interface Caller {
+  username: string;
+  role: Role;
+}
+
+/** The caller the authorizer verified: its context carries `username` and `role` (functions/authorizer.ts). */
+export function callerOf(event: HttpEvent): Caller {
+  const context: Record<string, unknown> | null | undefined = event.requestContext.authorizer;
+  const username = context?.username;
+  const role = context?.role;
+  if (typeof username !== 'string' || !ROLES.includes(role as Role)) throw new Error('The authorizer passed no username and role');
+  return { username, role: role as Role };
+}
+
+export function seesAll(caller: Caller): boolean {
+  return caller.role === 'editor';
+}
+
+export function subscriptionsStore(signal?: AbortSignal): SubscriptionsStore {
+  return new SubscriptionsStore(getDocumentClient(), requiredEnv('TABLE_NAME'), signal);
+}
+
+/** The subscription `id` if the caller may see it; else SubscriptionNotFoundError (404). */
+export async function visibleSubscription(store: SubscriptionsStore, id: string, caller: Caller): Promise<Subscription> {
+  const subscription = await store.get(id);
+  if (!subscription || (!seesAll(caller) && subscription.owner !== caller.username)) throw new SubscriptionNotFoundError(id);
+  return subscription;
+}

@@ -1,0 +1,148 @@
+// The webhook pipeline on AWS's own services (docs/DEPLOY.md, "Webhooks"): the customer managed
+// KMS key of the signing secrets, the FIFO delivery queue with its dead-letter queue, the stream
+// event source mapping (change items' INSERTs -> the consumer) with its on-failure queue, the
+// queue's event source mapping (-> the delivery function), and the alarms on dead letters, on the
+// age of the oldest undelivered change and on the stream's iterator age. The settings are
+// functions/webhooks/pipeline-settings.ts, which the local run applies too.
+import { Annotations, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { CHANGE_STREAM_FILTER, WEBHOOK_PIPELINE } from '../../functions/webhooks/pipeline-settings.ts';
+import type { StageConfig } from './stage-config.ts';
+
+/** The queue and key: made before the functions, whose roles and environment name them. */
+export class WebhookResources extends Construct {
+  readonly key: kms.Key;
+  readonly queue: sqs.Queue;
+  readonly deadLetters: sqs.Queue;
+  readonly streamFailures: sqs.Queue;
+
+  constructor(scope: Construct, id: string, config: StageConfig) {
+    super(scope, id);
+    const removalPolicy = config.isProduction ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+    this.key = new kms.Key(this, 'SecretsKey', {
+      description: "Encrypts the webhook subscriptions' signing secrets",
+      enableKeyRotation: true,
+      removalPolicy,
+    });
+    const { queue } = WEBHOOK_PIPELINE;
+    const retentionPeriod = Duration.seconds(queue.retentionSeconds);
+    const common = { retentionPeriod, enforceSSL: true, encryption: sqs.QueueEncryption.SQS_MANAGED };
+    this.deadLetters = new sqs.Queue(this, 'DeadLetters', { ...common, fifo: true });
+    this.queue = new sqs.Queue(this, 'Deliveries', {
+      ...common,
+      fifo: true,
+      visibilityTimeout: Duration.seconds(queue.visibilityTimeoutSeconds),
+      deadLetterQueue: { queue: this.deadLetters, maxReceiveCount: queue.maxReceiveCount },
+    });
+    this.streamFailures = new sqs.Queue(this, 'StreamFailures', common);
+    for (const deadLetterQueue of [this.deadLetters, this.streamFailures]) {
+      Validations.of(deadLetterQueue).acknowledge({
+        id: 'AwsSolutions-SQS3',
+        reason: 'It is a dead-letter queue itself (an operator redrives it: docs/DEPLOY.md, "Webhooks").',
+      });
+    }
+  }
+}
+
+export interface WebhookPipelineProps {
+  config: StageConfig;
+  resources: WebhookResources;
+  table: ITableV2;
+  consumer: lambda.IFunction;
+  delivery: lambda.IFunction;
+}
+
+export class WebhookPipeline extends Construct {
+  readonly alarms: cloudwatch.Alarm[] = [];
+
+  constructor(scope: Construct, id: string, props: WebhookPipelineProps) {
+    super(scope, id);
+    const { resources, table, consumer, delivery } = props;
+    const { stream, queue } = WEBHOOK_PIPELINE;
+    const streamArn = table.tableStreamArn;
+    if (streamArn) {
+      new lambda.EventSourceMapping(this, 'ChangeStream', {
+        target: consumer,
+        eventSourceArn: streamArn,
+        startingPosition: lambda.StartingPosition.TRIM_HORIZON,
+        batchSize: stream.batchSize,
+        bisectBatchOnError: stream.bisectBatchOnFunctionError,
+        retryAttempts: stream.maximumRetryAttempts,
+        maxRecordAge: Duration.seconds(stream.maximumRecordAgeSeconds),
+        reportBatchItemFailures: true,
+        onFailure: new SqsDlq(resources.streamFailures),
+        filters: [lambda.FilterCriteria.filter(CHANGE_STREAM_FILTER)],
+      });
+      consumer.addToRolePolicy(
+        new iam.PolicyStatement({
+          actions: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'],
+          resources: [streamArn],
+        }),
+      );
+      consumer.addToRolePolicy(new iam.PolicyStatement({ actions: ['dynamodb:ListStreams'], resources: ['*'] }));
+      Validations.of(consumer).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason: 'dynamodb:ListStreams supports no resource-level permissions; the event source mapping calls it.',
+      });
+      this.alarms.push(
+        new cloudwatch.Alarm(this, 'StreamIteratorAge', {
+          alarmDescription:
+            'The change stream is read more than 10 minutes behind: changes wait before delivery (runbook: docs/DEPLOY.md, "Webhooks")',
+          metric: new cloudwatch.Metric({
+            namespace: 'AWS/Lambda',
+            metricName: 'IteratorAge',
+            dimensionsMap: { FunctionName: consumer.functionName },
+            statistic: 'Maximum',
+            period: Duration.minutes(5),
+          }),
+          threshold: 10 * 60_000,
+          evaluationPeriods: 1,
+          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        }),
+      );
+    } else {
+      Annotations.of(this).addWarning(
+        'The attached events table has no known stream ARN: no webhook deliveries until a stream mapping is made for it (docs/DEPLOY.md, "Webhooks")',
+      );
+    }
+    new lambda.EventSourceMapping(this, 'DeliveryQueue', {
+      target: delivery,
+      eventSourceArn: resources.queue.queueArn,
+      batchSize: queue.batchSize,
+      reportBatchItemFailures: true,
+    });
+    resources.queue.grantConsumeMessages(delivery);
+    this.alarms.push(
+      new cloudwatch.Alarm(this, 'DeadLetters', {
+        alarmDescription: 'A webhook delivery was given up after every retry (runbook: docs/DEPLOY.md, "Webhooks": inspect, then redrive)',
+        metric: resources.deadLetters.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
+        threshold: 0,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+      new cloudwatch.Alarm(this, 'StreamFailures', {
+        alarmDescription: 'The stream mapping gave up on change records: they were not queued for delivery (replay them)',
+        metric: resources.streamFailures.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
+        threshold: 0,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+      new cloudwatch.Alarm(this, 'OldestUndelivered', {
+        alarmDescription: 'A change has waited more than 6 hours for delivery (a receiver is down: see GET .../deliveries)',
+        metric: resources.queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(5), statistic: 'Maximum' }),
+        threshold: 6 * 3600,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+    );
+  }
+}

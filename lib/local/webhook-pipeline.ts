@@ -1,0 +1,310 @@
+// The webhook pipeline of the local run, on stand-ins for what AWS runs it on: the KMS and SQS
+// stand-ins (loopback endpoints the functions reach through the SDK), and two event source
+// mappings that invoke the same bundles through the local Lambda runtime as Lambda's pollers do:
+// - the stream mapping reads DynamoDB Local's stream of the events table (ListStreams,
+//   DescribeStream, GetShardIterator from TRIM_HORIZON or the stored sequence number, GetRecords),
+//   keeps the records CHANGE_STREAM_FILTER matches, invokes the consumer with batches of them and,
+//   on a reported failure (ReportBatchItemFailures), retries from the failed record; a function
+//   error halves the batch (BisectBatchOnFunctionError); after maximumRetryAttempts the record's
+//   metadata goes to the on-failure queue and the mapping moves past it.
+// - the queue mapping receives batches from the delivery queue, invokes the delivery function,
+//   and deletes the messages it did not report failed (partial batch responses).
+// https://docs.aws.amazon.com/lambda/latest/dg/with-ddb.html
+// https://docs.aws.amazon.com/lambda/latest/dg/services-ddb-batchfailurereporting.html
+// https://docs.aws.amazon.com/lambda/latest/dg/invocation-eventfiltering.html
+// https://docs.aws.amazon.com/lambda/latest/dg/with-sqs.html
+// https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-errorhandling.html
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  ListStreamsCommand,
+  type _Record as StreamRecord,
+} from '@aws-sdk/client-dynamodb-streams';
+import type { DynamoDBBatchResponse, SQSBatchResponse } from 'aws-lambda';
+import { WEBHOOK_FUNCTIONS } from '../../functions/routes.ts';
+import { CHANGE_STREAM_FILTER, WEBHOOK_PIPELINE, WEBHOOK_QUEUE_NAMES } from '../../functions/webhooks/pipeline-settings.ts';
+import { LOCAL_REGION, localCredentials } from './dynamodb-local.ts';
+import { LOCAL_KMS_KEY_ID, startKmsStandIn } from './kms-stand-in.ts';
+import type { LocalLambda } from './lambda-runtime.ts';
+import { LOCAL_ACCOUNT, LocalSqs } from './sqs-stand-in.ts';
+
+export interface LocalWebhookPipelineOptions {
+  dynamodbEndpoint: string;
+  tableName: string;
+  /** The local Lambda of the run (the gateway's too), which has the webhook functions (deployedFunctions()). */
+  lambda: LocalLambda;
+  /** Where the KMS key, the queues and the stream checkpoint persist; in memory without one. */
+  dataDirectory?: string;
+  /** MUSEUM_WEBHOOK_RETRY_SCALE: compresses the retry schedule (docs/DEVELOPMENT.md). */
+  retryScale?: string;
+  log: (line: string) => void;
+}
+
+export interface LocalWebhookPipeline {
+  /** The functions' environment: endpoints, queue URL, key id, the local URL rule. */
+  environment: Record<string, string>;
+  sqs: LocalSqs;
+  /** Starts the two event source mappings (after `environment` is in process.env). */
+  start(): void;
+  close(): Promise<void>;
+}
+
+/** Lambda polls a stream shard about four times a second (with-ddb.html, "Polling and batching streams"). */
+const STREAM_POLL_MS = 250;
+/** Concurrent pollers of the delivery queue: FIFO groups keep each event's order among them. */
+const QUEUE_POLLERS = 3;
+
+type Pattern = Record<string, unknown>;
+
+/** Lambda's event filtering for the forms CHANGE_STREAM_FILTER uses: a list of values or `{prefix}`, nested objects. */
+export function matchesFilter(pattern: Pattern, value: unknown): boolean {
+  return Object.entries(pattern).every(([key, rule]) => {
+    const field = (value as Record<string, unknown> | undefined)?.[key];
+    if (Array.isArray(rule)) {
+      return rule.some((option: unknown) =>
+        typeof option === 'object' && option !== null && 'prefix' in option
+          ? typeof field === 'string' && field.startsWith((option as { prefix: string }).prefix)
+          : field === option,
+      );
+    }
+    return typeof rule === 'object' && rule !== null && matchesFilter(rule as Pattern, field);
+  });
+}
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((done) => {
+    const finish = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', finish);
+      done();
+    };
+    const timer = setTimeout(finish, ms);
+    signal.addEventListener('abort', finish, { once: true });
+  });
+
+export async function startLocalWebhookPipeline(options: LocalWebhookPipelineOptions): Promise<LocalWebhookPipeline> {
+  const directory = options.dataDirectory ? join(options.dataDirectory, 'webhooks') : undefined;
+  const kms = await startKmsStandIn(directory && join(directory, 'kms-key'));
+  const { queue } = WEBHOOK_PIPELINE;
+  const sqs = new LocalSqs(
+    [
+      {
+        name: WEBHOOK_QUEUE_NAMES.deliveries,
+        visibilityTimeoutSeconds: queue.visibilityTimeoutSeconds,
+        retentionSeconds: queue.retentionSeconds,
+        redrive: { deadLetterQueue: WEBHOOK_QUEUE_NAMES.deadLetters, maxReceiveCount: queue.maxReceiveCount },
+      },
+      { name: WEBHOOK_QUEUE_NAMES.deadLetters, visibilityTimeoutSeconds: 30, retentionSeconds: queue.retentionSeconds },
+      { name: WEBHOOK_QUEUE_NAMES.streamFailures, visibilityTimeoutSeconds: 30, retentionSeconds: queue.retentionSeconds },
+    ],
+    directory && join(directory, 'sqs.json'),
+  );
+  const sqsEndpoint = await sqs.serve();
+  const environment: Record<string, string> = {
+    AWS_ENDPOINT_URL_SQS: sqsEndpoint.url,
+    AWS_ENDPOINT_URL_KMS: kms.url,
+    WEBHOOK_QUEUE_URL: sqs.queueUrl(sqsEndpoint.url, WEBHOOK_QUEUE_NAMES.deliveries),
+    WEBHOOK_SECRETS_KEY_ID: LOCAL_KMS_KEY_ID,
+    WEBHOOK_ALLOW_LOOPBACK: '1',
+    ...(options.retryScale ? { WEBHOOK_RETRY_SCALE: options.retryScale } : {}),
+  };
+  const stopping = new AbortController();
+  /** A function, not the flag itself: the checks narrow a property read to `false` after the first. */
+  const stopped = () => stopping.signal.aborted;
+  // The account's functions, shared with the gateway (one concurrency pool, as in one account).
+  const invoker = (name: string) => ({ invoke: <R>(event: unknown) => options.lambda.invoke<R>(name, event) });
+  const consumer = invoker(WEBHOOK_FUNCTIONS.consumer.handler);
+  const delivery = invoker(WEBHOOK_FUNCTIONS.delivery.handler);
+  const loops: Promise<void>[] = [];
+
+  const checkpointFile = directory && join(directory, 'stream-checkpoint.json');
+  const checkpoints: Record<string, string> =
+    checkpointFile && existsSync(checkpointFile) ? (JSON.parse(readFileSync(checkpointFile, 'utf8')) as Record<string, string>) : {};
+  const saveCheckpoint = (shard: string, sequenceNumber: string) => {
+    checkpoints[shard] = sequenceNumber;
+    if (!checkpointFile || !directory) return;
+    mkdirSync(directory, { recursive: true });
+    writeFileSync(`${checkpointFile}.tmp`, JSON.stringify(checkpoints));
+    renameSync(`${checkpointFile}.tmp`, checkpointFile);
+  };
+
+  async function streamMapping(): Promise<void> {
+    const streams = new DynamoDBStreamsClient({
+      endpoint: options.dynamodbEndpoint,
+      region: LOCAL_REGION,
+      credentials: localCredentials(options.dynamodbEndpoint),
+    });
+    const { stream } = WEBHOOK_PIPELINE;
+    let announced = false;
+    while (!stopped()) {
+      try {
+        const listed = await streams.send(new ListStreamsCommand({ TableName: options.tableName }));
+        const streamArn = listed.Streams?.at(-1)?.StreamArn;
+        if (!streamArn) {
+          if (!announced) options.log(`webhooks: table ${options.tableName} has no stream yet; changes are delivered once it has one`);
+          announced = true;
+          await sleep(1000, stopping.signal);
+          continue;
+        }
+        const described = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
+        for (const shard of described.StreamDescription?.Shards ?? []) {
+          const shardKey = `${streamArn}/${shard.ShardId ?? ''}`;
+          const after = checkpoints[shardKey];
+          const iterator = await streams.send(
+            new GetShardIteratorCommand({
+              StreamArn: streamArn,
+              ShardId: shard.ShardId,
+              ...(after ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after } : { ShardIteratorType: 'TRIM_HORIZON' }),
+            }),
+          );
+          let next = iterator.ShardIterator;
+          while (next && !stopped()) {
+            const page = await streams.send(new GetRecordsCommand({ ShardIterator: next, Limit: stream.batchSize }));
+            next = page.NextShardIterator;
+            const records = page.Records ?? [];
+            if (records.length === 0) {
+              await sleep(STREAM_POLL_MS, stopping.signal);
+              continue;
+            }
+            const last = records.at(-1)?.dynamodb?.SequenceNumber;
+            const wanted = records.filter((record) => matchesFilter(CHANGE_STREAM_FILTER, record));
+            const done = await deliverToConsumer(wanted, streamArn, shardKey);
+            if (!done) break; // stopping
+            if (last) saveCheckpoint(shardKey, last);
+          }
+          if (next) break; // an open shard is read until stop; closed ones are done
+        }
+      } catch (error) {
+        if (stopped()) return;
+        options.log(`webhooks: reading the stream failed (${(error as Error).name}: ${(error as Error).message}); retrying`);
+        await sleep(1000, stopping.signal);
+      }
+    }
+  }
+
+  /** Invokes the consumer until every record is handled or given up on; false if the run stops first. */
+  async function deliverToConsumer(records: StreamRecord[], streamArn: string, shardKey: string): Promise<boolean> {
+    const { stream } = WEBHOOK_PIPELINE;
+    let pending = records;
+    let limit = pending.length;
+    let retries = 0;
+    while (pending.length > 0) {
+      if (stopped()) return false;
+      const batch = pending.slice(0, limit);
+      let failedAt: number | undefined;
+      try {
+        const answer = await consumer.invoke<DynamoDBBatchResponse | undefined>({
+          Records: batch.map((record) => lambdaRecord(record, streamArn)),
+        });
+        const failed = answer?.batchItemFailures[0]?.itemIdentifier;
+        const index = failed === undefined ? -1 : batch.findIndex((record) => record.dynamodb?.SequenceNumber === failed);
+        failedAt = index >= 0 ? index : undefined;
+      } catch (error) {
+        options.log(`webhooks: the consumer failed (${(error as Error).message})`);
+        failedAt = 0;
+        // BisectBatchOnFunctionError (stream.bisectBatchOnFunctionError): the next try takes half the batch.
+        limit = Math.max(1, Math.floor(batch.length / 2));
+      }
+      if (failedAt === undefined) {
+        const handled = batch.at(-1)?.dynamodb?.SequenceNumber;
+        if (handled) saveCheckpoint(shardKey, handled);
+        pending = pending.slice(batch.length);
+        limit = pending.length;
+        retries = 0;
+        continue;
+      }
+      pending = pending.slice(failedAt);
+      if (retries >= stream.maximumRetryAttempts) {
+        const [given] = pending;
+        sqs.send(WEBHOOK_QUEUE_NAMES.streamFailures, {
+          body: JSON.stringify({
+            requestContext: { condition: 'RetryAttemptsExhausted', approximateInvokeCount: retries + 1 },
+            DDBStreamBatchInfo: { shardId: shardKey, streamArn, startSequenceNumber: given?.dynamodb?.SequenceNumber, batchSize: 1 },
+          }),
+        });
+        pending = pending.slice(1);
+        retries = 0;
+        continue;
+      }
+      retries++;
+      await sleep(Math.min(1000 * 2 ** (retries - 1), 30_000), stopping.signal);
+    }
+    return true;
+  }
+
+  /** Pollers waiting for a message: woken when one is sent or made visible, or the run stops. */
+  const waiting = new Set<() => void>();
+  sqs.onMessage = () => {
+    for (const wake of [...waiting]) wake();
+  };
+  stopping.signal.addEventListener('abort', () => sqs.onMessage(), { once: true });
+
+  async function queueMapping(): Promise<void> {
+    const queueArn = `arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${WEBHOOK_QUEUE_NAMES.deliveries}`;
+    while (!stopped()) {
+      const messages = sqs.receive(WEBHOOK_QUEUE_NAMES.deliveries, queue.batchSize);
+      if (messages.length === 0) {
+        const nextAt = sqs.nextVisibleAt(WEBHOOK_QUEUE_NAMES.deliveries);
+        await new Promise<void>((done) => {
+          const wake = () => {
+            clearTimeout(timer);
+            waiting.delete(wake);
+            done();
+          };
+          const timer = setTimeout(wake, Math.min(1000, Math.max(20, (nextAt ?? Infinity) - Date.now())));
+          waiting.add(wake);
+        });
+        continue;
+      }
+      try {
+        const answer = await delivery.invoke<SQSBatchResponse | undefined>({
+          Records: messages.map((message) => ({
+            messageId: message.messageId,
+            receiptHandle: message.receiptHandle,
+            body: message.body,
+            attributes: { ...message.attributes, SenderId: LOCAL_ACCOUNT, MessageDeduplicationId: '' },
+            messageAttributes: {},
+            md5OfBody: '',
+            eventSource: 'aws:sqs',
+            eventSourceARN: queueArn,
+            awsRegion: LOCAL_REGION,
+          })),
+        });
+        const failed = new Set((answer?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
+        for (const message of messages)
+          if (!failed.has(message.messageId)) sqs.delete(WEBHOOK_QUEUE_NAMES.deliveries, message.receiptHandle);
+      } catch (error) {
+        // A function error: the whole batch returns after its visibility timeout.
+        options.log(`webhooks: the delivery function failed (${(error as Error).message})`);
+      }
+    }
+  }
+
+  return {
+    environment,
+    sqs,
+    start() {
+      loops.push(streamMapping());
+      for (let poller = 0; poller < QUEUE_POLLERS; poller++) loops.push(queueMapping());
+    },
+    async close() {
+      stopping.abort();
+      await Promise.allSettled(loops);
+      await Promise.all([kms.close(), sqsEndpoint.close()]);
+    },
+  };
+}
+
+/** A stream record as Lambda passes it to a function (the SDK's record, with epoch seconds and the source ARN). */
+function lambdaRecord(record: StreamRecord, streamArn: string): unknown {
+  const created = record.dynamodb?.ApproximateCreationDateTime;
+  return {
+    ...record,
+    dynamodb: { ...record.dynamodb, ...(created ? { ApproximateCreationDateTime: Math.floor(created.getTime() / 1000) } : {}) },
+    eventSourceARN: streamArn,
+  };
+}

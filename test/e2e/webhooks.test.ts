@@ -1,0 +1,325 @@
+// Webhooks end to end: a local API of this file's own (its own tables on the suite's DynamoDB
+// Local, retry delays compressed with MUSEUM_WEBHOOK_RETRY_SCALE), loopback receivers, and
+// signatures checked with the Standard Webhooks reference library (npm `standardwebhooks`).
+// Change items are put into the table as the store writes them (functions/changes/change-event.ts),
+// so that the pipeline is tested on its own; the tests marked "(with the change feed)" use the
+// API's own writes and the feed's cursors instead.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { mkdtemp } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { Webhook } from 'standardwebhooks';
+import { CHANGE_ITEM, CHANGE_SOURCE, type ChangeType } from '../../functions/changes/change-event.ts';
+import { UsersStore } from '../../functions/auth/users-store.ts';
+import { createDocumentClient } from '../../functions/store/dynamodb-client.ts';
+import { localClient } from '../../lib/local/dynamodb-local.ts';
+import { api, sampleEvent, type ApiResponse, type Credentials } from '../support/api-client.ts';
+import { startLocalApiProcess, withTestCredentialKeys, type LocalApiProcess } from '../support/local-api-process.ts';
+import { TEST_USERS, testCredentialHash, testEnvironment } from '../support/test-environment.ts';
+
+const suffix = randomBytes(4).toString('hex');
+const TABLE = `museum-webhooks-${suffix}`;
+const USERS = {
+  editor: TEST_USERS.editor,
+  viewer: { username: 'webhook-viewer', password: 'webhook-viewer-password-1' },
+  partnerA: { username: 'partner-a', password: 'partner-a-password-1' },
+  partnerB: { username: 'partner-b', password: 'partner-b-password-1' },
+};
+let local: LocalApiProcess;
+const documents = () => createDocumentClient(localClient(testEnvironment().dynamodbEndpoint));
+
+const call = <T = unknown>(method: string, path: string, who: Credentials, json?: unknown): Promise<ApiResponse<T>> =>
+  api<T>(method, path, { baseUrl: local.url, as: who, ...(json === undefined ? {} : { json }) });
+
+interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** A loopback receiver: records every request and answers with `answer(n)` (n: 1-based request number). */
+async function receiver(answer: (n: number) => number = () => 204): Promise<{ url: string; received: Received[]; server: Server }> {
+  const received: Received[] = [];
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      received.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
+      response.writeHead(answer(received.length)).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, received, server };
+}
+
+async function until<T>(read: () => T | undefined, timeoutMs = 60_000): Promise<T> {
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 100))) {
+    const value = read();
+    if (value !== undefined) return value;
+  }
+  throw new Error('timed out');
+}
+
+/** Puts a change item as the store writes one, and returns its CloudEvent. */
+async function putChange(eventId: string, type: ChangeType, version: number): Promise<{ id: string; text: string }> {
+  const id = `chg_${randomUUID()}`;
+  const event = { eventId, ...sampleEvent() };
+  const text = JSON.stringify({
+    specversion: '1.0',
+    id,
+    source: CHANGE_SOURCE,
+    type,
+    subject: eventId,
+    time: new Date().toISOString(),
+    datacontenttype: 'application/json',
+    data: {
+      eventId,
+      version,
+      event: type === 'museum.special-event.deleted' ? null : event,
+      previous: type === 'museum.special-event.created' ? null : event,
+    },
+  });
+  await documents().send(
+    new PutCommand({
+      TableName: TABLE,
+      Item: {
+        pk: `${CHANGE_ITEM.pkPrefix}test`,
+        sk: `${Date.now()}#${id}`,
+        [CHANGE_ITEM.cloudEventAttribute]: text,
+        [CHANGE_ITEM.typeAttribute]: type,
+        [CHANGE_ITEM.eventIdAttribute]: eventId,
+        [CHANGE_ITEM.expiresAtAttribute]: Math.floor(Date.now() / 1000) + 86_400,
+      },
+    }),
+  );
+  return { id, text };
+}
+
+async function subscribe(url: string, who: Credentials = USERS.partnerA, types?: ChangeType[]) {
+  const created = await call<{ id: string; secret: string; types: string[] }>('POST', '/webhook-subscriptions', who, {
+    url,
+    ...(types ? { types } : {}),
+  });
+  expect(created.status).toBe(201);
+  return created.body;
+}
+
+beforeAll(async () => {
+  const directory = await mkdtemp(join(tmpdir(), 'museum-webhooks-'));
+  local = await startLocalApiProcess(
+    {
+      DYNAMODB_ENDPOINT: testEnvironment().dynamodbEndpoint,
+      TABLE_NAME: TABLE,
+      IDEMPOTENCY_TABLE_NAME: `museum-webhooks-idempotency-${suffix}`,
+      MUSEUM_ADMIN_PASSWORD: USERS.editor.password,
+      MUSEUM_DATA_DIR: await withTestCredentialKeys(join(directory, 'data')),
+      MUSEUM_WEBHOOK_RETRY_SCALE: '0.001',
+    },
+    join(directory, 'local-api.log'),
+  );
+  const client = localClient(testEnvironment().dynamodbEndpoint);
+  const users = new UsersStore(createDocumentClient(client), TABLE);
+  await users.putUser({ ...USERS.viewer, role: 'viewer', passwordHash: await testCredentialHash(USERS.viewer.password) }, 'create');
+  await users.putUser({ ...USERS.partnerA, role: 'partner', passwordHash: await testCredentialHash(USERS.partnerA.password) }, 'create');
+  await users.putUser({ ...USERS.partnerB, role: 'partner', passwordHash: await testCredentialHash(USERS.partnerB.password) }, 'create');
+}, 240_000);
+
+afterAll(async () => {
+  await local.stop();
+});
+
+test('a receiver subscribed to all types gets created, updated and deleted in order, each signature verified by standardwebhooks', async () => {
+  const target = await receiver();
+  const { secret } = await subscribe(target.url);
+  const eventId = randomUUID();
+  const sent = [
+    await putChange(eventId, 'museum.special-event.created', 1),
+    await putChange(eventId, 'museum.special-event.updated', 2),
+    await putChange(eventId, 'museum.special-event.deleted', 3),
+  ];
+  await until(() => (target.received.length >= 3 ? true : undefined));
+  expect(target.received.map((request) => request.headers['webhook-id'])).toEqual(sent.map((change) => change.id));
+  for (const [index, request] of target.received.entries()) {
+    expect(request.body).toBe(sent[index]?.text);
+    expect(request.headers['content-type']).toBe('application/cloudevents+json; charset=utf-8');
+    expect(() => new Webhook(secret).verify(request.body, request.headers as Record<string, string>)).not.toThrow();
+  }
+  target.server.close();
+});
+
+test('a receiver that answers 503 twice gets the change on the third attempt with the same webhook-id, and the deliveries list shows all three', async () => {
+  const target = await receiver((n) => (n <= 2 ? 503 : 200));
+  const { id: subscriptionId, secret } = await subscribe(target.url);
+  const change = await putChange(randomUUID(), 'museum.special-event.created', 1);
+  await until(() => (target.received.length >= 3 ? true : undefined));
+  expect(new Set(target.received.map((request) => request.headers['webhook-id']))).toEqual(new Set([change.id]));
+  for (const request of target.received) new Webhook(secret).verify(request.body, request.headers as Record<string, string>);
+  // The attempt is recorded once the receiver has answered: read until the third is there.
+  let listed = await call<{ deliveries: { outcome: string; status: number }[] }>(
+    'GET',
+    `/webhook-subscriptions/${subscriptionId}/deliveries`,
+    USERS.partnerA,
+  );
+  for (let tries = 0; listed.body.deliveries.length < 3 && tries < 50; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    listed = await call('GET', `/webhook-subscriptions/${subscriptionId}/deliveries`, USERS.partnerA);
+  }
+  expect(listed.status).toBe(200);
+  expect(listed.body.deliveries.map((attempt) => `${attempt.status} ${attempt.outcome}`)).toEqual([
+    '200 delivered',
+    '503 retrying',
+    '503 retrying',
+  ]);
+  target.server.close();
+}, 120_000);
+
+test('a receiver that answers 410 is disabled, gets nothing more, and receives again once enabled', async () => {
+  const target = await receiver((n) => (n === 1 ? 410 : 204));
+  const { id } = await subscribe(target.url);
+  await putChange(randomUUID(), 'museum.special-event.created', 1);
+  await until(() => (target.received.length >= 1 ? true : undefined));
+  let view = await call<{ enabled: boolean }>('GET', `/webhook-subscriptions/${id}`, USERS.partnerA);
+  for (let tries = 0; view.body.enabled && tries < 50; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    view = await call<{ enabled: boolean }>('GET', `/webhook-subscriptions/${id}`, USERS.partnerA);
+  }
+  expect(view.body.enabled).toBe(false);
+  await putChange(randomUUID(), 'museum.special-event.created', 1);
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  expect(target.received).toHaveLength(1);
+  expect((await call('POST', `/webhook-subscriptions/${id}/enable`, USERS.partnerA)).status).toBe(200);
+  const after = await putChange(randomUUID(), 'museum.special-event.created', 1);
+  await until(() => target.received.find((request) => request.headers['webhook-id'] === after.id));
+  target.server.close();
+});
+
+test('a subscription for museum.special-event.deleted receives only the cancellation', async () => {
+  const target = await receiver();
+  await subscribe(target.url, USERS.partnerA, ['museum.special-event.deleted']);
+  const eventId = randomUUID();
+  await putChange(eventId, 'museum.special-event.created', 1);
+  await putChange(eventId, 'museum.special-event.updated', 2);
+  const cancellation = await putChange(eventId, 'museum.special-event.deleted', 3);
+  const marker = await receiver();
+  await subscribe(marker.url, USERS.partnerB);
+  await putChange(randomUUID(), 'museum.special-event.created', 1);
+  await until(() => (target.received.length >= 1 && marker.received.length >= 1 ? true : undefined));
+  expect(target.received.map((request) => request.headers['webhook-id'])).toEqual([cancellation.id]);
+  target.server.close();
+  marker.server.close();
+});
+
+test('during a rotation both the new and the old secret sign each delivery', async () => {
+  const target = await receiver();
+  const { id, secret: old } = await subscribe(target.url);
+  const rotated = await call<{ secret: string }>('POST', `/webhook-subscriptions/${id}/secret`, USERS.partnerA);
+  expect(rotated.status).toBe(200);
+  expect(rotated.body.secret).not.toBe(old);
+  await putChange(randomUUID(), 'museum.special-event.created', 1);
+  const [request] = await until(() => (target.received.length >= 1 ? target.received : undefined));
+  expect(String(request?.headers['webhook-signature']).split(' ')).toHaveLength(2);
+  for (const secret of [old, rotated.body.secret]) {
+    expect(() => new Webhook(secret).verify(request?.body ?? '', request?.headers as Record<string, string>)).not.toThrow();
+  }
+  target.server.close();
+});
+
+test("a receiver down for an hour (compressed) loses nothing and sees each event's changes in order", async () => {
+  let down = true;
+  const target = await receiver(() => (down ? 503 : 204));
+  await subscribe(target.url);
+  const events = [randomUUID(), randomUUID(), randomUUID()];
+  const sent = new Map<string, string[]>();
+  for (let version = 1; version <= 4; version++) {
+    for (const eventId of events) {
+      const change = await putChange(eventId, version === 1 ? 'museum.special-event.created' : 'museum.special-event.updated', version);
+      sent.set(eventId, [...(sent.get(eventId) ?? []), change.id]);
+    }
+  }
+  // An hour at MUSEUM_WEBHOOK_RETRY_SCALE=0.001 is 3.6 s.
+  await new Promise((resolve) => setTimeout(resolve, 3600));
+  down = false;
+  await until(() => {
+    const ids = new Set(target.received.map((request) => String(request.headers['webhook-id'])));
+    return [...sent.values()].flat().every((id) => ids.has(id)) ? true : undefined;
+  }, 90_000);
+  // Delivered (2xx) order per event: the last answered request of each id, in arrival order.
+  for (const [eventId, ids] of sent) {
+    const order = target.received
+      .filter((request) => (JSON.parse(request.body) as { subject: string }).subject === eventId)
+      .map((request) => String(request.headers['webhook-id']));
+    const firstDeliveries = ids.map((id) => order.lastIndexOf(id));
+    expect([...firstDeliveries].sort((a, b) => a - b)).toEqual(firstDeliveries);
+  }
+  target.server.close();
+}, 120_000);
+
+describe('who may use the subscriptions', () => {
+  test('a viewer gets 403, no credentials 401', async () => {
+    expect((await call('GET', '/webhook-subscriptions', USERS.viewer)).status).toBe(403);
+    expect((await call('POST', '/webhook-subscriptions', USERS.viewer, { url: 'http://127.0.0.1:9/x' })).status).toBe(403);
+    expect((await call('GET', '/webhook-subscriptions', 'none')).status).toBe(401);
+  });
+
+  test('a partner sees and changes only its own subscriptions; an editor sees every one', async () => {
+    const own = await subscribe('http://127.0.0.1:9/a', USERS.partnerA);
+    const other = await subscribe('http://127.0.0.1:9/b', USERS.partnerB);
+    const listed = await call<{ subscriptions: { id: string; owner: string }[] }>('GET', '/webhook-subscriptions', USERS.partnerA);
+    expect(listed.body.subscriptions.every((subscription) => subscription.owner === USERS.partnerA.username)).toBe(true);
+    expect(listed.body.subscriptions.map((subscription) => subscription.id)).toContain(own.id);
+    expect((await call('GET', `/webhook-subscriptions/${other.id}`, USERS.partnerA)).status).toBe(404);
+    expect((await call('DELETE', `/webhook-subscriptions/${other.id}`, USERS.partnerA)).status).toBe(404);
+    expect((await call('POST', `/webhook-subscriptions/${other.id}/secret`, USERS.partnerA)).status).toBe(404);
+    const all = await call<{ subscriptions: { id: string }[] }>('GET', '/webhook-subscriptions', USERS.editor);
+    expect(all.body.subscriptions.map((subscription) => subscription.id)).toEqual(expect.arrayContaining([own.id, other.id]));
+    expect((await call('DELETE', `/webhook-subscriptions/${other.id}`, USERS.editor)).status).toBe(204);
+    expect((await call('DELETE', `/webhook-subscriptions/${own.id}`, USERS.partnerA)).status).toBe(204);
+  });
+
+  test('a private-address URL is refused with a problem, even by the local run', async () => {
+    const refused = await call<{ type: string }>('POST', '/webhook-subscriptions', USERS.partnerA, { url: 'https://10.0.0.7/hook' });
+    expect(refused.status).toBe(422);
+    expect(refused.body.type).toMatch(/webhook-url-refused$/);
+  });
+});
+
+describe('(with the change feed)', () => {
+  test("the API's own create, update and delete reach a subscriber in order, signed", async () => {
+    const target = await receiver();
+    const { secret } = await subscribe(target.url);
+    const created = await call<{ eventId: string }>('POST', '/special-events', USERS.editor, sampleEvent());
+    expect(created.status).toBe(201);
+    const path = `/special-events/${created.body.eventId}`;
+    expect((await call('PATCH', path, USERS.editor, { price: 30 })).status).toBe(200);
+    expect((await call('DELETE', path, USERS.editor)).status).toBe(204);
+    await until(
+      () => (target.received.filter((request) => request.body.includes(created.body.eventId)).length >= 3 ? true : undefined),
+      30_000,
+    );
+    const types = target.received
+      .filter((request) => request.body.includes(created.body.eventId))
+      .map((request) => {
+        new Webhook(secret).verify(request.body, request.headers as Record<string, string>);
+        return (JSON.parse(request.body) as { type: string }).type;
+      });
+    expect(types).toEqual(['museum.special-event.created', 'museum.special-event.updated', 'museum.special-event.deleted']);
+    target.server.close();
+  });
+
+  test('a replay re-sends exactly the changes after its cursor, with their original ids', async () => {
+    const target = await receiver();
+    const { id } = await subscribe(target.url);
+    const cursor = await call<{ next: string }>('GET', '/special-events/changes?since=now', USERS.editor);
+    const created = await call<{ eventId: string }>('POST', '/special-events', USERS.editor, sampleEvent());
+    await call('PATCH', `/special-events/${created.body.eventId}`, USERS.editor, { price: 31 });
+    await until(() => (target.received.length >= 2 ? true : undefined), 30_000);
+    const first = target.received.map((request) => String(request.headers['webhook-id']));
+    const replay = await call('POST', `/webhook-subscriptions/${id}/replay`, USERS.partnerA, { since: cursor.body.next });
+    expect(replay.status).toBe(202);
+    await until(() => (target.received.length >= 4 ? true : undefined), 30_000);
+    expect(target.received.slice(2).map((request) => String(request.headers['webhook-id']))).toEqual(first);
+    target.server.close();
+  });
+});
