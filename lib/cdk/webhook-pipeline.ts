@@ -2,7 +2,8 @@
 // KMS key of the signing secrets, the FIFO delivery queue with its dead-letter queue, the stream
 // event source mapping (change items' INSERTs -> the consumer) with its on-failure queue, the
 // queue's event source mapping (-> the delivery function), and the alarms on dead letters, on the
-// age of the oldest undelivered change and on the stream's iterator age. The settings are
+// age of the oldest undelivered change and on the stream's iterator age (where the stage has
+// monitoring, config.monitoring: production, and previews that ask for it). The settings are
 // functions/webhooks/pipeline-settings.ts, which the local run applies too.
 import { Annotations, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -64,7 +65,7 @@ export class WebhookPipeline extends Construct {
 
   constructor(scope: Construct, id: string, props: WebhookPipelineProps) {
     super(scope, id);
-    const { resources, table, consumer, delivery } = props;
+    const { config, resources, table, consumer, delivery } = props;
     const { stream, queue } = WEBHOOK_PIPELINE;
     const streamArn = table.tableStreamArn;
     if (streamArn) {
@@ -91,22 +92,23 @@ export class WebhookPipeline extends Construct {
         id: 'AwsSolutions-IAM5[Resource::*]',
         reason: 'dynamodb:ListStreams supports no resource-level permissions; the event source mapping calls it.',
       });
-      this.alarms.push(
-        new cloudwatch.Alarm(this, 'StreamIteratorAge', {
-          alarmDescription:
-            'The change stream is read more than 10 minutes behind: changes wait before delivery (runbook: docs/DEPLOY.md, "Webhooks")',
-          metric: new cloudwatch.Metric({
-            namespace: 'AWS/Lambda',
-            metricName: 'IteratorAge',
-            dimensionsMap: { FunctionName: consumer.functionName },
-            statistic: 'Maximum',
-            period: Duration.minutes(5),
+      if (config.monitoring)
+        this.alarms.push(
+          new cloudwatch.Alarm(this, 'StreamIteratorAge', {
+            alarmDescription:
+              'The change stream is read more than 10 minutes behind: changes wait before delivery (runbook: docs/DEPLOY.md, "Webhooks")',
+            metric: new cloudwatch.Metric({
+              namespace: 'AWS/Lambda',
+              metricName: 'IteratorAge',
+              dimensionsMap: { FunctionName: consumer.functionName },
+              statistic: 'Maximum',
+              period: Duration.minutes(5),
+            }),
+            threshold: 10 * 60_000,
+            evaluationPeriods: 1,
+            treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
           }),
-          threshold: 10 * 60_000,
-          evaluationPeriods: 1,
-          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-        }),
-      );
+        );
     } else {
       Annotations.of(this).addWarning(
         'The attached events table has no known stream ARN: no webhook deliveries until a stream mapping is made for it (docs/DEPLOY.md, "Webhooks")',
@@ -119,6 +121,7 @@ export class WebhookPipeline extends Construct {
       reportBatchItemFailures: true,
     });
     resources.queue.grantConsumeMessages(delivery);
+    if (!config.monitoring) return;
     this.alarms.push(
       new cloudwatch.Alarm(this, 'DeadLetters', {
         alarmDescription: 'A webhook delivery was given up after every retry (runbook: docs/DEPLOY.md, "Webhooks": inspect, then redrive)',

@@ -38,7 +38,11 @@ import { mockStackChecks } from './mock-stack-checks.ts';
 import { resourcePath, resourcesOfType, synthesize, TEST_REGION, type Synthesized } from './synthesize.ts';
 
 const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context: Record<string, unknown> };
-const FUNCTION_NAMES = [...new Set(routes.map((route) => route.handler)), AUTHORIZER_HANDLER];
+const FUNCTION_NAMES = [
+  ...new Set(routes.map((route) => route.handler)),
+  AUTHORIZER_HANDLER,
+  ...Object.values(WEBHOOK_FUNCTIONS).map((fn) => fn.handler),
+];
 /** Helper functions CDK adds for its own custom resources carry these names in their logical ids. */
 const CDK_HELPER_FUNCTION = /CustomResource|Provider|LogRetention|AutoDeleteObjects|BucketNotifications/;
 
@@ -73,7 +77,10 @@ function logicalId(stack: Synthesized['api'], construct: { node: { defaultChild?
 }
 
 function functionLogicalId(app: Synthesized, name: string): string {
-  const fn = name === AUTHORIZER_HANDLER ? app.api.functions.authorizer : app.api.functions.handlers.get(name);
+  const fn =
+    name === AUTHORIZER_HANDLER
+      ? app.api.functions.authorizer
+      : (app.api.functions.handlers.get(name) ?? app.api.functions.background.get(name));
   if (!fn) throw new Error(`no function ${name}`);
   return logicalId(app.api, fn);
 }
@@ -165,15 +172,20 @@ describe('Lambda functions', () => {
         }
       }
     }
-    expect(Object.keys(resourcesOfType(prod.apiTemplate, 'AWS::Lambda::Function'))).toHaveLength(6);
+    expect(Object.keys(resourcesOfType(prod.apiTemplate, 'AWS::Lambda::Function'))).toHaveLength(FUNCTION_NAMES.length);
   });
 
   test('the authorizer, and only it, has reserved concurrency: the shared cap the local gateway enforces too', () => {
-    for (const app of [prod, preview]) {
+    for (const [app, stage] of [
+      [prod, 'production'],
+      [preview, 'preview'],
+    ] as const) {
       const functions = resourcesOfType(app.apiTemplate, 'AWS::Lambda::Function');
+      // Sized to the stage's authenticated method limits (a preview's are lower).
+      const authorizerReservation = authorizerEnvironments(METHOD_THROTTLING.authenticated[stage]);
       for (const name of FUNCTION_NAMES) {
         const reserved = functions[functionLogicalId(app, name)]?.Properties?.ReservedConcurrentExecutions;
-        expect(reserved).toBe(name === AUTHORIZER_HANDLER ? FUNCTION_SETTINGS.authorizer.reservedConcurrency : undefined);
+        expect(reserved).toBe(name === AUTHORIZER_HANDLER ? authorizerReservation : undefined);
       }
     }
     // A flood of new credentials at every authenticated method's production limit (docs/DEPLOY.md, "Logins under a flood of wrong passwords").
@@ -202,7 +214,12 @@ describe('IAM', () => {
     const streamActions = ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'];
     const dynamodb = statements.filter((s) => actions(s).some((a) => a.startsWith('dynamodb:') && !streamActions.includes(a)));
     const access = DATA_ACCESS[name]!;
-    const expected = [...(access.events?.actions ?? []), ...(access.dateIndex ?? []), ...(access.idempotency ?? [])];
+    const expected = [
+      ...(access.events?.actions ?? []),
+      ...(access.dateIndex ?? []),
+      ...(access.changes ?? []),
+      ...(access.idempotency ?? []),
+    ];
     expect(dynamodb.flatMap(actions).sort()).toEqual(expected.sort());
     for (const statement of dynamodb) {
       expect(JSON.stringify(statement.Resource)).not.toContain('"*"');
@@ -576,6 +593,7 @@ describe('REST API', () => {
       'IdempotencyTableName',
       'ReleaseVersions',
       'TableName',
+      'WebhookDeadLetterQueueArn',
     ]);
     const url = JSON.stringify(outputs.ApiBaseUrl?.Value);
     expect(url).toMatch(/"\/v1\.1"\]\]\}$/);
@@ -873,13 +891,36 @@ describe('operations', () => {
     expect(metricNamesOf(byId('FailedLogins'))).toEqual(['FailedLogins-prod']);
     expect(metricNamesOf(byId('AuthorizerThrottles'))).toEqual(['Throttles']);
     expect(metricNamesOf(byId('AuthorizerDuration'))).toEqual(['Duration']);
-    expect(metricNamesOf(byId('HandlerErrors'))).toEqual(Array(5).fill('Errors'));
-    expect(metricNamesOf(byId('HandlerThrottles'))).toEqual(Array(5).fill('Throttles'));
+    // Every route handler and webhook pipeline function is in exactly one Errors and one Throttles
+    // sum; a metric-math alarm takes at most 10 metrics
+    // (https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/Create_Metric_Math_Alarm.html).
+    const nonAuthorizers = FUNCTION_NAMES.filter((name) => name !== AUTHORIZER_HANDLER).map((name) => functionLogicalId(prod, name));
+    const sums = (metricName: string) =>
+      alarms.filter((alarm) =>
+        (alarm.Metrics ?? []).some((m) => m.MetricStat?.Metric.Namespace === 'AWS/Lambda' && m.MetricStat.Metric.MetricName === metricName),
+      );
+    const summed: Alarm[] = [];
+    for (const metricName of ['Errors', 'Throttles']) {
+      const groups = sums(metricName);
+      summed.push(...groups);
+      const watched = groups.flatMap((alarm) => {
+        const stats = (alarm.Metrics ?? []).filter((m) => m.MetricStat);
+        expect(stats.length).toBeLessThanOrEqual(10);
+        expect(metricNamesOf(alarm)).toEqual(Array(stats.length).fill(metricName));
+        return stats.map(
+          (m) =>
+            (m.MetricStat.Metric.Dimensions as { Name: string; Value: { Ref: string } }[]).find((d) => d.Name === 'FunctionName')?.Value
+              .Ref,
+        );
+      });
+      expect(watched.sort()).toEqual([...nonAuthorizers].sort());
+    }
     for (const table of ['EventsTable', 'IdempotencyTable']) {
       expect(new Set(metricNamesOf(byId(`${table}Throttles`)))).toEqual(new Set(['ThrottledRequests']));
       expect(new Set(metricNamesOf(byId(`${table}SystemErrors`)))).toEqual(new Set(['SystemErrors']));
     }
-    expect(alarms).toHaveLength(12);
+    // The ten above, and the sums of the functions' errors and throttles.
+    expect(alarms).toHaveLength(10 + summed.length);
     prod.apiTemplate.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
   });
 
@@ -998,7 +1039,11 @@ describe('canary releases', () => {
 
   test('production shifts each alias with CodeDeploy, 10% for 5 minutes, watching release alarms, and rolls back by itself', () => {
     const groups = Object.values(resourcesOfType(prod.apiTemplate, 'AWS::CodeDeploy::DeploymentGroup'));
-    expect(groups).toHaveLength(6);
+    // One per function behind a `live` alias: every route handler and the authorizer. The webhook
+    // pipeline's functions are invoked by event source mappings, not through an alias.
+    const handlerCount = new Set(routes.map((route) => route.handler)).size;
+    expect(groups).toHaveLength(handlerCount + 1);
+    expect(aliasIds(prod)).toHaveLength(handlerCount + 1);
     const releaseAlarms = prod.api.releases!.releaseAlarms.map((alarm) => logicalId(prod.api, alarm));
     for (const group of groups) {
       expect(group.Properties).toMatchObject({
@@ -1026,7 +1071,7 @@ describe('canary releases', () => {
     const alarms = resourcesOfType(prod.apiTemplate, 'AWS::CloudWatch::Alarm');
     for (const id of releaseAlarms) expect(alarms[id]?.Properties).toMatchObject({ Period: 60, EvaluationPeriods: 1 });
     const versionAlarms = releaseAlarms.filter((id) => JSON.stringify(alarms[id]?.Properties).includes('ExecutedVersion'));
-    expect(versionAlarms).toHaveLength(5);
+    expect(versionAlarms).toHaveLength(handlerCount);
   });
 
   test('previews deploy all at once: no CodeDeploy', () => {
