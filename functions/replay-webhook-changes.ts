@@ -35,7 +35,7 @@ const replayWebhookChanges: HttpHandler = async (event, _context, { signal }) =>
     );
     queued += wanted.length;
     cursor = page.next;
-    if (page.changes.length === 0) {
+    if (page.complete) {
       complete = true;
       break;
     }

@@ -20,6 +20,11 @@ export interface ChangesPage {
   changes: ChangeRecord[];
   /** The cursor after the last change returned (or the same cursor when none was). */
   next: string;
+  /**
+   * Whether the read reached the feed's end: its hold-back boundary (CHANGE_FEED.holdBackMs).
+   * A page may hold no change and still not be the end (a walk over empty days stops early).
+   */
+  complete: boolean;
 }
 
 export interface ChangesReader {
@@ -34,12 +39,13 @@ export function changesReader(signal?: AbortSignal): ChangesReader {
   const reader = changeFeedReader(signal);
   return {
     async readChangesAfter(cursor, limit) {
-      const page = await reader.page(requestedWindow(cursor, new Date()), limit);
+      const window = requestedWindow(cursor, new Date());
+      const page = await reader.page(window, limit);
       const changes = page.changes.map((cloudEvent) => {
         const change = JSON.parse(cloudEvent) as ChangeEvent;
         return { id: change.id, type: change.type, eventId: change.subject, cloudEvent };
       });
-      return { changes, next: encodeCursor(page.next) };
+      return { changes, next: encodeCursor(page.next), complete: page.next >= window.until };
     },
   };
 }

@@ -24,8 +24,9 @@ import {
   exampleUpdateRequest,
   problemExamples as problems,
 } from './examples.ts';
-import { HEADER_REFS, PAYLOAD_LIMIT_DESCRIPTION, payloadLimitContent, problemResponse } from './problem-responses.ts';
+import { HEADER_REFS, problemResponse } from './problem-responses.ts';
 import { notModifiedResponse, readSuccessHeaders } from './read-semantics.ts';
+import { bodyTooLarge, gatewayTooLarge, unsupportedMediaType } from './request-body-responses.ts';
 import { WEBHOOK_OPERATIONS } from './webhook-operations.ts';
 
 /** A named example value, as OpenAPI's `examples` holds it. */
@@ -91,25 +92,6 @@ const readPreconditionFailed = (validator: 'ETag' | 'ContentETag') =>
 const INVALID_PRECONDITION = '`If-Match` or `If-None-Match` is not `*` or a list of entity-tags';
 const preconditionErrors = { invalidIfMatch: problems.invalidIfMatch, invalidIfNoneMatch: problems.invalidIfNoneMatch };
 
-/** API Gateway's own 413s (payloadLimitContent()), which cannot be customised. */
-const gatewayTooLarge = {
-  description: PAYLOAD_LIMIT_DESCRIPTION,
-  content: payloadLimitContent(),
-};
-/** The handler's 413 problem for a body over the API's limit, beside API Gateway's own 413s. */
-const bodyTooLarge = (() => {
-  const handler = problemResponse(413, `The body exceeds ${LIMITS.maxBodyBytes} bytes (64 KiB): a problem. ${PAYLOAD_LIMIT_DESCRIPTION}`, {
-    bodyTooLarge: problems.bodyTooLarge,
-  });
-  return { ...handler, content: { ...(handler.content as Record<string, unknown>), ...payloadLimitContent() } };
-})();
-const unsupportedMediaType = problemResponse(
-  415,
-  'The body is not sent as `application/json` (or `application/merge-patch+json` for PATCH) in UTF-8, or it has a `Content-Encoding` other than `identity` (then `Accept-Encoding: identity` says so). ' +
-    'A `Content-Type` given twice, or with a parameter given twice, is a 400: the media type is then undetermined, not unsupported',
-  { unsupportedMediaType: problems.unsupportedMediaType, contentCoded: problems.contentCoded },
-  { 'Accept-Encoding': HEADER_REFS.AcceptEncoding },
-);
 const bodyErrors = {
   invalidBody: problems.invalidBody,
   inexactPrice: problems.inexactPrice,

@@ -11,6 +11,7 @@ import { SECRET_OVERLAP_SECONDS, SUBSCRIPTIONS_PER_OWNER, SubscriptionNotFoundEr
 import { json, schemaRef } from './document-schemas.ts';
 import { exampleEvent } from './examples.ts';
 import { errorExample, problemResponse } from './problem-responses.ts';
+import { bodyTooLarge, gatewayTooLarge, unsupportedMediaType } from './request-body-responses.ts';
 import type { OperationDetails } from './operations.ts';
 
 const exampleId = 'wh_Zk3v9Qm2T1bXc8LpR4sYdA';
@@ -103,7 +104,11 @@ export const WEBHOOK_SCHEMAS = {
     properties: {
       queued: { type: 'integer', minimum: 0, description: 'Changes queued for delivery again' },
       next: { type: 'string', description: 'The cursor after the last change read; replay from it when `complete` is false' },
-      complete: { type: 'boolean', description: 'True when every change after `since` was read' },
+      complete: {
+        type: 'boolean',
+        description:
+          "True when the read reached the feed's end; the newest changes are held back as in the feed, so replay from `next` later for them",
+      },
     },
   },
   WebhookDeliveryList: {
@@ -220,6 +225,8 @@ export const WEBHOOK_OPERATIONS = {
           'Too many subscriptions',
         ),
       }),
+      413: bodyTooLarge,
+      415: unsupportedMediaType,
       422: problemResponse(422, 'The URL is refused: not `https`, or not resolving to public addresses only', {
         privateAddress: errorExample(
           new HttpProblem('webhook-url-refused', 'The webhook URL is refused: it names 10.0.0.7, which is not a public address', {
@@ -250,6 +257,7 @@ export const WEBHOOK_OPERATIONS = {
           'An unknown query parameter',
         ),
       }),
+      413: gatewayTooLarge,
     },
     mockHeaders: {},
   },
@@ -260,14 +268,14 @@ export const WEBHOOK_OPERATIONS = {
       description: 'Success: the subscription',
       body: { schema: 'WebhookSubscription', example: { name: 'subscription', summary: 'A subscription', value: exampleView } },
     },
-    errors: { 400: invalidId, 404: notFound },
+    errors: { 400: invalidId, 404: notFound, 413: gatewayTooLarge },
     mockHeaders: {},
   },
   deleteWebhookSubscription: {
     description: `Deletes a subscription; deliveries still queued for it are dropped. ${ownership}`,
     parameters: [subscriptionIdParameter],
     success: { description: 'Success - no content' },
-    errors: { 400: invalidId, 404: notFound },
+    errors: { 400: invalidId, 404: notFound, 413: gatewayTooLarge },
     mockHeaders: {},
   },
   rotateWebhookSecret: {
@@ -287,6 +295,7 @@ export const WEBHOOK_OPERATIONS = {
     errors: {
       400: invalidId,
       404: notFound,
+      413: gatewayTooLarge,
       409: problemResponse(409, 'Another rotation changed the secrets at the same time: nothing was changed; retry', {
         concurrentRotation: errorExample(
           new HttpProblem('conflict', 'The subscription changed while its secret was being rotated; nothing was changed, retry'),
@@ -312,7 +321,7 @@ export const WEBHOOK_OPERATIONS = {
         example: { name: 'queued', summary: 'Three changes queued', value: { queued: 3, next: 'c_0000000004', complete: true } },
       },
     },
-    errors: { 400: invalidId, 404: notFound },
+    errors: { 400: invalidId, 404: notFound, 413: bodyTooLarge, 415: unsupportedMediaType },
     mockHeaders: {},
   },
   listWebhookDeliveries: {
@@ -334,7 +343,7 @@ export const WEBHOOK_OPERATIONS = {
         },
       },
     },
-    errors: { 400: invalidId, 404: notFound },
+    errors: { 400: invalidId, 404: notFound, 413: gatewayTooLarge },
     mockHeaders: {},
   },
   enableWebhookSubscription: {
@@ -344,7 +353,7 @@ export const WEBHOOK_OPERATIONS = {
       description: 'Success: the subscription, enabled',
       body: { schema: 'WebhookSubscription', example: { name: 'enabled', summary: 'Enabled again', value: exampleView } },
     },
-    errors: { 400: invalidId, 404: notFound },
+    errors: { 400: invalidId, 404: notFound, 413: gatewayTooLarge },
     mockHeaders: {},
   },
 } satisfies Record<string, OperationDetails>;

@@ -314,12 +314,38 @@ describe('(with the change feed)', () => {
     const cursor = await call<{ next: string }>('GET', '/special-events/changes?since=now', USERS.editor);
     const created = await call<{ eventId: string }>('POST', '/special-events', USERS.editor, sampleEvent());
     await call('PATCH', `/special-events/${created.body.eventId}`, USERS.editor, { price: 31 });
-    await until(() => (target.received.length >= 2 ? true : undefined), 30_000);
-    const first = target.received.map((request) => String(request.headers['webhook-id']));
-    const replay = await call('POST', `/webhook-subscriptions/${id}/replay`, USERS.partnerA, { since: cursor.body.next });
+    // Other tests' changes may reach this subscriber too (the feed and the stream are shared): follow this event's.
+    const ours = () =>
+      target.received
+        .filter((request) => (JSON.parse(request.body) as { subject: string }).subject === created.body.eventId)
+        .map((request) => String(request.headers['webhook-id']));
+    await until(() => (ours().length >= 2 ? true : undefined), 30_000);
+    const first = ours();
+    const changesAfter = async (since: string) =>
+      (await call<{ changes: { id: string }[] }>('GET', `/special-events/changes?since=${since}`, USERS.editor)).body.changes.map(
+        (change) => change.id,
+      );
+    // A replay reads the feed, which releases a change only after its hold-back (CHANGE_FEED.holdBackMs):
+    // replay once the feed lists both changes after the cursor.
+    for (const deadline = Date.now() + 45_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 500))) {
+      const listed = await changesAfter(cursor.body.next);
+      if (first.every((changeId) => listed.includes(changeId))) break;
+    }
+    const replay = await call<{ queued: number; next: string; complete: boolean }>(
+      'POST',
+      `/webhook-subscriptions/${id}/replay`,
+      USERS.partnerA,
+      { since: cursor.body.next },
+    );
     expect(replay.status).toBe(202);
-    await until(() => (target.received.length >= 4 ? true : undefined), 30_000);
-    expect(target.received.slice(2).map((request) => String(request.headers['webhook-id']))).toEqual(first);
+    expect(replay.body.complete).toBe(true);
+    // Exactly the feed's changes between the cursor and the replay's `next` (the subscription takes every type).
+    const beyond = await changesAfter(replay.body.next);
+    const replayable = (await changesAfter(cursor.body.next)).filter((changeId) => !beyond.includes(changeId));
+    expect(replayable).toEqual(expect.arrayContaining(first));
+    expect(replay.body.queued).toBe(replayable.length);
+    await until(() => (ours().length >= 4 ? true : undefined), 30_000);
+    expect(ours().slice(2)).toEqual(first);
     target.server.close();
   });
 });

@@ -1,4 +1,4 @@
-// The MuseumMockApi-<stage> stack: the five routes as API Gateway MOCK integrations with example
+// The MuseumMockApi-<stage> stack: every route of the route table as API Gateway MOCK integrations with example
 // bodies and real status codes, at a base path without /v1.1, with no Lambda and no table.
 // Run by api-stack.test.ts on the preview it synthesizes anyway: each configuration of the app is
 // synthesized once in the whole suite (synthesis is the slow part of the infrastructure tests).
@@ -6,9 +6,66 @@ import * as v from 'valibot';
 import { ChangeFeedPage } from '../../lib/openapi/document-schemas.ts';
 import { SpecialEvent } from '../../functions/events/event-schema.ts';
 import { gatewayResponse } from '../../functions/http/gateway-responses.ts';
-import { routeMethods, routes } from '../../functions/routes.ts';
+import { routeMethods, routes, type OperationId } from '../../functions/routes.ts';
+import {
+  SubscriptionId,
+  type CreatedSubscription,
+  type DeliveryAttempt,
+  type SubscriptionView,
+} from '../../functions/webhooks/webhook-schema.ts';
+import { ChangeTypes } from '../../functions/webhooks/webhook-schema.ts';
 import { mockAnswer, MOCK_STAGE_NAME } from '../../lib/cdk/museum-mock-api-stack.ts';
 import { resourcePath, resourcesOfType, type Synthesized } from './synthesize.ts';
+
+// The webhook handlers answer TypeScript types (functions/webhooks/webhook-schema.ts), not valibot
+// schemas: these restate them, and their output types must be those types.
+const isoTime = v.pipe(v.string(), v.isoTimestamp());
+const WebhookSubscription: v.GenericSchema<unknown, SubscriptionView> = v.strictObject({
+  id: SubscriptionId,
+  url: v.string(),
+  types: ChangeTypes,
+  owner: v.string(),
+  enabled: v.boolean(),
+  createdAt: isoTime,
+  disabledReason: v.optional(v.string()),
+});
+const CreatedWebhookSubscription: v.GenericSchema<unknown, CreatedSubscription> = v.strictObject({
+  id: SubscriptionId,
+  url: v.string(),
+  types: ChangeTypes,
+  secret: v.pipe(v.string(), v.regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/)),
+  createdAt: isoTime,
+});
+const WebhookDelivery: v.GenericSchema<unknown, DeliveryAttempt> = v.strictObject({
+  time: isoTime,
+  changeId: v.string(),
+  status: v.optional(v.pipe(v.number(), v.integer())),
+  error: v.optional(v.string()),
+  durationMs: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  outcome: v.picklist(['delivered', 'retrying', 'failed', 'disabled', 'skipped']),
+});
+
+/** What each operation's success answer is (operations without content: undefined). */
+const SUCCESS_BODIES: Record<OperationId, v.GenericSchema | undefined> = {
+  createSpecialEvent: SpecialEvent,
+  listSpecialEvents: v.array(SpecialEvent),
+  getSpecialEvent: SpecialEvent,
+  updateSpecialEvent: SpecialEvent,
+  deleteSpecialEvent: undefined,
+  listSpecialEventChanges: ChangeFeedPage,
+  createWebhookSubscription: CreatedWebhookSubscription,
+  listWebhookSubscriptions: v.strictObject({ subscriptions: v.array(WebhookSubscription) }),
+  getWebhookSubscription: WebhookSubscription,
+  deleteWebhookSubscription: undefined,
+  rotateWebhookSecret: v.strictObject({
+    id: SubscriptionId,
+    secret: v.pipe(v.string(), v.startsWith('whsec_')),
+    previousSecretExpiresAt: isoTime,
+  }),
+  replayWebhookChanges: v.strictObject({ queued: v.pipe(v.number(), v.integer(), v.minValue(0)), next: v.string(), complete: v.boolean() }),
+  listWebhookDeliveries: v.strictObject({ deliveries: v.array(WebhookDelivery) }),
+  enableWebhookSubscription: WebhookSubscription,
+};
 
 interface IntegrationResponse {
   StatusCode: string;
@@ -32,7 +89,7 @@ export function mockStackChecks(synthesized: () => Synthesized): void {
     synthesized().mockTemplate.resourceCountIs('AWS::DynamoDB::Table', 0);
   });
 
-  test('it serves the five routes of the route table (and HEAD wherever GET is) at the root of its stage, without /v1.1', () => {
+  test('it serves every route of the route table (and HEAD wherever GET is) at the root of its stage, without /v1.1', () => {
     const found = mockMethods(synthesized()).map((method) => `${method.HttpMethod} ${method.path}`);
     expect(found.sort()).toEqual(routes.flatMap((route) => routeMethods(route).map((method) => `${method} ${route.path}`)).sort());
     const outputs = synthesized().mockTemplate.toJSON().Outputs as Record<string, { Value: unknown }>;
@@ -52,13 +109,11 @@ export function mockStackChecks(synthesized: () => Synthesized): void {
       expect(mockAnswer(route).status).toBe(route.successStatus);
 
       const body = success?.ResponseTemplates['application/json'] ?? '';
-      if (route.successStatus === 204) {
+      const schema = SUCCESS_BODIES[operationId];
+      if (!schema) {
         expect(body).toBe('');
       } else {
         const parsed: unknown = JSON.parse(body);
-        const schema =
-          { listSpecialEvents: v.array(SpecialEvent), listSpecialEventChanges: ChangeFeedPage }[route.operationId as string] ??
-          SpecialEvent;
         expect(v.safeParse(schema, parsed).issues).toBeUndefined();
         expect(parsed).toEqual(mockAnswer(route).body); // the document's success example
         expect(success?.ResponseParameters['method.response.header.Content-Type']).toBe("'application/json'");

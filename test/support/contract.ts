@@ -38,12 +38,17 @@ export class ContractChecker {
     // OpenAPI refers to `#/components/schemas/X`; ajv gets those schemas as one resource of $defs.
     const components = (document.components ?? {}) as Json;
     this.ajv.addSchema({ $id: SCHEMAS_ID, $defs: rewriteRefs(components.schemas ?? {}, '#/$defs/') });
-    this.operations = Object.entries(document.paths as Record<string, Json>).map(([template, item]) => ({
-      template,
-      item,
-      // `/` is the base URL itself (`/v1.1`, no trailing slash: the service index's links are relative to it).
-      pattern: template === '/' ? /^$/ : new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`),
-    }));
+    // OpenAPI 3.1, Paths Object ("Path Templating Matching"): a concrete path is matched before a templated one, so
+    // `/special-events/changes` is its own operation, not `/special-events/{eventId}`.
+    const templatedSegments = (template: string) => template.match(/\{[^}]+\}/g)?.length ?? 0;
+    this.operations = Object.entries(document.paths as Record<string, Json>)
+      .map(([template, item]) => ({
+        template,
+        item,
+        // `/` is the base URL itself (`/v1.1`, no trailing slash: the service index's links are relative to it).
+        pattern: template === '/' ? /^$/ : new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`),
+      }))
+      .sort((a, b) => templatedSegments(a.template) - templatedSegments(b.template));
   }
 
   /** Throws a ContractViolation when `response` is not what the contract promises for `method path`. */
