@@ -293,8 +293,9 @@ export const AUTHORIZER_SECONDS_PER_VERIFICATION = 0.025;
  */
 export const METHOD_THROTTLING = {
   authenticated: { production: { rateLimit: 500, burstLimit: 100 }, preview: { rateLimit: 5, burstLimit: 5 } },
-  unauthenticated: { rateLimit: 0.5, burstLimit: 5 },
-  mock: { rateLimit: 1.5, burstLimit: 10 },
+  // 30 methods without credentials (documents, OPTIONS, the 405 ANY mocks) and 20 mock methods today.
+  unauthenticated: { rateLimit: 0.35, burstLimit: 5 },
+  mock: { rateLimit: 0.5, burstLimit: 10 },
 } as const;
 
 /**

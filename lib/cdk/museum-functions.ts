@@ -19,7 +19,14 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { AUTHORIZER_HANDLER, FUNCTION_SETTINGS, LAMBDA_NODE_OPTIONS, routes, WEBHOOK_FUNCTIONS } from '../../functions/routes.ts';
+import {
+  AUTHORIZER_HANDLER,
+  authorizerEnvironments,
+  FUNCTION_SETTINGS,
+  LAMBDA_NODE_OPTIONS,
+  routes,
+  WEBHOOK_FUNCTIONS,
+} from '../../functions/routes.ts';
 import { dataAccessStatements, type WebhookResources as WebhookResourceArns } from './function-permissions.ts';
 import type { MuseumTables } from './museum-tables.ts';
 import type { StageConfig } from './stage-config.ts';
@@ -118,7 +125,9 @@ export class MuseumFunctions extends Construct {
       tables,
       credentialKeys,
       environment: { ...common, CREDENTIAL_KEYS_SECRET: credentialKeys.secretArn },
-      settings: FUNCTION_SETTINGS.authorizer,
+      // What a flood at this stage's method limits needs (a preview's are lower), at most
+      // FUNCTION_SETTINGS' production reservation (stage-config.ts refuses more).
+      settings: { ...FUNCTION_SETTINGS.authorizer, reservedConcurrency: authorizerEnvironments(config.throttle) },
     });
     this.liveHandlers = new Map([...handlers].map(([name, fn]) => [name, liveAlias(fn)]));
     this.liveAuthorizer = liveAlias(this.authorizer);

@@ -24,6 +24,7 @@ import { hashCredential, newCredentialKeysText, parseCredentialKeys } from '../.
 import { credentialKeysFileIn, ensureCredentialKeysFile, readCredentialKeysFile } from '../../lib/local/credential-keys-file.ts';
 import { LOCAL_CREDENTIAL_KEYS_SECRET } from '../../lib/local/secrets-manager-local.ts';
 import { UsersStore } from '../../functions/auth/users-store.ts';
+import { ROLES } from '../../functions/routes.ts';
 import { lockDataDirectory, processStart } from '../../lib/local/data-directory-lock.ts';
 import { ensureLocalTables, freePort, KEY_FILE, LOCAL_TABLE_NAMES, readKeyId } from '../../lib/local/dynamodb-local.ts';
 import { basicAuthorization } from '../support/api-client.ts';
@@ -469,7 +470,7 @@ describe('the users CLI', () => {
       (error: unknown) => error as { code: number; stderr: string },
     );
     expect(attempt.code).toBe(2);
-    expect(attempt.stderr).toMatch(/add needs --role viewer\|editor/);
+    expect(attempt.stderr).toContain(`add needs --role ${ROLES.join('|')}`);
     expect(existsSync(data)).toBe(false); // no lock taken, no DynamoDB Local started
   });
 
@@ -482,7 +483,7 @@ describe('the users CLI', () => {
       (error: unknown) => error as { code: number; stderr: string },
     );
     expect(attempt.code).toBe(2);
-    expect(attempt.stderr.split('\n')[0]).toBe('--role admin is not a role: use viewer or editor.');
+    expect(attempt.stderr.split('\n')[0]).toBe(`--role admin is not a role: use ${ROLES.slice(0, -1).join(', ')} or ${ROLES.at(-1)!}.`);
     expect(existsSync(data)).toBe(false);
   });
 });

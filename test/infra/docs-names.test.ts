@@ -124,7 +124,11 @@ test.each(DOCS)('%s names only stack outputs, log groups and the dashboard the p
 test('the alarms the runbooks name exist in the production template', () => {
   const alarmIds = Object.keys(resourcesOfType(prod.apiTemplate, 'AWS::CloudWatch::Alarm'));
   const exists = (name: string) =>
-    alarmIds.some((id) => new RegExp(`^(Monitoring|Releases)${name.replace('<Handler>', '[A-Za-z]+')}Alarm[0-9A-F]{8}$`).test(id));
+    alarmIds.some((id) => {
+      const kind = name.replace('<Handler>', '[A-Za-z]+');
+      // Monitoring's and Releases' alarms are named <kind>Alarm; the webhook pipeline's, <kind>.
+      return new RegExp(`^((Monitoring|Releases)${kind}Alarm|WebhookPipeline${kind})[0-9A-F]{8}$`).test(id);
+    });
   const deploy = read('docs/DEPLOY.md');
   // The alarm table's first column ("EventsTable/IdempotencyTable Throttles" names two alarms).
   const table = deploy.slice(deploy.indexOf('## Alarms and their runbook'), deploy.indexOf('### Blocking an address by hand'));
