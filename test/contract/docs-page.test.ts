@@ -15,6 +15,17 @@ import { COMMITTED_OPENAPI_FILE } from '../support/contract.ts';
 import { testEnvironment } from '../support/test-environment.ts';
 import { launchChromium } from '../support/chromium.ts';
 
+/** The tag each route's operation carries in the committed document (Redoc groups the menu by it). */
+const committedDocument = JSON.parse(readFileSync(COMMITTED_OPENAPI_FILE, 'utf8')) as {
+  paths: Record<string, Record<string, { operationId?: string; tags?: string[] }>>;
+};
+const tagOf = (route: (typeof routes)[number]): string => {
+  const operation = Object.values(committedDocument.paths)
+    .flatMap((methods) => Object.values(methods))
+    .find((candidate) => candidate.operationId === route.operationId);
+  return operation?.tags?.[0] ?? '';
+};
+
 describe('GET /v1.1/openapi.json', () => {
   test('serves the committed document as JSON without credentials, in the minified form the deployed MOCK serves', async () => {
     const response = await fetch(`${testEnvironment().url}/openapi.json`);
@@ -67,7 +78,7 @@ describe('GET /v1.1/docs in headless Chromium', () => {
     await browser?.close();
   });
 
-  test('renders the document with Redoc and lists the five operations, contacting no other host', async () => {
+  test('renders the document with Redoc and lists every operation under its tag, contacting no other host', async () => {
     const page = await browser.newPage();
     const failures: string[] = [];
     const external: string[] = [];
@@ -106,12 +117,14 @@ describe('GET /v1.1/docs in headless Chromium', () => {
       { timeout: 30_000 },
     );
 
-    // The side menu lists the operations by summary under their tag.
-    await page.getByRole('link', { name: 'Special events', exact: true }).click();
+    // The side menu lists the operations by summary under their tag (the committed document's).
     const menuItems = page.locator('[data-testid="menu-item-label"]');
-    for (const route of routes) await menuItems.filter({ hasText: route.summary }).waitFor();
+    for (const tag of new Set(routes.map(tagOf))) {
+      await page.getByRole('link', { name: tag, exact: true }).click();
+      for (const route of routes.filter((r) => tagOf(r) === tag)) await menuItems.filter({ hasText: route.summary }).waitFor();
+    }
     const labels = (await menuItems.allInnerTexts()).map((label) => label.replace(/\s+/g, ' ').trim());
-    expect(routes.map((route) => labels.filter((label) => label.startsWith(route.summary)).length)).toEqual([1, 1, 1, 1, 1]);
+    expect(routes.map((route) => labels.filter((label) => label.startsWith(route.summary)).length)).toEqual(routes.map(() => 1));
     await page.getByRole('heading', { level: 2, name: 'Create special event' }).waitFor();
     // The Servers box names the server the page came from (its real port), not the default port's entry.
     const html = await page.content();
