@@ -66,8 +66,14 @@ export class MuseumTables extends Construct {
 
     // An existing table (a restored one, docs/DEPLOY.md "Restore") is attached by name instead of
     // the stack's own; the stack's own table is then left in place (retained in production).
-    this.events = config.existingTables.events
-      ? dynamodb.TableV2.fromTableName(this, 'AttachedEvents', config.existingTables.events)
+    // A restore does not copy the stream: the operator turns it on and names it (eventsTableStreamArn,
+    // required with the name by readStageConfig), so the webhook pipeline always has its mapping.
+    const attachedEvents = config.existingTables.events;
+    this.events = attachedEvents
+      ? dynamodb.TableV2.fromTableAttributes(this, 'AttachedEvents', {
+          tableName: attachedEvents,
+          ...(config.existingTables.eventsStreamArn ? { tableStreamArn: config.existingTables.eventsStreamArn } : {}),
+        })
       : new dynamodb.TableV2(this, 'Events', { ...properties.events, ...retention });
     if (!config.isProduction) {
       Validations.of(this).acknowledge(

@@ -41,8 +41,12 @@ export interface StageConfig {
   wafRateLimitPer5Minutes: number;
   /** Requests per credential (Authorization header) per 5 minutes before the WAF blocks it. */
   wafCredentialRateLimitPer5Minutes: number;
-  /** Tables the stage uses instead of creating its own (a restore): context `eventsTableName`, `idempotencyTableName`. */
-  existingTables: { events: string | undefined; idempotency: string | undefined };
+  /**
+   * Tables the stage uses instead of creating its own (a restore): context `eventsTableName`,
+   * `idempotencyTableName`, and the attached events table's stream (context `eventsTableStreamArn`,
+   * required with `eventsTableName`: the webhook consumer reads it).
+   */
+  existingTables: { events: string | undefined; eventsStreamArn: string | undefined; idempotency: string | undefined };
   /**
    * The attached tables are also declared in the stack, under their fixed names and retained, so
    * that a deploy with `--import-existing-resources` imports them and later deploys manage them
@@ -88,7 +92,12 @@ export function readStageConfig(node: Context): StageConfig {
   if (Boolean(domainName) !== Boolean(certificateArn)) {
     throw new Error('Context "domainName" and "certificateArn" must be given together');
   }
-  const existingTables = { events: tableName(node, 'eventsTableName'), idempotency: tableName(node, 'idempotencyTableName') };
+  const events = tableName(node, 'eventsTableName');
+  const existingTables = {
+    events,
+    eventsStreamArn: streamArn(string(node, 'eventsTableStreamArn'), events),
+    idempotency: tableName(node, 'idempotencyTableName'),
+  };
   const manageAttachedTables = boolean(node, 'manageAttachedTables', false);
   if (manageAttachedTables && !existingTables.events && !existingTables.idempotency) {
     throw new Error(
@@ -226,5 +235,29 @@ function tableName(node: Context, key: string): string | undefined {
   const value = string(node, key);
   if (value !== undefined && !/^[A-Za-z0-9_.-]{3,255}$/.test(value))
     throw new Error(`Context "${key}": "${value}" is not a DynamoDB table name`);
+  return value;
+}
+
+// A DynamoDB stream ARN is the table's ARN and `/stream/<label>`
+// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Streams.html#Streams.Enabling).
+// A restore does not carry the stream: the operator turns it on (NEW_IMAGE) and names it here, so
+// the webhook consumer reads the attached table's changes (docs/DEPLOY.md, "Restore").
+function streamArn(value: string | undefined, table: string | undefined): string | undefined {
+  if (table === undefined) {
+    if (value !== undefined)
+      throw new Error('Context "eventsTableStreamArn" is the stream of an attached table: give "eventsTableName" too');
+    return undefined;
+  }
+  if (value === undefined) {
+    throw new Error(
+      `Context "eventsTableName" needs "eventsTableStreamArn", the stream (NEW_IMAGE) of ${table} that the webhook consumer reads (docs/DEPLOY.md, "Restore")`,
+    );
+  }
+  const escaped = table.replace(/[.]/g, '\\.');
+  if (!new RegExp(`^arn:aws[a-z-]*:dynamodb:[a-z0-9-]+:\\d{12}:table/${escaped}/stream/[^/\\s]+$`).test(value)) {
+    throw new Error(
+      `Context "eventsTableStreamArn": "${value}" is not a stream ARN of ${table} (arn:aws:dynamodb:<region>:<account>:table/${table}/stream/<label>)`,
+    );
+  }
   return value;
 }

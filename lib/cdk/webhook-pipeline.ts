@@ -5,7 +5,7 @@
 // age of the oldest undelivered change and on the stream's iterator age (where the stage has
 // monitoring, config.monitoring: production, and previews that ask for it). The settings are
 // functions/webhooks/pipeline-settings.ts, which the local run applies too.
-import { Annotations, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -67,53 +67,51 @@ export class WebhookPipeline extends Construct {
     super(scope, id);
     const { config, resources, table, consumer, delivery } = props;
     const { stream, queue } = WEBHOOK_PIPELINE;
+    // The stack's own events table has its stream; an attached one names it (context
+    // eventsTableStreamArn, which readStageConfig requires with eventsTableName).
     const streamArn = table.tableStreamArn;
-    if (streamArn) {
-      new lambda.EventSourceMapping(this, 'ChangeStream', {
-        target: consumer,
-        eventSourceArn: streamArn,
-        startingPosition: lambda.StartingPosition.TRIM_HORIZON,
-        batchSize: stream.batchSize,
-        bisectBatchOnError: stream.bisectBatchOnFunctionError,
-        retryAttempts: stream.maximumRetryAttempts,
-        maxRecordAge: Duration.seconds(stream.maximumRecordAgeSeconds),
-        reportBatchItemFailures: true,
-        onFailure: new SqsDlq(resources.streamFailures),
-        filters: [lambda.FilterCriteria.filter(CHANGE_STREAM_FILTER)],
-      });
-      consumer.addToRolePolicy(
-        new iam.PolicyStatement({
-          actions: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'],
-          resources: [streamArn],
+    if (!streamArn)
+      throw new Error('The events table has no stream ARN: the webhook consumer would read no changes (docs/DEPLOY.md, "Restore")');
+    new lambda.EventSourceMapping(this, 'ChangeStream', {
+      target: consumer,
+      eventSourceArn: streamArn,
+      startingPosition: lambda.StartingPosition.TRIM_HORIZON,
+      batchSize: stream.batchSize,
+      bisectBatchOnError: stream.bisectBatchOnFunctionError,
+      retryAttempts: stream.maximumRetryAttempts,
+      maxRecordAge: Duration.seconds(stream.maximumRecordAgeSeconds),
+      reportBatchItemFailures: true,
+      onFailure: new SqsDlq(resources.streamFailures),
+      filters: [lambda.FilterCriteria.filter(CHANGE_STREAM_FILTER)],
+    });
+    consumer.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'],
+        resources: [streamArn],
+      }),
+    );
+    consumer.addToRolePolicy(new iam.PolicyStatement({ actions: ['dynamodb:ListStreams'], resources: ['*'] }));
+    Validations.of(consumer).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'dynamodb:ListStreams supports no resource-level permissions; the event source mapping calls it.',
+    });
+    if (config.monitoring)
+      this.alarms.push(
+        new cloudwatch.Alarm(this, 'StreamIteratorAge', {
+          alarmDescription:
+            'The change stream is read more than 10 minutes behind: changes wait before delivery (runbook: docs/DEPLOY.md, "Webhooks")',
+          metric: new cloudwatch.Metric({
+            namespace: 'AWS/Lambda',
+            metricName: 'IteratorAge',
+            dimensionsMap: { FunctionName: consumer.functionName },
+            statistic: 'Maximum',
+            period: Duration.minutes(5),
+          }),
+          threshold: 10 * 60_000,
+          evaluationPeriods: 1,
+          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
         }),
       );
-      consumer.addToRolePolicy(new iam.PolicyStatement({ actions: ['dynamodb:ListStreams'], resources: ['*'] }));
-      Validations.of(consumer).acknowledge({
-        id: 'AwsSolutions-IAM5[Resource::*]',
-        reason: 'dynamodb:ListStreams supports no resource-level permissions; the event source mapping calls it.',
-      });
-      if (config.monitoring)
-        this.alarms.push(
-          new cloudwatch.Alarm(this, 'StreamIteratorAge', {
-            alarmDescription:
-              'The change stream is read more than 10 minutes behind: changes wait before delivery (runbook: docs/DEPLOY.md, "Webhooks")',
-            metric: new cloudwatch.Metric({
-              namespace: 'AWS/Lambda',
-              metricName: 'IteratorAge',
-              dimensionsMap: { FunctionName: consumer.functionName },
-              statistic: 'Maximum',
-              period: Duration.minutes(5),
-            }),
-            threshold: 10 * 60_000,
-            evaluationPeriods: 1,
-            treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-          }),
-        );
-    } else {
-      Annotations.of(this).addWarning(
-        'The attached events table has no known stream ARN: no webhook deliveries until a stream mapping is made for it (docs/DEPLOY.md, "Webhooks")',
-      );
-    }
     new lambda.EventSourceMapping(this, 'DeliveryQueue', {
       target: delivery,
       eventSourceArn: resources.queue.queueArn,

@@ -14,6 +14,14 @@ const RESTORED = {
   idempotency: `${STACK}-TablesIdempotency-restored-20261124`,
 };
 const RESTORED_AGAIN = { events: `${STACK}-TablesEvents-restored-20261201`, idempotency: `${STACK}-TablesIdempotency-restored-20261201` };
+/** The stream the operator turned on (NEW_IMAGE) on a restored table: its ARN is the table's and `/stream/<label>`. */
+const streamOf = (table: string) => `arn:aws:dynamodb:eu-west-1:123456789012:table/${table}/stream/2026-11-24T10:00:00.000`;
+/** The context that attaches restored tables, the events table's stream included. */
+const attach = (tables: { events: string; idempotency: string }) => ({
+  eventsTableName: tables.events,
+  eventsTableStreamArn: streamOf(tables.events),
+  idempotencyTableName: tables.idempotency,
+});
 const ALARMS = { alarmEmail: 'ops@museum.example' };
 
 let own: Synthesized;
@@ -22,14 +30,9 @@ let restoredAgain: Synthesized;
 let managed: Synthesized;
 beforeAll(() => {
   own = synthesize(ALARMS);
-  restored = synthesize({ ...ALARMS, eventsTableName: RESTORED.events, idempotencyTableName: RESTORED.idempotency });
-  restoredAgain = synthesize({ ...ALARMS, eventsTableName: RESTORED_AGAIN.events, idempotencyTableName: RESTORED_AGAIN.idempotency });
-  managed = synthesize({
-    ...ALARMS,
-    eventsTableName: RESTORED.events,
-    idempotencyTableName: RESTORED.idempotency,
-    manageAttachedTables: 'true',
-  });
+  restored = synthesize({ ...ALARMS, ...attach(RESTORED) });
+  restoredAgain = synthesize({ ...ALARMS, ...attach(RESTORED_AGAIN) });
+  managed = synthesize({ ...ALARMS, ...attach(RESTORED), manageAttachedTables: 'true' });
 });
 
 // Values CloudFormation fills in at deploy time; a generated table name is
@@ -43,6 +46,10 @@ function resolve(value: unknown, resources: Record<string, { Type: string }>): s
     if (PSEUDO[ref]) return PSEUDO[ref];
     if (resources[ref]?.Type === 'AWS::DynamoDB::GlobalTable') return `${STACK}-${ref}-1A2B3C4D5E6F`;
     throw new Error(`cannot resolve Ref ${ref}`);
+  }
+  const [table, attribute] = (value as { 'Fn::GetAtt'?: [string, string] })['Fn::GetAtt'] ?? [];
+  if (table !== undefined && attribute === 'StreamArn' && resources[table]?.Type === 'AWS::DynamoDB::GlobalTable') {
+    return streamOf(`${STACK}-${table}-1A2B3C4D5E6F`);
   }
   const join = (value as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
   if (join) return join[1].map((part) => resolve(part, resources)).join(join[0]);
@@ -148,7 +155,8 @@ test.each([
 });
 
 test("a table whose name does not carry the stage's prefix is refused at synthesis, naming the prefix", () => {
-  expect(() => synthesize({ ...ALARMS, eventsTableName: 'museum-events-restored-20261124' })).toThrow(
+  const name = 'museum-events-restored-20261124';
+  expect(() => synthesize({ ...ALARMS, eventsTableName: name, eventsTableStreamArn: streamOf(name) })).toThrow(
     /"eventsTableName": "museum-events-restored-20261124" must start with MuseumApi-prod-TablesEvents/,
   );
   expect(() => synthesize({ ...ALARMS, idempotencyTableName: `${STACK}-TablesEvents-x` })).toThrow(
@@ -205,6 +213,24 @@ test('managing the attached tables adds only them, under their fixed names, reta
   }
   expect(JSON.stringify(after)).toContain('"PointInTimeRecoveryEnabled":true');
   expect(managed.nagViolations).toEqual([]);
+});
+
+test("an attached events table without its stream ARN, or with another table's, is refused at synthesis (the webhook consumer would read no changes)", () => {
+  expect(() => synthesize({ ...ALARMS, eventsTableName: RESTORED.events })).toThrow(/"eventsTableName" needs "eventsTableStreamArn"/);
+  expect(() => synthesize({ ...ALARMS, eventsTableName: RESTORED.events, eventsTableStreamArn: streamOf(RESTORED_AGAIN.events) })).toThrow(
+    /"eventsTableStreamArn": .* is not a stream ARN of MuseumApi-prod-TablesEvents-restored-20261124/,
+  );
+});
+
+test("the attached events table's stream feeds the webhook consumer, which may read only that stream", () => {
+  const mappings = Object.values(resourcesOfType(restored.apiTemplate, 'AWS::Lambda::EventSourceMapping')).map(
+    (mapping) => mapping.Properties?.EventSourceArn,
+  );
+  expect(mappings).toContain(streamOf(RESTORED.events));
+  const streamStatements = Object.values(resourcesOfType(restored.apiTemplate, 'AWS::IAM::Policy'))
+    .flatMap((policy) => (policy.Properties?.PolicyDocument as { Statement: { Action: string | string[]; Resource: unknown }[] }).Statement)
+    .filter((statement) => [statement.Action].flat().includes('dynamodb:GetRecords'));
+  expect(streamStatements.map((statement) => statement.Resource)).toEqual([streamOf(RESTORED.events)]);
 });
 
 test('managing attached tables without naming them is refused at synthesis (the stack would create new, empty ones)', () => {
