@@ -5,6 +5,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { basicAuthenticator } from './config.ts';
+import { headerValue } from './http/header-lookup.ts';
 import { logger } from './observability.ts';
 import { arnResourcePath, roleAllows, routeMethods, routes, type Role } from './routes.ts';
 
@@ -20,10 +21,6 @@ export function allowedResources(methodArn: string, resource: string, role: Role
   return routes
     .filter((route) => roleAllows(role, route.role))
     .flatMap((route) => routeMethods(route).map((method) => `${apiArn}/${stage}/${method}${prefix}${arnResourcePath(route.path)}`));
-}
-
-function headerValue(headers: Record<string, string | undefined> | null, name: string): string | undefined {
-  return Object.entries(headers ?? {}).find(([key]) => key.toLowerCase() === name)?.[1];
 }
 
 async function authorize(event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {

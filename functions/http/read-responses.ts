@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { readOutcome, ReadPreconditionFailedError } from './preconditions.ts';
+import { headerValue } from './header-lookup.ts';
 import { conditionalHeaders } from './request-headers.ts';
 
 /**
@@ -26,8 +27,8 @@ export function contentTag(body: string | Buffer): string {
 type Headers = NonNullable<APIGatewayProxyResult['headers']>;
 
 function header(headers: Headers, name: string): string | undefined {
-  const key = Object.keys(headers).find((k) => k.toLowerCase() === name.toLowerCase());
-  return key === undefined ? undefined : String(headers[key]);
+  const value = headerValue(headers, name);
+  return value === undefined ? undefined : String(value);
 }
 
 function withoutHeaders(headers: Headers, names: readonly string[]): Headers {

@@ -9,6 +9,7 @@ import type { ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
 import { deflate, gzip } from 'node:zlib';
 import { MINIMUM_COMPRESSION_BYTES } from '../../functions/events/limits.ts';
+import { headerKey, headerValue } from '../../functions/http/header-lookup.ts';
 
 const CODERS = { gzip: promisify(gzip), deflate: promisify(deflate) } as const;
 type Coding = keyof typeof CODERS;
@@ -41,13 +42,9 @@ export function chooseCoding(acceptEncoding: string | undefined): Coding | undef
 
 type Headers = Record<string, string | string[]>;
 
-function hasHeader(headers: Headers, name: string): string | string[] | undefined {
-  return Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
-}
-
 /** Adds Accept-Encoding to the Vary header the answer already has (or starts one). */
 function withVary(headers: Headers): Headers {
-  const key = Object.keys(headers).find((name) => name.toLowerCase() === 'vary');
+  const key = headerKey(headers, 'vary');
   const existing = key ? [headers[key]].flat().join(', ') : '';
   if (/(^|,)\s*(accept-encoding|\*)\s*(,|$)/i.test(existing)) return headers;
   const rest = Object.fromEntries(Object.entries(headers).filter(([name]) => name !== key));
@@ -69,7 +66,7 @@ export async function sendAnswer(response: ServerResponse, statusCode: number, h
     statusCode !== 204 &&
     statusCode !== 304 &&
     statusCode >= 200 &&
-    !hasHeader(headers, 'content-encoding');
+    !headerValue(headers, 'content-encoding');
   if (!eligible) {
     response.writeHead(statusCode, headers);
     response.end(bytes);

@@ -2,7 +2,7 @@
 import { createDocumentClient } from '../../functions/store/dynamodb-client.ts';
 import { UsersStore } from '../../functions/auth/users-store.ts';
 import { localClient } from '../../lib/local/dynamodb-local.ts';
-import { api, basicAuthorization, createEvent, sampleEvent, type Credentials } from '../support/api-client.ts';
+import { api, apiRetrying, basicAuthorization, createEvent, sampleEvent, type Credentials } from '../support/api-client.ts';
 import { TEST_USERS, testCredentialHash, testEnvironment } from '../support/test-environment.ts';
 
 let eventId: string;
@@ -35,13 +35,8 @@ beforeAll(async () => {
  * force") when a busy machine has too many waiting; then it is retried as the answer says, and
  * what must hold is the final answer: never a success.
  */
-async function refused(...args: Parameters<typeof api>) {
-  for (let attempt = 1; ; attempt++) {
-    const response = await api(...args);
-    if (response.status !== 503 || attempt === 5) return response;
-    expect(response.headers.get('retry-after')).toMatch(/^\d+$/);
-    await new Promise((resolve) => setTimeout(resolve, Number(response.headers.get('retry-after')) * 1000));
-  }
+function refused(method: string, path: string, options: Parameters<typeof api>[2]) {
+  return apiRetrying(method, path, options, { statuses: [503], attempts: 5 });
 }
 
 describe.each(rejected)('with %s', (_, credentials) => {

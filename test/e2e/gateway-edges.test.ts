@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { AUTHORIZER_HANDLER, FUNCTION_SETTINGS } from '../../functions/routes.ts';
 import { deployedFunctions, listenOnLoopback, startLocalApiGateway } from '../../lib/local/local-api-gateway.ts';
 import { LocalLambda } from '../../lib/local/lambda-runtime.ts';
-import { basicAuthorization } from '../support/api-client.ts';
+import { apiRetrying, basicAuthorization } from '../support/api-client.ts';
 import {
   LOCAL_API_START_TIMEOUT_MS,
   startLocalApiProcess,
@@ -291,14 +291,8 @@ describe('a flood of wrong passwords', () => {
     // As a client does: 429 and 503 are answers to retry after their Retry-After. On a loaded
     // machine a verification in a new environment can outlive the authorizer's timeout (503), so
     // the retries, not the clock, decide; the test's time limit only bounds a hang.
-    const sendRetrying = async (authorization: string) => {
-      let response = await send(authorization);
-      for (let attempt = 0; attempt < 20 && [429, 503].includes(response.status); attempt++) {
-        await new Promise((resolve) => setTimeout(resolve, Number(response.headers.get('retry-after')) * 1000));
-        response = await send(authorization);
-      }
-      return response;
-    };
+    const sendRetrying = (authorization: string) =>
+      apiRetrying('GET', '/special-events', { baseUrl: flooded?.url as string, as: { header: authorization } }, { attempts: 20 });
     // Once the flood has been answered, the right password gets in and the wrong one is refused.
     expect((await sendRetrying(right)).status).toBe(200);
     expect((await sendRetrying(repeated)).status).toBe(401);

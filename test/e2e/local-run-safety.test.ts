@@ -27,7 +27,7 @@ import { UsersStore } from '../../functions/auth/users-store.ts';
 import { ROLES } from '../../functions/routes.ts';
 import { lockDataDirectory, processStart } from '../../lib/local/data-directory-lock.ts';
 import { ensureLocalTables, freePort, KEY_FILE, LOCAL_TABLE_NAMES, readKeyId } from '../../lib/local/dynamodb-local.ts';
-import { basicAuthorization } from '../support/api-client.ts';
+import { apiRetrying, basicAuthorization } from '../support/api-client.ts';
 import {
   eventually,
   isRunning,
@@ -62,12 +62,7 @@ async function createEvent(url: string): Promise<string> {
 
 /** A GET as a client makes it: a 429 or 503 is retried after its Retry-After (docs/API.md). */
 async function eventStatus(url: string, eventId: string): Promise<number> {
-  for (let attempt = 1; ; attempt++) {
-    const response = await fetch(`${url}/special-events/${eventId}`, { headers: { Authorization: admin } });
-    await response.body?.cancel();
-    if (![429, 503].includes(response.status) || attempt === 10) return response.status;
-    await new Promise((resolve) => setTimeout(resolve, Number(response.headers.get('retry-after') ?? 1) * 1000));
-  }
+  return (await apiRetrying('GET', `/special-events/${eventId}`, { baseUrl: url, as: { header: admin } })).status;
 }
 
 afterEach(() => killAllRuns());

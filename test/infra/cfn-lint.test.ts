@@ -19,6 +19,8 @@ const CI = { githubRepository: 'museum/special-events-api', productionAccount: '
 const ALARMS = { alarmEmail: 'ops@museum.example' };
 const RESTORED = {
   eventsTableName: 'MuseumApi-prod-TablesEvents-restored-20261124',
+  eventsTableStreamArn:
+    'arn:aws:dynamodb:eu-west-1:123456789012:table/MuseumApi-prod-TablesEvents-restored-20261124/stream/2026-11-24T10:00:00.000',
   idempotencyTableName: 'MuseumApi-prod-TablesIdempotency-restored-20261124',
 };
 const CONFIGURATIONS: Record<string, Record<string, string>> = {

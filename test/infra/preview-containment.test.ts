@@ -50,6 +50,8 @@ beforeAll(() => {
     'production with a restored table attached': synthesize({
       alarmEmail: 'ops@museum.example',
       eventsTableName: 'MuseumApi-prod-TablesEvents-restored-20261124',
+      eventsTableStreamArn:
+        'arn:aws:dynamodb:eu-west-1:123456789012:table/MuseumApi-prod-TablesEvents-restored-20261124/stream/2026-11-24T10:00:00.000',
     }),
   };
 });

@@ -1,0 +1,14 @@
+// Header field names are case-insensitive (RFC 9110 §5.1) and API Gateway hands them on as the
+// client or the integration spelled them: every lookup by name goes through here.
+
+/** The key under which `headers` holds the field `name`, whatever its case. */
+export function headerKey(headers: Readonly<Record<string, unknown>> | null | undefined, name: string): string | undefined {
+  const wanted = name.toLowerCase();
+  return Object.keys(headers ?? {}).find((key) => key.toLowerCase() === wanted);
+}
+
+/** The value of the field `name` in `headers`, whatever the case of its key. */
+export function headerValue<V>(headers: Readonly<Record<string, V>> | null | undefined, name: string): V | undefined {
+  const key = headerKey(headers, name);
+  return key === undefined ? undefined : headers?.[key];
+}
