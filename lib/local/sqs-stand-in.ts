@@ -239,6 +239,8 @@ export class LocalSqs {
           ...(input.MessageGroupId ? { groupId: text(input.MessageGroupId) } : {}),
           ...(input.MessageDeduplicationId ? { deduplicationId: text(input.MessageDeduplicationId) } : {}),
         }),
+        // The SDK checks it against the body it sent (as for SendMessageBatch below).
+        MD5OfMessageBody: createHash('md5').update(text(input.MessageBody)).digest('hex'),
       }),
       SendMessageBatch: (input) => {
         const entries = input.Entries as { Id: string; MessageBody: string; MessageGroupId?: string; MessageDeduplicationId?: string }[];
