@@ -5,22 +5,14 @@
 // with two allowed origins those carry no CORS header, exactly as the deployed configuration
 // sends them; from an origin that is not allowed it reads nothing.
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { LIMITS, MINIMUM_COMPRESSION_BYTES } from '../../functions/events/limits.ts';
 import { basicAuthorization, privateYear, sampleEvent } from '../support/api-client.ts';
 import { fetchChecked } from '../support/contract.ts';
-import {
-  LOCAL_API_START_TIMEOUT_MS,
-  startLocalApiProcess,
-  withTestCredentialKeys,
-  type LocalApiProcess,
-} from '../support/local-api-process.ts';
-import { TEST_USERS, testEnvironment } from '../support/test-environment.ts';
+import { LOCAL_API_START_TIMEOUT_MS, startOwnLocalApi, type OwnLocalApi } from '../support/local-api-process.ts';
+import { TEST_USERS } from '../support/test-environment.ts';
 import { launchChromium } from '../support/chromium.ts';
 
 /** What the page could read of one answer (or the error fetch threw). */
@@ -40,9 +32,8 @@ interface Call {
 
 let pageServer: Server;
 let pageOrigin: string;
-let api: LocalApiProcess;
+let api: OwnLocalApi;
 let browser: Browser;
-let workDirectory: string;
 
 beforeAll(async () => {
   pageServer = createServer((_request, response) => {
@@ -51,16 +42,10 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => pageServer.listen(0, '127.0.0.1', resolve));
   pageOrigin = `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}`;
-  workDirectory = await mkdtemp(join(tmpdir(), 'museum-cors-browser-'));
-  api = await startLocalApiProcess(
-    {
-      DYNAMODB_ENDPOINT: testEnvironment().dynamodbEndpoint,
-      MUSEUM_ADMIN_PASSWORD: TEST_USERS.editor.password,
-      MUSEUM_DATA_DIR: await withTestCredentialKeys(join(workDirectory, 'data')),
-      CORS_ALLOWED_ORIGINS: `https://other.example,${pageOrigin}`,
-    },
-    join(workDirectory, 'local-api.log'),
-  );
+  api = await startOwnLocalApi('cors-browser', {
+    MUSEUM_ADMIN_PASSWORD: TEST_USERS.editor.password,
+    CORS_ALLOWED_ORIGINS: `https://other.example,${pageOrigin}`,
+  });
   browser = await launchChromium();
 }, LOCAL_API_START_TIMEOUT_MS + 60_000);
 
@@ -71,7 +56,6 @@ afterAll(async () => {
   await api?.stop();
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when the beforeAll that sets it failed
   await new Promise((resolve) => pageServer?.close(resolve));
-  if (workDirectory) await rm(workDirectory, { recursive: true, force: true });
 });
 
 /** Runs `calls` with fetch() inside a page loaded from `origin`. */

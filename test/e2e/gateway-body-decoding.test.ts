@@ -5,35 +5,27 @@
 // AWS does not say whether the limit also applies after decoding: the local choice, in
 // lib/local/request-body.ts). Measured from outside: the RSS of a local API process of its own.
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { PAYLOAD_LIMIT_ANSWER } from '../../functions/http/gateway-responses.ts';
 import { readDecodedBody } from '../../lib/local/request-body.ts';
 import { basicAuthorization } from '../support/api-client.ts';
-import { LOCAL_API_START_TIMEOUT_MS, startLocalApiProcess, type LocalApiProcess } from '../support/local-api-process.ts';
-import { TEST_USERS, testEnvironment } from '../support/test-environment.ts';
+import { LOCAL_API_START_TIMEOUT_MS, startOwnLocalApi, type OwnLocalApi } from '../support/local-api-process.ts';
+import { TEST_USERS } from '../support/test-environment.ts';
 
 const MiB = 1024 * 1024;
 /** What the local API may grow by while one such request is handled (the issue's bound). */
 const MAX_RSS_RISE_BYTES = 50 * MiB;
 
-let local: LocalApiProcess | undefined;
-let work: string | undefined;
+let local: OwnLocalApi | undefined;
 /** 498 bytes that decode, `gzip, gzip`, to 200 MiB of zeros (made once: compressing it takes seconds on a busy machine). */
 let bomb: Buffer;
 
 beforeAll(async () => {
   // A process of its own, so that its memory is this test's requests' alone.
-  work = await mkdtemp(join(tmpdir(), 'museum-body-decoding-'));
-  local = await startLocalApiProcess(
-    { DYNAMODB_ENDPOINT: testEnvironment().dynamodbEndpoint, MUSEUM_DATA_DIR: join(work, 'data') },
-    join(work, 'api.log'),
-  );
+  local = await startOwnLocalApi('body-decoding');
   bomb = gzipSync(gzipSync(Buffer.alloc(200 * MiB)));
   // Warm up the path once (a refused bomb), so the baseline below holds what any first request loads.
   await post(bomb, { 'Content-Encoding': 'gzip, gzip' });
@@ -41,7 +33,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await local?.stop();
-  if (work) await rm(work, { recursive: true, force: true });
 });
 
 /** The resident set of the local API process, from /proc (Linux). */

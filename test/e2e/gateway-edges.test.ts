@@ -12,12 +12,7 @@ import { AUTHORIZER_HANDLER, FUNCTION_SETTINGS } from '../../functions/routes.ts
 import { deployedFunctions, listenOnLoopback, startLocalApiGateway } from '../../lib/local/local-api-gateway.ts';
 import { LocalLambda } from '../../lib/local/lambda-runtime.ts';
 import { apiRetrying, basicAuthorization } from '../support/api-client.ts';
-import {
-  LOCAL_API_START_TIMEOUT_MS,
-  startLocalApiProcess,
-  withTestCredentialKeys,
-  type LocalApiProcess,
-} from '../support/local-api-process.ts';
+import { DEPLOYED_THROTTLING, LOCAL_API_START_TIMEOUT_MS, startOwnLocalApi, type OwnLocalApi } from '../support/local-api-process.ts';
 import { TEST_USERS, testEnvironment } from '../support/test-environment.ts';
 
 interface RawResponse {
@@ -247,27 +242,16 @@ describe('a request body that is not UTF-8', () => {
 });
 
 describe('a flood of wrong passwords', () => {
-  let flooded: LocalApiProcess | undefined;
-  let work: string | undefined;
+  let flooded: OwnLocalApi | undefined;
 
   beforeAll(async () => {
     // Its own gateway process (on the shared DynamoDB Local), so that the flood slows no other test,
     // with the deployed method throttling (lib/local/gateway-throttling.ts).
-    work = await mkdtemp(join(tmpdir(), 'museum-flood-'));
-    flooded = await startLocalApiProcess(
-      {
-        DYNAMODB_ENDPOINT: testEnvironment().dynamodbEndpoint,
-        MUSEUM_DATA_DIR: await withTestCredentialKeys(join(work, 'data')),
-        MUSEUM_THROTTLE_RATE_LIMIT: '',
-        MUSEUM_THROTTLE_BURST_LIMIT: '',
-      },
-      join(work, 'api.log'),
-    );
+    flooded = await startOwnLocalApi('flood', DEPLOYED_THROTTLING);
   }, LOCAL_API_START_TIMEOUT_MS + 30_000);
 
   afterAll(async () => {
     await flooded?.stop();
-    if (work) await rm(work, { recursive: true, force: true });
   });
 
   test("is answered 401, the method throttle's 429 or the documented 503 with Retry-After, never another 5xx, and a right password gets in", async () => {
@@ -356,6 +340,7 @@ export async function handler() {
       console.error = consoleError;
       await writeFile(release, '').catch(() => undefined);
       await gateway.close();
+      await rm(work, { recursive: true, force: true });
     }
   }, 120_000);
 });

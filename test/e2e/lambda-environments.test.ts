@@ -8,20 +8,13 @@
 // request, Lambda provisions a separate instance of your execution environment").
 // https://docs.aws.amazon.com/lambda/latest/dg/lambda-runtime-environment.html ("Init phase")
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { UsersStore } from '../../functions/auth/users-store.ts';
 import { FUNCTION_SETTINGS } from '../../functions/routes.ts';
 import type { FunctionSettings } from '../../lib/local/lambda-runtime.ts';
 import { apiRetrying, basicAuthorization } from '../support/api-client.ts';
-import {
-  LOCAL_API_START_TIMEOUT_MS,
-  startLocalApiProcess,
-  withTestCredentialKeys,
-  type LocalApiProcess,
-} from '../support/local-api-process.ts';
+import { LOCAL_API_START_TIMEOUT_MS, startOwnLocalApi, type OwnLocalApi } from '../support/local-api-process.ts';
 import { testCredentialHash, testEnvironment } from '../support/test-environment.ts';
 import { closeTableClient, tableClient } from '../reliability/stored-items.ts';
 
@@ -29,9 +22,7 @@ const LOGINS = 8;
 /** The authorizer as deployed (its reserved concurrency may be unset). */
 const authorizerSettings: FunctionSettings = FUNCTION_SETTINGS.authorizer;
 
-let local: LocalApiProcess | undefined;
-let work: string | undefined;
-let logFile: string;
+let local: OwnLocalApi | undefined;
 
 /** Creates `count` viewers through the users store, as global-setup does, and returns their Authorization headers. */
 async function newUsers(prefix: string, count: number): Promise<string[]> {
@@ -55,7 +46,7 @@ function residentMb(pid: number): number {
 async function authorizerLog(): Promise<{ cold_start?: boolean; message?: string }[]> {
   // Worker threads forward their stdout asynchronously: give the last lines a moment to arrive.
   await new Promise((resolve) => setTimeout(resolve, 500));
-  return (await readFile(logFile, 'utf8'))
+  return (await readFile(local?.logFile ?? '', 'utf8'))
     .split('\n')
     .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line) as { function_name?: string; cold_start?: boolean; message?: string })
@@ -63,18 +54,8 @@ async function authorizerLog(): Promise<{ cold_start?: boolean; message?: string
 }
 
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'museum-lambda-environments-'));
-  logFile = join(work, 'api.log');
   // A fresh local API: no authorizer environment exists yet. JSON logs at INFO, as deployed.
-  local = await startLocalApiProcess(
-    {
-      DYNAMODB_ENDPOINT: testEnvironment().dynamodbEndpoint,
-      MUSEUM_DATA_DIR: await withTestCredentialKeys(join(work, 'data')),
-      MUSEUM_LOG_FORMAT: 'json',
-      POWERTOOLS_LOG_LEVEL: 'INFO',
-    },
-    logFile,
-  );
+  local = await startOwnLocalApi('lambda-environments', { MUSEUM_LOG_FORMAT: 'json', POWERTOOLS_LOG_LEVEL: 'INFO' });
 }, LOCAL_API_START_TIMEOUT_MS + 30_000);
 
 afterAll(async () => {
@@ -82,7 +63,6 @@ afterAll(async () => {
     await local?.stop();
   } finally {
     closeTableClient();
-    if (work) await rm(work, { recursive: true, force: true });
   }
 });
 

@@ -6,10 +6,7 @@
 // API's own writes and the feed's cursors instead.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import { mkdtemp } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { CHANGE_ITEM, CHANGE_SOURCE, type ChangeType } from '../../functions/changes/change-event.ts';
@@ -17,7 +14,7 @@ import { UsersStore } from '../../functions/auth/users-store.ts';
 import { createDocumentClient } from '../../functions/store/dynamodb-client.ts';
 import { localClient } from '../../lib/local/dynamodb-local.ts';
 import { api, sampleEvent, type ApiResponse, type Credentials } from '../support/api-client.ts';
-import { startLocalApiProcess, withTestCredentialKeys, type LocalApiProcess } from '../support/local-api-process.ts';
+import { startOwnLocalApi, type OwnLocalApi } from '../support/local-api-process.ts';
 import { TEST_USERS, testCredentialHash, testEnvironment } from '../support/test-environment.ts';
 
 const suffix = randomBytes(4).toString('hex');
@@ -28,7 +25,7 @@ const USERS = {
   partnerA: { username: 'partner-a', password: 'partner-a-password-1' },
   partnerB: { username: 'partner-b', password: 'partner-b-password-1' },
 };
-let local: LocalApiProcess;
+let local: OwnLocalApi;
 const documents = () => createDocumentClient(localClient(testEnvironment().dynamodbEndpoint));
 
 const call = <T = unknown>(method: string, path: string, who: Credentials, json?: unknown): Promise<ApiResponse<T>> =>
@@ -107,18 +104,12 @@ async function subscribe(url: string, who: Credentials = USERS.partnerA, types?:
 }
 
 beforeAll(async () => {
-  const directory = await mkdtemp(join(tmpdir(), 'museum-webhooks-'));
-  local = await startLocalApiProcess(
-    {
-      DYNAMODB_ENDPOINT: testEnvironment().dynamodbEndpoint,
-      TABLE_NAME: TABLE,
-      IDEMPOTENCY_TABLE_NAME: `museum-webhooks-idempotency-${suffix}`,
-      MUSEUM_ADMIN_PASSWORD: USERS.editor.password,
-      MUSEUM_DATA_DIR: await withTestCredentialKeys(join(directory, 'data')),
-      MUSEUM_WEBHOOK_RETRY_SCALE: '0.001',
-    },
-    join(directory, 'local-api.log'),
-  );
+  local = await startOwnLocalApi('webhooks', {
+    TABLE_NAME: TABLE,
+    IDEMPOTENCY_TABLE_NAME: `museum-webhooks-idempotency-${suffix}`,
+    MUSEUM_ADMIN_PASSWORD: USERS.editor.password,
+    MUSEUM_WEBHOOK_RETRY_SCALE: '0.001',
+  });
   const client = localClient(testEnvironment().dynamodbEndpoint);
   const users = new UsersStore(createDocumentClient(client), TABLE);
   await users.putUser({ ...USERS.viewer, role: 'viewer', passwordHash: await testCredentialHash(USERS.viewer.password) }, 'create');

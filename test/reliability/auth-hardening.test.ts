@@ -15,12 +15,7 @@ import { hashCredential, MIN_CHOSEN_CREDENTIAL_LENGTH, type CredentialKeys } fro
 import { UsersStore, type User } from '../../functions/auth/users-store.ts';
 import { readCredentialKeysFile } from '../../lib/local/credential-keys-file.ts';
 import { api, apiRetrying, basicAuthorization, createEvent } from '../support/api-client.ts';
-import {
-  LOCAL_API_START_TIMEOUT_MS,
-  startLocalApiProcess,
-  withTestCredentialKeys,
-  type LocalApiProcess,
-} from '../support/local-api-process.ts';
+import { LOCAL_API_START_TIMEOUT_MS, startOwnLocalApi, withTestCredentialKeys, type OwnLocalApi } from '../support/local-api-process.ts';
 import { TEST_USERS, testCredentialHash, testEnvironment } from '../support/test-environment.ts';
 import { recordFigures } from './figures.ts';
 import { closeTableClient, tableClient } from './stored-items.ts';
@@ -322,25 +317,14 @@ describe('repeated Authorization headers', () => {
 
 describe('response hardening', () => {
   const allowed = 'https://tickets.example';
-  let corsApi: LocalApiProcess;
-  let workDirectory: string;
+  let corsApi: OwnLocalApi;
 
   beforeAll(async () => {
-    workDirectory = await mkdtemp(join(tmpdir(), 'museum-cors-'));
-    corsApi = await startLocalApiProcess(
-      {
-        DYNAMODB_ENDPOINT: testEnvironment().dynamodbEndpoint,
-        MUSEUM_ADMIN_PASSWORD: TEST_USERS.editor.password,
-        MUSEUM_DATA_DIR: await withTestCredentialKeys(join(workDirectory, 'data')),
-        CORS_ALLOWED_ORIGINS: allowed,
-      },
-      join(workDirectory, 'local-api.log'),
-    );
+    corsApi = await startOwnLocalApi('cors', { MUSEUM_ADMIN_PASSWORD: TEST_USERS.editor.password, CORS_ALLOWED_ORIGINS: allowed });
   }, LOCAL_API_START_TIMEOUT_MS + 30_000);
   afterAll(async () => {
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when the beforeAll that sets it failed
     await corsApi?.stop();
-    await rm(workDirectory, { recursive: true, force: true });
   });
 
   test('every answer, success, problem or gateway response, is nosniff, and no-store but for the private, no-cache GETs', async () => {

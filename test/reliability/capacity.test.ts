@@ -10,36 +10,18 @@
 // asserted; they go to the figures (and `npm run bench` measures throughput).
 // https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-request-throttling.html
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { UsersStore } from '../../functions/auth/users-store.ts';
 import { api, basicAuthorization, privateYear, sampleEvent, type ApiResponse, type SpecialEventBody } from '../support/api-client.ts';
-import {
-  LOCAL_API_START_TIMEOUT_MS,
-  startLocalApiProcess,
-  withTestCredentialKeys,
-  type LocalApiProcess,
-} from '../support/local-api-process.ts';
+import { DEPLOYED_THROTTLING, LOCAL_API_START_TIMEOUT_MS, startOwnLocalApi, type OwnLocalApi } from '../support/local-api-process.ts';
 import { TEST_USERS, testCredentialHash, testEnvironment } from '../support/test-environment.ts';
 import { recordFigures } from './figures.ts';
 import { closeTableClient, tableClient } from './stored-items.ts';
 
-let local: LocalApiProcess | undefined;
-let work: string | undefined;
+let local: OwnLocalApi | undefined;
 
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'museum-capacity-'));
-  local = await startLocalApiProcess(
-    {
-      DYNAMODB_ENDPOINT: testEnvironment().dynamodbEndpoint,
-      MUSEUM_DATA_DIR: await withTestCredentialKeys(join(work, 'data')),
-      // The deployed production limits, not the test harness's lifted ones.
-      MUSEUM_THROTTLE_RATE_LIMIT: '',
-      MUSEUM_THROTTLE_BURST_LIMIT: '',
-    },
-    join(work, 'api.log'),
-  );
+  // The deployed production limits, not the test harness's lifted ones.
+  local = await startOwnLocalApi('capacity', DEPLOYED_THROTTLING);
 }, LOCAL_API_START_TIMEOUT_MS + 30_000);
 
 afterAll(async () => {
@@ -47,7 +29,6 @@ afterAll(async () => {
     await local?.stop();
   } finally {
     closeTableClient();
-    if (work) await rm(work, { recursive: true, force: true });
   }
 });
 

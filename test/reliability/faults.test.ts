@@ -4,9 +4,7 @@
 // connections must end as 503 problem+json with Retry-After before the Lambda timeout, never as
 // a partial write; short faults must be retried away; a lost response must not write twice.
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { DYNAMODB_CLIENT_SETTINGS } from '../../functions/store/dynamodb-client.ts';
 import { EARLY_TIMEOUT_MS } from '../../functions/http/http.ts';
@@ -17,12 +15,7 @@ import { apiRetrying, basicAuthorization, type SpecialEventBody } from '../suppo
 import { listedIn } from '../support/list-windows.ts';
 import { assertMatchesContract } from '../support/contract.ts';
 import { startFaultProxy, type FaultKind, type FaultProxy, type FaultRule } from '../support/fault-proxy.ts';
-import {
-  LOCAL_API_START_TIMEOUT_MS,
-  startLocalApiProcess,
-  withTestCredentialKeys,
-  type LocalApiProcess,
-} from '../support/local-api-process.ts';
+import { LOCAL_API_START_TIMEOUT_MS, startOwnLocalApi, type OwnLocalApi } from '../support/local-api-process.ts';
 import { TEST_USERS, testEnvironment } from '../support/test-environment.ts';
 import { recordFigures } from './figures.ts';
 import { documentedProblemKind, expectServiceUnavailable } from './problem-check.ts';
@@ -36,9 +29,7 @@ const EDITOR = basicAuthorization(TEST_USERS.editor.username, TEST_USERS.editor.
 const YEAR = RESERVED_YEARS.faults;
 
 let proxy: FaultProxy;
-let faultyApi: LocalApiProcess;
-let workDirectory: string;
-let logFile: string;
+let faultyApi: OwnLocalApi;
 let nextDay = 0;
 const survived: { scenario: string; status: number; ms: number }[] = [];
 
@@ -118,20 +109,14 @@ async function expectUnchanged(event: SpecialEventBody, version: number) {
 
 beforeAll(async () => {
   proxy = await startFaultProxy(testEnvironment().dynamodbEndpoint);
-  workDirectory = await mkdtemp(join(tmpdir(), 'museum-faults-'));
-  logFile = join(workDirectory, 'local-api.log');
-  faultyApi = await startLocalApiProcess(
-    {
-      DYNAMODB_ENDPOINT: proxy.endpoint,
-      MUSEUM_ADMIN_PASSWORD: TEST_USERS.editor.password,
-      MUSEUM_DATA_DIR: await withTestCredentialKeys(join(workDirectory, 'data')),
-      // The most talkative settings, for the log-secrecy check at the end: the handlers must not
-      // log the event (it carries the Authorization header) even when asked to.
-      POWERTOOLS_LOG_LEVEL: 'DEBUG',
-      POWERTOOLS_LOGGER_LOG_EVENT: 'true',
-    },
-    logFile,
-  );
+  faultyApi = await startOwnLocalApi('faults', {
+    DYNAMODB_ENDPOINT: proxy.endpoint,
+    MUSEUM_ADMIN_PASSWORD: TEST_USERS.editor.password,
+    // The most talkative settings, for the log-secrecy check at the end: the handlers must not
+    // log the event (it carries the Authorization header) even when asked to.
+    POWERTOOLS_LOG_LEVEL: 'DEBUG',
+    POWERTOOLS_LOGGER_LOG_EVENT: 'true',
+  });
   // Authorize once while DynamoDB is healthy: the gateway caches it, so the faults below reach
   // the handlers (the authorizer under faults has its own test). On a busy machine the cold
   // authorizer can outlive its timeout (503 with Retry-After): asked again, as a client does.
@@ -150,7 +135,6 @@ afterAll(async () => {
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when the beforeAll that sets it failed
   await proxy?.close();
   closeTableClient();
-  await rm(workDirectory, { recursive: true, force: true });
 });
 
 const PERSISTENT_FAULTS: FaultKind[] = [
@@ -540,7 +524,7 @@ describe('the authorizer during a DynamoDB outage', () => {
 describe('the log of the fault-injected API (DEBUG, POWERTOOLS_LOGGER_LOG_EVENT=true)', () => {
   test('never contains the Authorization header or the password', async () => {
     await new Promise((resolve) => setTimeout(resolve, 200)); // let the child's pipe flush
-    const log = await readFile(logFile, 'utf8');
+    const log = await readFile(faultyApi.logFile, 'utf8');
     expect(log.length).toBeGreaterThan(0);
     for (const secret of [EDITOR, EDITOR.slice('Basic '.length), TEST_USERS.editor.password]) expect(log).not.toContain(secret);
   });

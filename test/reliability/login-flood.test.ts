@@ -12,17 +12,10 @@
 // logins on the flooded method succeed too. No timings are asserted; they go to the figures.
 // https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-request-throttling.html
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { UsersStore } from '../../functions/auth/users-store.ts';
 import { basicAuthorization } from '../support/api-client.ts';
-import {
-  LOCAL_API_START_TIMEOUT_MS,
-  startLocalApiProcess,
-  withTestCredentialKeys,
-  type LocalApiProcess,
-} from '../support/local-api-process.ts';
+import { LOCAL_API_START_TIMEOUT_MS, startOwnLocalApi, type OwnLocalApi } from '../support/local-api-process.ts';
 import { TEST_USERS, testCredentialHash, testEnvironment } from '../support/test-environment.ts';
 import { recordFigures } from './figures.ts';
 import { closeTableClient, tableClient } from './stored-items.ts';
@@ -40,23 +33,14 @@ const ATTEMPTS = 20;
 const FLOODED = '/special-events?startDate=9970-01-01&endDate=9970-01-01';
 const UNFLOODED = `/special-events/${randomUUID()}`;
 
-let flooded: LocalApiProcess | undefined;
-let work: string | undefined;
-let logFile: string;
+let flooded: OwnLocalApi | undefined;
 
 beforeAll(async () => {
   // Its own gateway and authorizer (on the shared DynamoDB Local), with the deployed throttling.
-  work = await mkdtemp(join(tmpdir(), 'museum-login-flood-'));
-  logFile = join(work, 'api.log');
-  flooded = await startLocalApiProcess(
-    {
-      DYNAMODB_ENDPOINT: testEnvironment().dynamodbEndpoint,
-      MUSEUM_DATA_DIR: await withTestCredentialKeys(join(work, 'data')),
-      MUSEUM_THROTTLE_RATE_LIMIT: String(THROTTLE.rateLimit),
-      MUSEUM_THROTTLE_BURST_LIMIT: String(THROTTLE.burstLimit),
-    },
-    logFile,
-  );
+  flooded = await startOwnLocalApi('login-flood', {
+    MUSEUM_THROTTLE_RATE_LIMIT: String(THROTTLE.rateLimit),
+    MUSEUM_THROTTLE_BURST_LIMIT: String(THROTTLE.burstLimit),
+  });
 }, LOCAL_API_START_TIMEOUT_MS + 30_000);
 
 afterAll(async () => {
@@ -64,7 +48,6 @@ afterAll(async () => {
     await flooded?.stop();
   } finally {
     closeTableClient();
-    if (work) await rm(work, { recursive: true, force: true });
   }
 });
 
@@ -119,9 +102,9 @@ test(`a flood of ${FLOOD_REQUESTS}+ wrong logins on one method is throttled (429
   // Clients that never honour Retry-After, sending in volleys of VOLLEY requests at once: a volley
   // is over the method's burst however slowly this machine answers (a closed loop of clients that
   // each wait for their answer slows down with the authorizer, and on a busy machine fell under the
-  // limit). The flood is bounded in requests: what the method lets through costs a scrypt
-  // verification each, which this machine's two shared cores cannot sustain for long the way the
-  // deployed authorizer's reserved environments do.
+  // limit). The flood is bounded in requests: what the method lets through is an authorizer
+  // invocation each, which this machine's two shared cores serve far more slowly than the deployed
+  // authorizer's reserved environments.
   const attackers = (async () => {
     while (flood.length < FLOOD_REQUESTS) {
       flood.push(...(await Promise.all(Array.from({ length: VOLLEY }, (_, i) => request(FLOODED, wrongCredentials(i % FLOOD_CLIENTS))))));
@@ -135,7 +118,7 @@ test(`a flood of ${FLOOD_REQUESTS}+ wrong logins on one method is throttled (429
   const validAfter = await Promise.all(after.map((user) => loginWithRetry(FLOODED, basicAuthorization(user.username, user.password))));
 
   const count = (answers: Answer[], status: number) => answers.filter((answer) => answer.status === status).length;
-  const log = await readFile(logFile, 'utf8');
+  const log = await readFile(flooded?.logFile ?? '', 'utf8');
   recordFigures('login-flood', {
     floodRequests: flood.length,
     flood401: count(flood, 401),

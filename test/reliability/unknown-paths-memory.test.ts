@@ -5,17 +5,9 @@
 // requests, and at its lowest while it settles after the run (V8 collects when allocation stops).
 // Requests are sent by a few clients at once, each waiting for its answer, so a busy machine only
 // makes the run slower.
-import { readFile, mkdtemp, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import {
-  LOCAL_API_START_TIMEOUT_MS,
-  startLocalApiProcess,
-  withTestCredentialKeys,
-  type LocalApiProcess,
-} from '../support/local-api-process.ts';
-import { testEnvironment } from '../support/test-environment.ts';
+import { DEPLOYED_THROTTLING, LOCAL_API_START_TIMEOUT_MS, startOwnLocalApi, type OwnLocalApi } from '../support/local-api-process.ts';
 import { recordFigures } from './figures.ts';
 
 const DISTINCT_PATHS = 20_000;
@@ -23,27 +15,15 @@ const WARM_UP = 4_000;
 const CLIENTS = 16;
 const BOUND_MB = 20;
 
-let local: LocalApiProcess | undefined;
-let work: string | undefined;
+let local: OwnLocalApi | undefined;
 
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'museum-unknown-paths-'));
   // With CORS origins, as deployed with CORS on: the `/{proxy+}` mocks answer unknown paths.
-  local = await startLocalApiProcess(
-    {
-      DYNAMODB_ENDPOINT: testEnvironment().dynamodbEndpoint,
-      MUSEUM_DATA_DIR: await withTestCredentialKeys(join(work, 'data')),
-      MUSEUM_THROTTLE_RATE_LIMIT: '',
-      MUSEUM_THROTTLE_BURST_LIMIT: '',
-      CORS_ALLOWED_ORIGINS: 'https://museum.example',
-    },
-    join(work, 'api.log'),
-  );
+  local = await startOwnLocalApi('unknown-paths', { ...DEPLOYED_THROTTLING, CORS_ALLOWED_ORIGINS: 'https://museum.example' });
 }, LOCAL_API_START_TIMEOUT_MS + 30_000);
 
 afterAll(async () => {
   await local?.stop();
-  if (work) await rm(work, { recursive: true, force: true });
 });
 
 async function residentMb(): Promise<number> {
@@ -77,9 +57,13 @@ async function send(count: number): Promise<Map<number, number>> {
   return statuses;
 }
 
+/**
+ * The lowest RSS over 15 s of quiet: V8 gives memory back when a process goes idle (its memory
+ * reducer), later when the machine is busy, so a short look can see garbage that is not kept.
+ */
 async function lowestWhileSettling(): Promise<number> {
   let lowest = Infinity;
-  for (let sample = 0; sample < 10; sample++) {
+  for (let sample = 0; sample < 30; sample++) {
     await new Promise((resolve) => setTimeout(resolve, 500));
     lowest = Math.min(lowest, await residentMb());
   }

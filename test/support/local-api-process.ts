@@ -4,10 +4,13 @@
 // is killed when the test process exits; its DynamoDB Local's watchdog then stops Java too.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { copyFile, mkdir } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { credentialKeysFileIn } from '../../lib/local/credential-keys-file.ts';
 import { freePort } from '../../lib/local/dynamodb-local.ts';
 import { SETTINGS } from '../../lib/local/local-settings.ts';
+import { testEnvironment } from './test-environment.ts';
 
 /**
  * This process's environment for a local run it starts, without the MUSEUM_* variables of the test
@@ -103,4 +106,44 @@ export async function startLocalApiProcess(env: Record<string, string>, logFile:
     throw error;
   }
   return { url, process: child, stop: () => stop('SIGTERM') };
+}
+
+/** Settings for a local API with the deployed production method throttling (the harness lifts it). */
+export const DEPLOYED_THROTTLING = { MUSEUM_THROTTLE_RATE_LIMIT: '', MUSEUM_THROTTLE_BURST_LIMIT: '' } as const;
+
+export interface OwnLocalApi extends LocalApiProcess {
+  /** The scratch directory: the data directory `data/` and the log `api.log`; `stop()` removes it. */
+  work: string;
+  logFile: string;
+}
+
+/**
+ * A local API process of a test's own, so that what it measures or floods is its alone: on the
+ * shared DynamoDB Local (unless `env` names another endpoint), verifying the suites' users with the
+ * tests' credential key, in a scratch directory `museum-<name>-*` that `stop()` removes.
+ */
+export async function startOwnLocalApi(name: string, env: Record<string, string> = {}): Promise<OwnLocalApi> {
+  const work = await mkdtemp(join(tmpdir(), `museum-${name}-`));
+  const logFile = join(work, 'api.log');
+  try {
+    const local = await startLocalApiProcess(
+      {
+        DYNAMODB_ENDPOINT: testEnvironment().dynamodbEndpoint,
+        MUSEUM_DATA_DIR: await withTestCredentialKeys(join(work, 'data')),
+        ...env,
+      },
+      logFile,
+    );
+    const stop = async () => {
+      try {
+        await local.stop();
+      } finally {
+        await rm(work, { recursive: true, force: true });
+      }
+    };
+    return { ...local, work, logFile, stop };
+  } catch (error) {
+    await rm(work, { recursive: true, force: true });
+    throw error;
+  }
 }
