@@ -65,10 +65,11 @@ const ROUTE_TABLE = [
     summary: 'Create special event',
     successStatus: 201,
     // TransactWriteItems of Puts (the event, its month items and, with an Idempotency-Key, its
-    // idempotency record); GetItem of the record when the key was already used; a PutItem of a
-    // marker (the fence) when the commit's outcome is unclear; the Put of its change item.
+    // idempotency record); GetItem of the record when the key was already used; an UpdateItem
+    // leaving a marker at the new id (the fence) when the commit's outcome is unclear; the Put of
+    // its change item.
     grants: {
-      events: { actions: ['dynamodb:PutItem'], partitions: 'events' },
+      events: { actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'], partitions: 'events' },
       idempotency: ['dynamodb:GetItem', 'dynamodb:PutItem'],
       changes: ['dynamodb:PutItem'],
     },

@@ -22,12 +22,16 @@ export const DATA_ACCESS: Readonly<Record<string, DataAccess>> = Object.fromEntr
  * else (not even the users directory, USERS), and the change feed reads only the change
  * partitions (which the writers may only put into).
  */
-const LEADING_KEYS = {
-  events: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [keys.event('*').pk] } },
-  users: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [keys.userPartitions] } },
-  changes: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${CHANGE_ITEM.pkPrefix}*`] } },
-  webhooks: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...WEBHOOK_KEYS.leadingKeys] } },
-} as const;
+export const LEADING_KEY_PATTERNS = {
+  events: [keys.event('*').pk],
+  users: [keys.userPartitions],
+  changes: [`${CHANGE_ITEM.pkPrefix}*`],
+  webhooks: [...WEBHOOK_KEYS.leadingKeys],
+} as const satisfies Record<string, readonly string[]>;
+
+const leadingKeys = (partitions: keyof typeof LEADING_KEY_PATTERNS) => ({
+  'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...LEADING_KEY_PATTERNS[partitions]] },
+});
 
 /** The webhook pipeline's queue and key, for the functions granted `deliveryQueue` or `secretsKey`. */
 export interface WebhookResources {
@@ -48,7 +52,7 @@ export function dataAccessStatements(
       new iam.PolicyStatement({
         actions: [...access.events.actions],
         resources: [resources.events.tableArn],
-        conditions: LEADING_KEYS[access.events.partitions],
+        conditions: leadingKeys(access.events.partitions),
       }),
     );
   }
@@ -62,7 +66,7 @@ export function dataAccessStatements(
   }
   if (access.changes) {
     statements.push(
-      new iam.PolicyStatement({ actions: [...access.changes], resources: [resources.events.tableArn], conditions: LEADING_KEYS.changes }),
+      new iam.PolicyStatement({ actions: [...access.changes], resources: [resources.events.tableArn], conditions: leadingKeys('changes') }),
     );
   }
   if (access.idempotency) {

@@ -34,6 +34,11 @@ import { randomBytes } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import type { EnvironmentData, EnvironmentMessage, InvocationMessage } from './lambda-environment-worker.ts';
 
+/** The session token of `functionName`'s environments: its execution role (see Environment). */
+export function executionRoleSessionToken(functionName: string): string {
+  return `local-execution-role/${functionName}`;
+}
+
 /**
  * How long an idle environment is kept. Lambda "maintains the execution environment for some time
  * in anticipation of another function invocation" and publishes no figure
@@ -184,6 +189,11 @@ class Environment {
         AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
         AWS_LAMBDA_LOG_GROUP_NAME: `/aws/lambda/${functionName}`,
         AWS_LAMBDA_LOG_STREAM_NAME: logStreamName,
+        // Lambda gives each function its execution role's session credentials. Locally the key id
+        // stays the data directory's (DynamoDB Local keeps one database per key id); the session
+        // token names the function's role, which DynamoDB Local ignores and a recording proxy can
+        // check against the function's grants (functions/routes.ts).
+        AWS_SESSION_TOKEN: executionRoleSessionToken(functionName),
         // On-demand, not provisioned: Powertools reports `cold_start: true` only under this value.
         AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
       },

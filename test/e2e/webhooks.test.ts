@@ -14,6 +14,8 @@ import { UsersStore } from '../../functions/auth/users-store.ts';
 import { createDocumentClient } from '../../functions/store/dynamodb-client.ts';
 import { localClient } from '../../lib/local/dynamodb-local.ts';
 import { api, sampleEvent, type ApiResponse, type Credentials } from '../support/api-client.ts';
+import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.ts';
+import { ungranted } from '../support/granted-access.ts';
 import { startOwnLocalApi, type OwnLocalApi } from '../support/local-api-process.ts';
 import { TEST_USERS, testCredentialHash, testEnvironment } from '../support/test-environment.ts';
 
@@ -26,6 +28,8 @@ const USERS = {
   partnerB: { username: 'partner-b', password: 'partner-b-password-1' },
 };
 let local: OwnLocalApi;
+/** Between the local API and DynamoDB Local, injecting nothing: it records each function's requests for the grants check. */
+let proxy: FaultProxy;
 const documents = () => createDocumentClient(localClient(testEnvironment().dynamodbEndpoint));
 
 const call = <T = unknown>(method: string, path: string, who: Credentials, json?: unknown): Promise<ApiResponse<T>> =>
@@ -104,7 +108,9 @@ async function subscribe(url: string, who: Credentials = USERS.partnerA, types?:
 }
 
 beforeAll(async () => {
+  proxy = await startFaultProxy(testEnvironment().dynamodbEndpoint);
   local = await startOwnLocalApi('webhooks', {
+    DYNAMODB_ENDPOINT: proxy.endpoint,
     TABLE_NAME: TABLE,
     IDEMPOTENCY_TABLE_NAME: `museum-webhooks-idempotency-${suffix}`,
     MUSEUM_ADMIN_PASSWORD: USERS.editor.password,
@@ -119,6 +125,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await local.stop();
+  await proxy.close();
 });
 
 test('a receiver subscribed to all types gets created, updated and deleted in order, each signature verified by standardwebhooks', async () => {
@@ -338,5 +345,15 @@ describe('(with the change feed)', () => {
     await until(() => (ours().length >= 4 ? true : undefined), 30_000);
     expect(ours().slice(2)).toEqual(first);
     target.server.close();
+  });
+});
+
+describe("the functions' IAM grants", () => {
+  test('allow every DynamoDB request the webhook routes, the consumer and the delivery function sent above', () => {
+    const recorded = proxy.accesses();
+    expect(recorded.map(({ functionName }) => functionName)).toEqual(
+      expect.arrayContaining(['webhook-change-consumer', 'webhook-delivery', 'create-webhook-subscription', 'replay-webhook-changes']),
+    );
+    expect(ungranted(recorded, { events: TABLE, idempotency: `museum-webhooks-idempotency-${suffix}` })).toEqual([]);
   });
 });

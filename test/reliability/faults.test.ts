@@ -11,10 +11,12 @@ import { EARLY_TIMEOUT_MS } from '../../functions/http/http.ts';
 import { FENCE_TIMEOUT_MS } from '../../functions/store/events-store.ts';
 import { FUNCTION_SETTINGS } from '../../functions/routes.ts';
 import { MONTH_INDEX, keys } from '../../functions/store/table-definition.ts';
+import { LOCAL_TABLE_NAMES } from '../../lib/local/dynamodb-local.ts';
 import { apiRetrying, basicAuthorization, type SpecialEventBody } from '../support/api-client.ts';
 import { listedIn } from '../support/list-windows.ts';
 import { assertMatchesContract } from '../support/contract.ts';
 import { startFaultProxy, type FaultKind, type FaultProxy, type FaultRule } from '../support/fault-proxy.ts';
+import { ungranted } from '../support/granted-access.ts';
 import { LOCAL_API_START_TIMEOUT_MS, startOwnLocalApi, type OwnLocalApi } from '../support/local-api-process.ts';
 import { TEST_USERS, testEnvironment } from '../support/test-environment.ts';
 import { recordFigures } from './figures.ts';
@@ -527,5 +529,16 @@ describe('the log of the fault-injected API (DEBUG, POWERTOOLS_LOGGER_LOG_EVENT=
     const log = await readFile(faultyApi.logFile, 'utf8');
     expect(log.length).toBeGreaterThan(0);
     for (const secret of [EDITOR, EDITOR.slice('Basic '.length), TEST_USERS.editor.password]) expect(log).not.toContain(secret);
+  });
+});
+
+describe("the functions' IAM grants", () => {
+  test('allow every DynamoDB request the functions sent through the faults above (fences and retries included)', () => {
+    const recorded = proxy.accesses();
+    // The run reached the fences and the authorizer: the check saw the requests that matter.
+    expect(recorded.map(({ functionName }) => functionName)).toEqual(
+      expect.arrayContaining(['authorizer', 'create-special-event', 'update-special-event', 'delete-special-event']),
+    );
+    expect(ungranted(recorded, { events: testEnvironment().tableName, idempotency: LOCAL_TABLE_NAMES.idempotency })).toEqual([]);
   });
 });

@@ -21,6 +21,7 @@
 // process, go through it exactly as in-process store tests do.
 import { createServer, request as httpRequest, Agent, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { callingFunction, itemAccesses, partitionShape, type RecordedAccess } from './granted-access.ts';
 
 export type FaultKind =
   /** 400 ThrottlingException (the SDK retries it with throttling backoff). */
@@ -87,6 +88,8 @@ export interface FaultProxy {
   /** Removes every rule and releases requests held by `hang`. */
   clear(): void;
   stats(): FaultProxyStats;
+  /** What each function's requests needed IAM to allow (each access once, partitions generalised). */
+  accesses(): RecordedAccess[];
   close(): Promise<void>;
 }
 
@@ -192,6 +195,7 @@ export async function startFaultProxy(target: string, initialBehaviour: DynamoDb
   const held = new Set<ServerResponse>();
   const sockets = new Set<Socket>();
   const stats: FaultProxyStats = { forwarded: 0, cancelled: 0, lagged: 0, injected: {}, operations: {} };
+  const accesses = new Map<string, RecordedAccess>();
   let behaviour = initialBehaviour;
   /** Per item (table and key), the writes within the lag: when, and the item as it was before (undefined: absent). */
   const recentWrites = new Map<string, { at: number; before: Attributes | undefined; table: string }[]>();
@@ -330,12 +334,30 @@ export async function startFaultProxy(target: string, initialBehaviour: DynamoDb
     response.end(text);
   }
 
+  /** Records what the request needs IAM to allow, when a function's environment sent it (its session token). */
+  function recordAccesses(request: IncomingMessage, operation: string, body: Buffer): void {
+    const token = request.headers['x-amz-security-token'];
+    const functionName = callingFunction(Array.isArray(token) ? token.at(-1) : token);
+    if (!functionName) return;
+    let parsed: Record<string, unknown>;
+    try {
+      parsed = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
+    } catch {
+      return;
+    }
+    for (const access of itemAccesses(operation, parsed)) {
+      const recorded = { functionName, access: { ...access, partition: partitionShape(access.partition) } };
+      accesses.set(JSON.stringify(recorded), recorded);
+    }
+  }
+
   async function handle(request: IncomingMessage, response: ServerResponse) {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
     const operation = String(request.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
     stats.operations[operation] = (stats.operations[operation] ?? 0) + 1;
+    recordAccesses(request, operation, body);
     const rule = matchingRule(operation, body.toString('utf8'));
     if (rule) stats.injected[rule.fault] = (stats.injected[rule.fault] ?? 0) + 1;
 
@@ -410,6 +432,7 @@ export async function startFaultProxy(target: string, initialBehaviour: DynamoDb
       held.clear();
     },
     stats: () => structuredClone(stats),
+    accesses: () => [...accesses.values()],
     close: async () => {
       rules = [];
       for (const socket of sockets) socket.destroy();
