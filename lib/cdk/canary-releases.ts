@@ -63,7 +63,7 @@ export class CanaryReleases extends Construct {
       `At least ${RELEASE_SERVER_ERRORS_PER_MINUTE} answers of 5xx in one minute during a release: CodeDeploy rolls the release back`,
     );
 
-    // One application and one service role for the six deployment groups, instead of one each.
+    // One application and one service role for every function's deployment group, instead of one each.
     const application = new codedeploy.LambdaApplication(this, 'Application');
     const role = new iam.Role(this, 'DeployRole', {
       assumedBy: new iam.ServicePrincipal('codedeploy.amazonaws.com'),

@@ -71,8 +71,8 @@ export class MuseumApiStack extends Stack {
       config,
       resources: webhooks,
       table: this.tables.events,
-      consumer: this.functions.background.get(WEBHOOK_FUNCTIONS.consumer.handler) as lambda.IFunction,
-      delivery: this.functions.background.get(WEBHOOK_FUNCTIONS.delivery.handler) as lambda.IFunction,
+      consumer: this.functions.liveBackground.get(WEBHOOK_FUNCTIONS.consumer.handler) as lambda.Alias,
+      delivery: this.functions.liveBackground.get(WEBHOOK_FUNCTIONS.delivery.handler) as lambda.Alias,
     });
     const topic = this.monitoring?.topic;
     if (topic) for (const alarm of pipeline.alarms) alarm.addAlarmAction(new SnsAction(topic));

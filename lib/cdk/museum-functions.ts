@@ -6,7 +6,7 @@
 // throttled (503 + Retry-After) instead of scaling the bill without bound.
 //
 // Every function is published as a version behind the alias `live`, and API Gateway (the
-// integrations and the authorizer) calls only the alias: a release is a new version, and moving
+// integrations and the authorizer) and the webhook pipeline's event source mappings call only the alias: a release is a new version, and moving
 // the alias is how it reaches traffic, gradually in production (lib/cdk/canary-releases.ts) and at
 // once in previews. Old versions are retained so that a rollback is pointing the alias back (to
 // a release recorded as good, bin/rollback.sh).
@@ -58,6 +58,8 @@ export class MuseumFunctions extends Construct {
   readonly liveAuthorizer: lambda.Alias;
   /** The webhook pipeline's functions, which event source mappings invoke (by bundle name). */
   readonly background: ReadonlyMap<string, lambda.Function>;
+  /** The `live` alias of each webhook pipeline function: what its event source mapping invokes. */
+  readonly liveBackground: ReadonlyMap<string, lambda.Alias>;
 
   constructor(scope: Construct, id: string, props: MuseumFunctionsProps) {
     super(scope, id);
@@ -129,18 +131,20 @@ export class MuseumFunctions extends Construct {
       // FUNCTION_SETTINGS' production reservation (stage-config.ts refuses more).
       settings: { ...FUNCTION_SETTINGS.authorizer, reservedConcurrency: authorizerEnvironments(config.throttle) },
     });
-    this.liveHandlers = new Map([...handlers].map(([name, fn]) => [name, liveAlias(fn)]));
-    this.liveAuthorizer = liveAlias(this.authorizer);
+    this.liveHandlers = new Map([...handlers].map(([name, fn]) => [name, liveAlias(fn, 'What API Gateway calls')]));
+    this.liveAuthorizer = liveAlias(this.authorizer, 'What API Gateway calls');
+    this.liveBackground = new Map([...this.background].map(([name, fn]) => [name, liveAlias(fn, 'What its event source mapping calls')]));
   }
 
   /** Each function with its `live` alias. */
   get allLive(): { fn: lambda.Function; alias: lambda.Alias }[] {
-    return [...this.handlers]
-      .map(([name, fn]) => ({ fn, alias: this.liveHandlers.get(name) as lambda.Alias }))
-      .concat({
-        fn: this.authorizer,
-        alias: this.liveAuthorizer,
-      });
+    const withAlias = (functions: ReadonlyMap<string, lambda.Function>, aliases: ReadonlyMap<string, lambda.Alias>) =>
+      [...functions].map(([name, fn]) => ({ fn, alias: aliases.get(name) as lambda.Alias }));
+    return [
+      ...withAlias(this.handlers, this.liveHandlers),
+      { fn: this.authorizer, alias: this.liveAuthorizer },
+      ...withAlias(this.background, this.liveBackground),
+    ];
   }
 
   get all(): lambda.Function[] {
@@ -217,9 +221,9 @@ export class MuseumFunctions extends Construct {
 
 export const LIVE_ALIAS = 'live';
 
-function liveAlias(fn: lambda.Function): lambda.Alias {
+function liveAlias(fn: lambda.Function, description: string): lambda.Alias {
   // currentVersion publishes a new version whenever the code or configuration changes.
-  return new lambda.Alias(fn, 'Live', { aliasName: LIVE_ALIAS, version: fn.currentVersion, description: 'What API Gateway calls' });
+  return new lambda.Alias(fn, 'Live', { aliasName: LIVE_ALIAS, version: fn.currentVersion, description });
 }
 
 function pascalCase(name: string): string {

@@ -17,6 +17,9 @@ import { Construct } from 'constructs';
 import { CHANGE_STREAM_FILTER, WEBHOOK_PIPELINE } from '../../functions/webhooks/pipeline-settings.ts';
 import type { StageConfig } from './stage-config.ts';
 
+/** The statistic every pipeline alarm watches. */
+const FIVE_MINUTE_MAXIMUM = { period: Duration.minutes(5), statistic: 'Maximum' };
+
 /** The queue and key: made before the functions, whose roles and environment name them. */
 export class WebhookResources extends Construct {
   readonly key: kms.Key;
@@ -56,8 +59,9 @@ export interface WebhookPipelineProps {
   config: StageConfig;
   resources: WebhookResources;
   table: ITableV2;
-  consumer: lambda.IFunction;
-  delivery: lambda.IFunction;
+  /** The functions' `live` aliases: the mappings invoke the alias, so a release reaches them as it reaches the API's. */
+  consumer: lambda.Alias;
+  delivery: lambda.Alias;
 }
 
 export class WebhookPipeline extends Construct {
@@ -95,23 +99,6 @@ export class WebhookPipeline extends Construct {
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason: 'dynamodb:ListStreams supports no resource-level permissions; the event source mapping calls it.',
     });
-    if (config.monitoring)
-      this.alarms.push(
-        new cloudwatch.Alarm(this, 'StreamIteratorAge', {
-          alarmDescription:
-            'The change stream is read more than 10 minutes behind: changes wait before delivery (runbook: docs/DEPLOY.md, "Webhooks")',
-          metric: new cloudwatch.Metric({
-            namespace: 'AWS/Lambda',
-            metricName: 'IteratorAge',
-            dimensionsMap: { FunctionName: consumer.functionName },
-            statistic: 'Maximum',
-            period: Duration.minutes(5),
-          }),
-          threshold: 10 * 60_000,
-          evaluationPeriods: 1,
-          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-        }),
-      );
     new lambda.EventSourceMapping(this, 'DeliveryQueue', {
       target: delivery,
       eventSourceArn: resources.queue.queueArn,
@@ -120,27 +107,49 @@ export class WebhookPipeline extends Construct {
     });
     resources.queue.grantConsumeMessages(delivery);
     if (!config.monitoring) return;
+    const anyMessage = cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD;
+    this.alarm(
+      'StreamIteratorAge',
+      'The change stream is read more than 10 minutes behind: changes wait before delivery (runbook: docs/DEPLOY.md, "Webhooks")',
+      consumer.lambda.metric('IteratorAge', FIVE_MINUTE_MAXIMUM),
+      10 * 60_000,
+    );
+    this.alarm(
+      'DeadLetters',
+      'A webhook delivery was given up after every retry (runbook: docs/DEPLOY.md, "Webhooks": inspect, then redrive)',
+      resources.deadLetters.metricApproximateNumberOfMessagesVisible(FIVE_MINUTE_MAXIMUM),
+      0,
+      anyMessage,
+    );
+    this.alarm(
+      'StreamFailures',
+      'The stream mapping gave up on change records: they were not queued for delivery (replay them)',
+      resources.streamFailures.metricApproximateNumberOfMessagesVisible(FIVE_MINUTE_MAXIMUM),
+      0,
+      anyMessage,
+    );
+    this.alarm(
+      'OldestUndelivered',
+      'A change has waited more than 6 hours for delivery (a receiver is down: see GET .../deliveries)',
+      resources.queue.metricApproximateAgeOfOldestMessage(FIVE_MINUTE_MAXIMUM),
+      6 * 3600,
+    );
+  }
+
+  /** One period over the threshold alarms; no data (nothing to deliver, a quiet night) is not a failure. */
+  private alarm(
+    id: string,
+    alarmDescription: string,
+    metric: cloudwatch.IMetric,
+    threshold: number,
+    comparisonOperator = cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+  ) {
     this.alarms.push(
-      new cloudwatch.Alarm(this, 'DeadLetters', {
-        alarmDescription: 'A webhook delivery was given up after every retry (runbook: docs/DEPLOY.md, "Webhooks": inspect, then redrive)',
-        metric: resources.deadLetters.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
-        threshold: 0,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 1,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      }),
-      new cloudwatch.Alarm(this, 'StreamFailures', {
-        alarmDescription: 'The stream mapping gave up on change records: they were not queued for delivery (replay them)',
-        metric: resources.streamFailures.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
-        threshold: 0,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 1,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      }),
-      new cloudwatch.Alarm(this, 'OldestUndelivered', {
-        alarmDescription: 'A change has waited more than 6 hours for delivery (a receiver is down: see GET .../deliveries)',
-        metric: resources.queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(5), statistic: 'Maximum' }),
-        threshold: 6 * 3600,
+      new cloudwatch.Alarm(this, id, {
+        alarmDescription,
+        metric,
+        threshold,
+        comparisonOperator,
         evaluationPeriods: 1,
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       }),

@@ -30,7 +30,7 @@ import { WAF_CREDENTIAL_RATE_LIMIT_PER_5_MINUTES, WAF_RATE_LIMIT_PER_5_MINUTES }
 import { redocCdnUrl } from '../../lib/openapi/docs-page.ts';
 import { buildOpenApiDocument } from '../../lib/openapi/openapi-document.ts';
 import { DATA_ACCESS } from '../../lib/cdk/function-permissions.ts';
-import { FUNCTIONS_DIRECTORY } from '../../lib/cdk/museum-functions.ts';
+import { FUNCTIONS_DIRECTORY, LIVE_ALIAS } from '../../lib/cdk/museum-functions.ts';
 import { addMuseumStacks } from '../../lib/cdk/museum-app.ts';
 import { MUSEUM_NAG_RULES } from '../../lib/cdk/museum-nag-rules.ts';
 import { PREVIEW_BOUNDARY_NAME } from '../../lib/cdk/preview-containment.ts';
@@ -1039,11 +1039,22 @@ describe('canary releases', () => {
 
   test('production shifts each alias with CodeDeploy, 10% for 5 minutes, watching release alarms, and rolls back by itself', () => {
     const groups = Object.values(resourcesOfType(prod.apiTemplate, 'AWS::CodeDeploy::DeploymentGroup'));
-    // One per function behind a `live` alias: every route handler and the authorizer. The webhook
-    // pipeline's functions are invoked by event source mappings, not through an alias.
+    // One per function behind a `live` alias: every route handler, the authorizer and the webhook
+    // pipeline's functions, whose event source mappings invoke the alias.
     const handlerCount = new Set(routes.map((route) => route.handler)).size;
-    expect(groups).toHaveLength(handlerCount + 1);
-    expect(aliasIds(prod)).toHaveLength(handlerCount + 1);
+    const webhookCount = Object.keys(WEBHOOK_FUNCTIONS).length;
+    expect(groups).toHaveLength(handlerCount + 1 + webhookCount);
+    expect(aliasIds(prod)).toHaveLength(handlerCount + 1 + webhookCount);
+    const mappingTargets = Object.values(resourcesOfType(prod.apiTemplate, 'AWS::Lambda::EventSourceMapping')).map((mapping) =>
+      JSON.stringify(mapping.Properties?.FunctionName),
+    );
+    expect(mappingTargets).toHaveLength(webhookCount);
+    // `<function name>:live`, the name taken from the alias's ARN.
+    for (const target of mappingTargets)
+      expect([target, aliasIds(prod).some((id) => target.includes(`{"Ref":"${id}"}`)) && target.includes(`:${LIVE_ALIAS}`)]).toEqual([
+        target,
+        true,
+      ]);
     const releaseAlarms = prod.api.releases!.releaseAlarms.map((alarm) => logicalId(prod.api, alarm));
     for (const group of groups) {
       expect(group.Properties).toMatchObject({
@@ -1071,7 +1082,7 @@ describe('canary releases', () => {
     const alarms = resourcesOfType(prod.apiTemplate, 'AWS::CloudWatch::Alarm');
     for (const id of releaseAlarms) expect(alarms[id]?.Properties).toMatchObject({ Period: 60, EvaluationPeriods: 1 });
     const versionAlarms = releaseAlarms.filter((id) => JSON.stringify(alarms[id]?.Properties).includes('ExecutedVersion'));
-    expect(versionAlarms).toHaveLength(handlerCount);
+    expect(versionAlarms).toHaveLength(handlerCount + webhookCount);
   });
 
   test('previews deploy all at once: no CodeDeploy', () => {

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseDocument } from 'yaml';
-import { routes } from '../../functions/routes.ts';
+import { routes, WEBHOOK_FUNCTIONS } from '../../functions/routes.ts';
 import { releaseHistoryPath } from '../../lib/cdk/canary-releases.ts';
 import type { FakeAwsState } from './fake-aws-cli.ts';
 import { synthesize } from './synthesize.ts';
@@ -247,8 +247,8 @@ test(
       .filter((resource) => resource.Type === 'AWS::Lambda::Alias' && resource.Properties?.Name === 'live')
       .map((alias) => (alias.Properties?.FunctionVersion as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0])
       .sort();
-    // Every route's function and the authorizer are published behind `live`.
-    expect(served).toHaveLength(new Set(routes.map((route) => route.handler)).size + 1);
+    // Every route's function, the authorizer and the webhook functions are published behind `live`.
+    expect(served).toHaveLength(new Set(routes.map((route) => route.handler)).size + 1 + Object.keys(WEBHOOK_FUNCTIONS).length);
     expect(listed).toEqual(served);
   },
   SCENARIO_TIMEOUT_MS,
