@@ -1,5 +1,5 @@
 // `npm run users -- <command>`: manage API users.
-//   add <name> --role editor|viewer    passwd <name>    remove <name>    list    migrate
+//   add <name> --role viewer|partner|editor    passwd <name>    remove <name>    list    migrate
 // Credentials are generated (192 random bits) and printed as the ONE line of standard output, so
 // scripts can capture them: `password=$(npm run -s users -- add kiosk-3 --role viewer < /dev/null)`.
 // A password piped on standard input is taken as the chosen one (at least 20 characters); never
@@ -25,7 +25,8 @@ import { readCredentialKeysFile } from '../lib/local/credential-keys-file.ts';
 import { openStore, storeSettingsProblem, type Store } from './local-store.ts';
 
 const USAGE = `Usage: npm run -s users -- <command> [options]
-  add <name> --role editor|viewer   create a user; prints its generated password (one line)
+  add <name> --role ${ROLES.join('|')}
+                                    create a user; prints its generated password (one line)
   passwd <name>                     issue a new password; prints it (one line)
   remove <name>                     delete a user
   list                              list users: name, role, credential key id (or "scrypt: migrate")

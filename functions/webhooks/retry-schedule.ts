@@ -14,7 +14,7 @@ export const RETRY_SPAN_SECONDS = RETRY_DELAYS_SECONDS.reduce((sum, delay) => su
 
 /**
  * The delay after attempt `attempt` (1-based, SQS's ApproximateReceiveCount) failed. `scale` is the
- * local run's compression of time (WEBHOOK_RETRY_SCALE, docs/DEVELOPMENT.md); the deployed stack
+ * local run's compression of time (MUSEUM_WEBHOOK_RETRY_SCALE, docs/WEBHOOKS.md); the deployed stack
  * never sets it. The first retry is never later than 5 s.
  */
 export function retryDelaySeconds(attempt: number, scale = 1): number {

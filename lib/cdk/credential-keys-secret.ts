@@ -35,7 +35,7 @@ export class CredentialKeysSecret extends Construct {
     Validations.of(this.secret).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
-        'A new credential key invalidates every stored credential hash until its user is re-issued a credential: rotation is an operator procedure (docs/DEPLOY.md, "Rotating the credential key"), not a Lambda on a schedule.',
+        'Each stored hash names its key, and removing a key invalidates every credential still hashed under it until its user is re-issued one: rotation is an operator procedure (docs/DEPLOY.md, "Rotating the credential key"), not a Lambda on a schedule.',
     });
   }
 }

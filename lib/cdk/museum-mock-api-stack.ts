@@ -1,4 +1,4 @@
-// `MuseumMockApi-<stage>`: the same five routes at a separate base address without `/v1.1`
+// `MuseumMockApi-<stage>`: the same routes at a separate base address without `/v1.1`
 // (https://<api-id>.execute-api.<region>.amazonaws.com/mock), answered by API Gateway MOCK
 // integrations with the document's success examples (lib/openapi/operations.ts) and real status
 // codes. No Lambda, no table: it costs nothing at rest, and client developers can integrate before

@@ -39,7 +39,7 @@ export interface LocalWebhookPipelineOptions {
   lambda: LocalLambda;
   /** Where the KMS key, the queues and the stream checkpoint persist; in memory without one. */
   dataDirectory?: string;
-  /** MUSEUM_WEBHOOK_RETRY_SCALE: compresses the retry schedule (docs/DEVELOPMENT.md). */
+  /** MUSEUM_WEBHOOK_RETRY_SCALE: compresses the retry schedule (docs/WEBHOOKS.md). */
   retryScale?: string;
   log: (line: string) => void;
 }

@@ -64,7 +64,7 @@ describe('a viewer', () => {
 });
 
 describe('an editor', () => {
-  test('may call all five operations', async () => {
+  test('may call all five special-event operations', async () => {
     const statuses = [];
     for (const route of routes()) {
       statuses.push((await api(route.method, route.path, 'json' in route ? { json: route.json } : {})).status);

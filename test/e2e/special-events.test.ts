@@ -1,4 +1,4 @@
-// The five operations over real HTTP against the local API (npm start), as a client sees them.
+// The five special-event operations over real HTTP against the local API (npm start), as a client sees them.
 import { api, createEvent, sampleEvent, type SpecialEventBody } from '../support/api-client.ts';
 import { addDays } from '../../functions/events/calendar-dates.ts';
 
