@@ -1,4 +1,4 @@
-// Generators (fast-check arbitraries) of bad HTTP requests for all five routes: malformed JSON,
+// Generators (fast-check arbitraries) of bad HTTP requests for the five special-event routes: malformed JSON,
 // wrong types, huge and odd Unicode strings, bad numbers and dates, bad ids, odd query strings,
 // wrong methods and content types, oversized bodies, broken Authorization and other headers.
 // Some requests turn out valid (e.g. `APPLICATION/JSON`): that is fine, the fuzz only demands
@@ -563,8 +563,8 @@ const oversizedBody = (context: FuzzContext) =>
     ),
   );
 
-/** Authorization values that are refused without any password check (they are not Basic credentials). */
-function cheapBrokenAuthorization(context: FuzzContext): fc.Arbitrary<string> {
+/** Authorization values that are refused without any credential check (they are not Basic credentials). */
+function malformedAuthorization(context: FuzzContext): fc.Arbitrary<string> {
   const editor = context.editorAuthorization.slice('Basic '.length);
   return fc.oneof(
     fc.constantFrom(
@@ -597,8 +597,8 @@ function cheapBrokenAuthorization(context: FuzzContext): fc.Arbitrary<string> {
   );
 }
 
-/** Well-formed Basic credentials that are wrong: each one costs the authorizer a full scrypt. */
-const costlyWrongAuthorization = fc.oneof(
+/** Well-formed Basic credentials that are wrong: each one is a check of the authorizer (one read, one keyed hash). */
+const wrongCredentials = fc.oneof(
   fc.nat().map((n) => `Basic ${b64(`admin:wrong-password-${n}`)}`),
   fc.nat().map((n) => `Basic ${b64(`nobody-${n}:some-password`)}`),
 );
@@ -614,8 +614,8 @@ const brokenAuthorization = (context: FuzzContext) =>
         ['DELETE', `/special-events/${context.targetId}`],
       ),
       fc.oneof(
-        { weight: 6, arbitrary: cheapBrokenAuthorization(context).map((value) => [value]) },
-        { weight: 1, arbitrary: costlyWrongAuthorization.map((value) => [value]) },
+        { weight: 6, arbitrary: malformedAuthorization(context).map((value) => [value]) },
+        { weight: 1, arbitrary: wrongCredentials.map((value) => [value]) },
         // Repeated headers: the last one counts, for the cache as for the authorizer.
         {
           weight: 2,

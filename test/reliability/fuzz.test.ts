@@ -1,4 +1,4 @@
-// A fixed-seed slice of the HTTP fuzz: a few hundred generated bad requests over all five routes
+// A fixed-seed slice of the HTTP fuzz: a few hundred generated bad requests over the five special-event routes
 // (`npm run fuzz` runs this suite with thousands, see fuzz-settings.ts). No 5xx but the 503 the
 // document lists for an operation (a busy machine may answer it, and it is counted), every error a
 // documented problem+json that also matches the contract, and the API still serving afterwards.
@@ -10,8 +10,7 @@ import { apiStillServes, formatReport, runFuzz } from './fuzz-runner.ts';
 import { fuzzCount, fuzzSeed, longFuzzRun } from './fuzz-settings.ts';
 
 const requests = fuzzCount('MUSEUM_FUZZ_RUNS', 400);
-// Each wrong credential costs the authorizer one scrypt verification: 4 in the slice, 40 in 7,000.
-const SLICE = { seed: fuzzSeed(20_261_122), requests, concurrency: 4, maxPasswordChecks: Math.max(4, Math.ceil(requests / 175)) };
+const SLICE = { seed: fuzzSeed(20_261_122), requests, concurrency: 4 };
 /** 150 ms a request, as the slice's 60 s. */
 const TIMEOUT_MS = Math.max(60_000, requests * 150);
 
@@ -30,7 +29,6 @@ describe('the fuzz slice', () => {
       // Documented 503s are allowed, but a run turned away half the time would have tested little.
       expect(report.temporaryFailures).toBeLessThan(SLICE.requests / 2);
       for (const category of FUZZ_CATEGORIES) expect(report.byCategory[category]).toBeGreaterThan(5);
-      expect(report.passwordChecks).toBeLessThanOrEqual(SLICE.maxPasswordChecks);
       expect(await apiStillServes(url)).toBe(true);
       // And a normal create still works.
       const created = await api<SpecialEventBody>('POST', '/special-events', {
