@@ -7,7 +7,8 @@ import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, type D
 import { monthsBetween } from '../../functions/events/calendar-dates.ts';
 import { createDocumentClient } from '../../functions/store/dynamodb-client.ts';
 import type { SpecialEvent } from '../../functions/events/event-schema.ts';
-import { BASE_ATTRIBUTES, planMonths, versionCondition } from '../../functions/store/event-items.ts';
+import { changeItem } from '../../functions/changes/change-feed.ts';
+import { BASE_ATTRIBUTES, planMonths, toStoredEvent, versionCondition } from '../../functions/store/event-items.ts';
 import { MONTH_END_INDEX, MONTH_INDEX, keys } from '../../functions/store/table-definition.ts';
 
 let client: DynamoDBDocumentClient | undefined;
@@ -87,8 +88,9 @@ export async function listPage(table: string, startDate: string, endDate: string
 
 /**
  * The one transaction every write of the store sends: the base item (Put, or Delete) under the
- * store's own condition (versionCondition), the idempotency record if any, and the month items
- * the store's planMonths puts and deletes.
+ * store's own condition (versionCondition), the idempotency record if any, the change item (the
+ * feed's outbox, as changeItem builds it) and the month items the store's planMonths puts and
+ * deletes.
  */
 async function transact(
   table: string,
@@ -105,6 +107,15 @@ async function transact(
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
   };
   const plan = planMonths(eventId, current as unknown as SpecialEvent | undefined, next);
+  const version = (readVersion ?? 0) + 1;
+  const change = changeItem({
+    id: writeId,
+    eventId,
+    previous: current && toStoredEvent(current).event,
+    next: next && toStoredEvent(next as unknown as Record<string, unknown>).event,
+    version,
+    time: new Date(),
+  });
   await documentClient().send(
     new TransactWriteCommand({
       ClientRequestToken: writeId,
@@ -116,7 +127,7 @@ async function transact(
                 Item: {
                   ...keys.event(eventId),
                   ...next,
-                  version: (readVersion ?? 0) + 1,
+                  version,
                   lastWriteId: writeId,
                   createdAt: now,
                   updatedAt: now,
@@ -126,6 +137,7 @@ async function transact(
             }
           : { Delete: { TableName: table, Key: keys.event(eventId), ...condition } },
         ...(record ? [{ Put: record as { TableName: string; Item: Record<string, unknown> } }] : []),
+        { Put: { TableName: table, Item: change } },
         ...plan.puts.map((item) => ({ Put: { TableName: table, Item: item } })),
         ...plan.deletes.map((key) => ({ Delete: { TableName: table, Key: key } })),
       ],
