@@ -112,7 +112,7 @@ async function transact(
     id: writeId,
     eventId,
     previous: current && toStoredEvent(current).event,
-    next: next && toStoredEvent(next as unknown as Record<string, unknown>).event,
+    next: next && toStoredEvent(next).event,
     version,
     time: new Date(),
   });
