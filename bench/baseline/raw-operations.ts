@@ -23,9 +23,11 @@ export async function getEvent(table: string, eventId: string): Promise<Record<s
 /**
  * List: for a window starting after a month's 1st, the sparse byMonthEnd index of that month
  * from startDate (events still running on it), then byMonth queries over the window's months from
- * startDate until `limit` ids, then one BatchGetItem of them.
+ * startDate until `limit` + 1 ids (one past the page, which tells the store whether a next page
+ * exists), then one BatchGetItem of them.
  */
 export async function listPage(table: string, startDate: string, endDate: string, limit: number): Promise<number> {
+  const wanted = limit + 1;
   const ids = new Set<string>();
   if (!startDate.endsWith('-01')) {
     let exclusiveStartKey: Record<string, unknown> | undefined;
@@ -44,14 +46,14 @@ export async function listPage(table: string, startDate: string, endDate: string
       );
       for (const item of page.Items ?? []) {
         const entry = keys.monthIndexEntry(item);
-        if (ids.size < limit && entry.firstDate < startDate && entry.dates.some((date) => date >= startDate && date <= endDate))
+        if (ids.size < wanted && entry.firstDate < startDate && entry.dates.some((date) => date >= startDate && date <= endDate))
           ids.add(entry.eventId);
       }
       exclusiveStartKey = page.LastEvaluatedKey;
     } while (exclusiveStartKey);
   }
   for (const month of monthsBetween(startDate, endDate)) {
-    if (ids.size >= limit) break;
+    if (ids.size >= wanted) break;
     let exclusiveStartKey: Record<string, unknown> | undefined;
     do {
       const page = await documentClient().send(
@@ -61,14 +63,14 @@ export async function listPage(table: string, startDate: string, endDate: string
           KeyConditionExpression: 'gsi1pk = :month AND gsi1sk BETWEEN :from AND :to',
           ExpressionAttributeValues: { ':month': keys.monthIndexPartition(month), ':from': startDate, ':to': `${endDate}\u0001` },
           ProjectionExpression: 'pk, sk, gsi1sk, dates',
-          Limit: Math.max(32, 2 * (limit - ids.size)),
+          Limit: Math.max(32, 2 * (wanted - ids.size)),
           ExclusiveStartKey: exclusiveStartKey,
           ReturnConsumedCapacity: 'TOTAL',
         }),
       );
-      for (const item of page.Items ?? []) if (ids.size < limit) ids.add(keys.eventIdFromPk(String(item.pk)));
+      for (const item of page.Items ?? []) if (ids.size < wanted) ids.add(keys.eventIdFromPk(String(item.pk)));
       exclusiveStartKey = page.LastEvaluatedKey;
-    } while (exclusiveStartKey && ids.size < limit);
+    } while (exclusiveStartKey && ids.size < wanted);
   }
   const response = await documentClient().send(
     new BatchGetCommand({
