@@ -102,7 +102,9 @@ function answerProblem(fuzz: FuzzRequest, answer: RawAnswer): string | undefined
     if (answer.status >= 400) documentedProblemKind(answer, { bodyless: fuzz.method === 'HEAD' });
     // The contract check covers documented operations and API Gateway's own answers to the rest;
     // a HEAD answer has no body to check. A fragment never reaches the server's routing.
-    if (fuzz.method !== 'HEAD') assertMatchesContract(fuzz.method, fuzz.path.split('#')[0] ?? '', answer);
+    // API Gateway routes by the method X-HTTP-Method-Override names (lib/local/local-api-gateway.ts).
+    const routed = fuzz.headers.findLast(([name]) => name.toLowerCase() === 'x-http-method-override')?.[1].trim() || fuzz.method;
+    if (fuzz.method !== 'HEAD') assertMatchesContract(routed, fuzz.path.split('#')[0] ?? '', answer);
   } catch (error) {
     return (error as Error).message;
   }
