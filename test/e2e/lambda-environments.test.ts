@@ -7,16 +7,13 @@
 // https://docs.aws.amazon.com/lambda/latest/dg/lambda-concurrency.html ("For each concurrent
 // request, Lambda provisions a separate instance of your execution environment").
 // https://docs.aws.amazon.com/lambda/latest/dg/lambda-runtime-environment.html ("Init phase")
-import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
-import { UsersStore } from '../../functions/auth/users-store.ts';
 import { FUNCTION_SETTINGS } from '../../functions/routes.ts';
 import type { FunctionSettings } from '../../lib/local/lambda-runtime.ts';
 import { apiRetrying, basicAuthorization } from '../support/api-client.ts';
 import { LOCAL_API_START_TIMEOUT_MS, startOwnLocalApi, type OwnLocalApi } from '../support/local-api-process.ts';
-import { testCredentialHash, testEnvironment } from '../support/test-environment.ts';
-import { closeTableClient, tableClient } from '../reliability/stored-items.ts';
+import { addViewers, closeTableClient } from '../reliability/stored-items.ts';
 
 const LOGINS = 8;
 /** The authorizer as deployed (its reserved concurrency may be unset). */
@@ -24,16 +21,9 @@ const authorizerSettings: FunctionSettings = FUNCTION_SETTINGS.authorizer;
 
 let local: OwnLocalApi | undefined;
 
-/** Creates `count` viewers through the users store, as global-setup does, and returns their Authorization headers. */
+/** Adds `count` viewers never seen before and returns their Authorization headers. */
 async function newUsers(prefix: string, count: number): Promise<string[]> {
-  const store = new UsersStore(tableClient(), testEnvironment().tableName);
-  return Promise.all(
-    Array.from({ length: count }, async () => {
-      const user = { username: `${prefix}-${randomUUID().slice(0, 8)}`, password: `valid-${randomUUID()}` };
-      await store.putUser({ ...user, role: 'viewer', passwordHash: await testCredentialHash(user.password) }, 'create');
-      return basicAuthorization(user.username, user.password);
-    }),
-  );
+  return (await addViewers(prefix, count)).map((user) => basicAuthorization(user.username, user.password));
 }
 
 /** The local API's resident memory in MB (Linux /proc). */

@@ -10,12 +10,11 @@
 // asserted; they go to the figures (and `npm run bench` measures throughput).
 // https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-request-throttling.html
 import { randomUUID } from 'node:crypto';
-import { UsersStore } from '../../functions/auth/users-store.ts';
 import { api, basicAuthorization, privateYear, sampleEvent, type ApiResponse, type SpecialEventBody } from '../support/api-client.ts';
 import { DEPLOYED_THROTTLING, LOCAL_API_START_TIMEOUT_MS, startOwnLocalApi, type OwnLocalApi } from '../support/local-api-process.ts';
-import { TEST_USERS, testCredentialHash, testEnvironment } from '../support/test-environment.ts';
+import { TEST_USERS } from '../support/test-environment.ts';
 import { recordFigures } from './figures.ts';
-import { closeTableClient, tableClient } from './stored-items.ts';
+import { addViewers, closeTableClient } from './stored-items.ts';
 
 let local: OwnLocalApi | undefined;
 
@@ -105,14 +104,7 @@ test("during 1,000 requests with wrong credentials at 100/s, a known client's 10
 }, 600_000);
 
 test('100 overlapping first requests of 100 users never seen before all answer 200', async () => {
-  const store = new UsersStore(tableClient(), testEnvironment().tableName);
-  const users = await Promise.all(
-    Array.from({ length: 100 }, async () => {
-      const user = { username: `capacity-${randomUUID().slice(0, 12)}`, password: `generated-${randomUUID()}` };
-      await store.putUser({ ...user, role: 'viewer', passwordHash: await testCredentialHash(user.password) }, 'create');
-      return user;
-    }),
-  );
+  const users = await addViewers('capacity', 100);
   const year = privateYear();
   const list = `/special-events?startDate=${year}-01-01&endDate=${year}-01-01`;
   const started = performance.now();

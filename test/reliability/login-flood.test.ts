@@ -13,12 +13,11 @@
 // https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-request-throttling.html
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { UsersStore } from '../../functions/auth/users-store.ts';
 import { basicAuthorization } from '../support/api-client.ts';
 import { LOCAL_API_START_TIMEOUT_MS, startOwnLocalApi, type OwnLocalApi } from '../support/local-api-process.ts';
-import { TEST_USERS, testCredentialHash, testEnvironment } from '../support/test-environment.ts';
+import { TEST_USERS } from '../support/test-environment.ts';
 import { recordFigures } from './figures.ts';
-import { closeTableClient, tableClient } from './stored-items.ts';
+import { addViewers, closeTableClient } from './stored-items.ts';
 
 const FLOOD_CLIENTS = 20;
 const FLOOD_REQUESTS = 300;
@@ -86,15 +85,7 @@ function wrongCredentials(client: number): string {
 const loggedIn = (answers: Answer[]) => [200, 404].includes(answers.at(-1)?.status ?? 0);
 
 test(`a flood of ${FLOOD_REQUESTS}+ wrong logins on one method is throttled (429) before the authorizer; valid logins get in with the documented retry`, async () => {
-  const store = new UsersStore(tableClient(), testEnvironment().tableName);
-  const fresh = () =>
-    Promise.all(
-      Array.from({ length: VALID_LOGINS }, async () => {
-        const user = { username: `flood-${randomUUID().slice(0, 8)}`, password: `valid-${randomUUID()}` };
-        await store.putUser({ ...user, role: 'viewer', passwordHash: await testCredentialHash(user.password) }, 'create');
-        return user;
-      }),
-    );
+  const fresh = () => addViewers('flood', VALID_LOGINS);
   const during = await fresh();
   const after = await fresh();
 

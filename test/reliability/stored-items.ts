@@ -1,13 +1,15 @@
 // Looks at the events table directly (not through the API) to check what a write really left
 // behind: one base item plus exactly one index item per month of its dates (with that month's
 // dates and the current name), or nothing at all.
+import { randomUUID } from 'node:crypto';
 import { QueryCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { UsersStore } from '../../functions/auth/users-store.ts';
 import { createDocumentClient } from '../../functions/store/dynamodb-client.ts';
 import { datesByMonth } from '../../functions/store/event-items.ts';
 import { keys } from '../../functions/store/table-definition.ts';
 import { localClient } from '../../lib/local/dynamodb-local.ts';
 import type { SpecialEventBody } from '../support/api-client.ts';
-import { testEnvironment } from '../support/test-environment.ts';
+import { testCredentialHash, testEnvironment } from '../support/test-environment.ts';
 
 let client: DynamoDBDocumentClient | undefined;
 
@@ -19,6 +21,18 @@ export function tableClient(): DynamoDBDocumentClient {
 export function closeTableClient(): void {
   client?.destroy();
   client = undefined;
+}
+
+/** Adds `count` viewers never seen before (`<prefix>-<random>`), hashed under the tests' credential key, as global-setup adds its users. */
+export async function addViewers(prefix: string, count: number): Promise<{ username: string; password: string }[]> {
+  const store = new UsersStore(tableClient(), testEnvironment().tableName);
+  return Promise.all(
+    Array.from({ length: count }, async () => {
+      const user = { username: `${prefix}-${randomUUID().slice(0, 12)}`, password: `generated-${randomUUID()}` };
+      await store.putUser({ ...user, role: 'viewer', passwordHash: await testCredentialHash(user.password) }, 'create');
+      return user;
+    }),
+  );
 }
 
 export interface StoredItems {
