@@ -80,6 +80,19 @@ describe('the Lambda bundles (esbuild metafile)', () => {
     expect(sizes.filter(({ bytes }) => !(bytes <= BUNDLE_GUARD_BYTES))).toEqual([]);
   });
 
+  test('Powertools Metrics stays out of the bundles that publish no metrics (its construction is marked pure)', () => {
+    const metricsBytes = (name: string) =>
+      inBundle(name)
+        .filter(([path]) => path.includes('@aws-lambda-powertools/metrics/'))
+        .reduce((sum, [, input]) => sum + input.bytesInOutput, 0);
+    expect(['authorizer', 'webhook-change-consumer', 'webhook-delivery'].map((name) => [name, metricsBytes(name)])).toEqual([
+      ['authorizer', 0],
+      ['webhook-change-consumer', 0],
+      ['webhook-delivery', 0],
+    ]);
+    expect(metricsBytes('get-special-event')).toBeGreaterThan(0);
+  });
+
   test("the credential stand-in answers with the role's credentials that Lambda puts in the environment", async () => {
     // Lambda sets AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN from the execution
     // role (https://docs.aws.amazon.com/lambda/latest/dg/configuration-envvars.html#configuration-envvars-runtime);
