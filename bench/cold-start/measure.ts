@@ -1,5 +1,6 @@
 // Cold starts: each bundle loaded by a fresh Node process that completes one invocation against
-// DynamoDB Local, round-robin over the bundles so that background load touches them all alike.
+// DynamoDB Local, round-robin over the bundles so that background load touches them all alike,
+// each function right between the two baselines it is compared with.
 import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -173,40 +174,51 @@ export async function measureColdStarts(
     options.logDirectory,
   );
 
-  const samples = new Map<string, RunResult[]>(targets.map((target) => [target.name, []]));
+  /** Each measured round's runs, unit by unit: the runs a ratio divides are always from one unit. */
+  const unitRuns: Map<string, RunResult>[] = [];
+  const units = pairedUnits(targets);
 
   for (let round = 0; round < rounds; round++) {
     process.stderr.write(`  cold starts: round ${round + 1}/${rounds}${round < options.warmUpRounds ? ' (warm-up)' : ''}\n`);
-    // Rotate the order each round so no bundle always runs first (or right after the heaviest).
-    const order = targets.map((_, i) => targets[(i + round) % targets.length] as ColdTarget);
-    for (const target of order) {
-      const result = await runChild<RunResult>([build.coldStartRunner], {
-        env: {
-          ...functionEnvironment(endpoint, tables, target.name),
-          BENCH_COLD_START: JSON.stringify({ bundle: target.bundle, functionName: target.name, kind: target.kind, event: target.event() }),
-        },
-        logFile: join(options.logDirectory, 'cold-starts.log'),
-      });
-      const succeeded = target.kind === 'authorizer' ? result.outcome === 'allowed' : [200, 201, 204].includes(Number(result.outcome));
-      if (!succeeded)
-        throw new Error(`The first invocation of ${target.name} did not succeed (${result.outcome}): see ${options.logDirectory}`);
-      if (round >= options.warmUpRounds) samples.get(target.name)?.push(result);
+    // Rotate the order each round so no bundle always runs first (or right after the heaviest), and
+    // reverse each unit's order every other round.
+    for (const unit of units.map((_, i) => units[(i + round) % units.length] as ColdTarget[])) {
+      const runs = new Map<string, RunResult>();
+      for (const target of round % 2 === 0 ? unit : [...unit].reverse()) {
+        const result = await runChild<RunResult>([build.coldStartRunner], {
+          env: {
+            ...functionEnvironment(endpoint, tables, target.name),
+            BENCH_COLD_START: JSON.stringify({ bundle: target.bundle, functionName: target.name, kind: target.kind, event: target.event() }),
+          },
+          logFile: join(options.logDirectory, 'cold-starts.log'),
+        });
+        const succeeded = target.kind === 'authorizer' ? result.outcome === 'allowed' : [200, 201, 204].includes(Number(result.outcome));
+        if (!succeeded)
+          throw new Error(`The first invocation of ${target.name} did not succeed (${result.outcome}): see ${options.logDirectory}`);
+        runs.set(target.name, result);
+      }
+      if (round >= options.warmUpRounds) unitRuns.push(runs);
     }
   }
 
+  const runsOf = (name: string) => unitRuns.flatMap((runs) => runs.get(name) ?? []);
+  /** `name`'s init over `other`'s, for every unit that ran both. */
+  const pairedRatios = (name: string, other: string) =>
+    unitRuns.flatMap((runs) => {
+      const [run, otherRun] = [runs.get(name), runs.get(other)];
+      return run && otherRun ? [run.initMs / otherRun.initMs] : [];
+    });
   return targets.map((target) => {
-    const runs = samples.get(target.name) ?? [];
+    const runs = runsOf(target.name);
     const of = (pick: (run: RunResult) => number) => round(median(runs.map(pick)), 1);
-    const floorRuns = samples.get(target.kind === 'authorizer' ? AUTHORIZER_FLOOR_NAME : FLOOR_NAME) ?? [];
-    const pairedRatios = (others: RunResult[]) => runs.map((run, index) => run.initMs / (others[index]?.initMs ?? Number.NaN));
-    const toFloor = pairedRatios(floorRuns);
-    const sameRequests = samples.get(sameRequestsName(target.name));
+    const toFloor = pairedRatios(target.name, floorOf(target));
+    const sameRequests = targets.some((other) => other.name === sameRequestsName(target.name));
     return {
       ratioToFloor: round(median(toFloor), 3),
       ratioStandardError: round(medianStandardError(toFloor), 3),
       // The authorizer's floor (a GetItem of the user and one MAC from a bare bundle) is its own requests raw.
-      ...(target.role === 'function' && (sameRequests ?? target.kind === 'authorizer')
-        ? { ratioToSameRequests: round(median(sameRequests ? pairedRatios(sameRequests) : toFloor), 3) }
+      ...(target.role === 'function' && (sameRequests || target.kind === 'authorizer')
+        ? { ratioToSameRequests: round(median(sameRequests ? pairedRatios(target.name, sameRequestsName(target.name)) : toFloor), 3) }
         : {}),
       ...(target.dynamoDbCalls === undefined ? {} : { dynamoDbCalls: target.dynamoDbCalls }),
       name: target.name,
@@ -221,6 +233,24 @@ export async function measureColdStarts(
       samplesMs: runs.map((run) => round(run.initMs, 1)),
     };
   });
+}
+
+const floorOf = (target: ColdTarget) => (target.kind === 'authorizer' ? AUTHORIZER_FLOOR_NAME : FLOOR_NAME);
+
+/**
+ * The targets grouped as they run: each function between its floor and its own requests sent raw
+ * (the authorizer's floor is both), so that every ratio divides runs made side by side, which saw
+ * the same moment of the machine, as bench/cold-start/paired.ts pairs its comparisons. Run
+ * seconds apart, a ratio also carries whatever the machine did in between. A floor runs in
+ * several units of a round.
+ */
+function pairedUnits(targets: ColdTarget[]): ColdTarget[][] {
+  const byName = new Map(targets.map((target) => [target.name, target]));
+  const units = targets
+    .filter((target) => target.role === 'function')
+    .map((target) => [byName.get(floorOf(target)), target, byName.get(sameRequestsName(target.name))].filter((member) => member !== undefined));
+  const placed = new Set(units.flat());
+  return [...units, ...targets.filter((target) => !placed.has(target)).map((target) => [target])];
 }
 
 /** Sends every raw target's requests `rounds` times from one process (see warm-up-dynamodb.ts). */
