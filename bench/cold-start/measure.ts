@@ -188,7 +188,12 @@ export async function measureColdStarts(
         const result = await runChild<RunResult>([build.coldStartRunner], {
           env: {
             ...functionEnvironment(endpoint, tables, target.name),
-            BENCH_COLD_START: JSON.stringify({ bundle: target.bundle, functionName: target.name, kind: target.kind, event: target.event() }),
+            BENCH_COLD_START: JSON.stringify({
+              bundle: target.bundle,
+              functionName: target.name,
+              kind: target.kind,
+              event: target.event(),
+            }),
           },
           logFile: join(options.logDirectory, 'cold-starts.log'),
         });
@@ -248,7 +253,9 @@ function pairedUnits(targets: ColdTarget[]): ColdTarget[][] {
   const byName = new Map(targets.map((target) => [target.name, target]));
   const units = targets
     .filter((target) => target.role === 'function')
-    .map((target) => [byName.get(floorOf(target)), target, byName.get(sameRequestsName(target.name))].filter((member) => member !== undefined));
+    .map((target) =>
+      [byName.get(floorOf(target)), target, byName.get(sameRequestsName(target.name))].filter((member) => member !== undefined),
+    );
   const placed = new Set(units.flat());
   return [...units, ...targets.filter((target) => !placed.has(target)).map((target) => [target])];
 }
