@@ -8,8 +8,8 @@
 // Every function is published as a version behind the alias `live`, and API Gateway (the
 // integrations and the authorizer) and the webhook pipeline's event source mappings call only the
 // alias: a release is a new version, and moving the alias is how it reaches traffic, gradually in
-// production (lib/cdk/canary-releases.ts) and at once in previews. Old versions are retained so that a rollback is pointing the alias back (to
-// a release recorded as good, bin/rollback.sh).
+// production (lib/cdk/canary-releases.ts) and at once in previews. Old versions are retained so
+// that a rollback is pointing the alias back (to a release recorded as good, bin/rollback.sh).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
