@@ -54,7 +54,7 @@ import {
   withoutAuthorization,
   type HeaderLines,
 } from './proxy-event.ts';
-import { parseTarget } from './request-target.ts';
+import { matchedResourcePath, parseTarget } from './request-target.ts';
 import { readDecodedBody } from './request-body.ts';
 import { sendAnswer as sendCompressed } from './response-compression.ts';
 
@@ -195,13 +195,12 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
     // API Gateway routes by the method X-HTTP-Method-Override names, not the request line's
     // (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-known-issues.html);
     // the handlers refuse such requests (functions/http/method-override.ts).
-    const method = methodOverride(request) ?? request.method ?? 'GET';
+    const method = methodOverride(request.rawHeaders) ?? request.method ?? 'GET';
     const vtl = templateRequest(request, method);
     if (url.pathname !== BASE_PATH && !url.pathname.startsWith(`${BASE_PATH}/`)) throw new GatewayError('MISSING_AUTHENTICATION_TOKEN');
     const path = url.pathname.slice(BASE_PATH.length);
-    // API Gateway matches `/v1.1/special-events/` to the resource `/v1.1/special-events`: one
-    // trailing slash does not name another resource; the event's path keeps it.
-    const resourcePath = path.endsWith('/') ? path.slice(0, -1) : path;
+    // The event's path keeps a trailing slash; the resource is matched without it.
+    const resourcePath = matchedResourcePath(path);
     // Stage method throttling comes before everything else, the authorizer included (gateway-throttling.ts).
     if (!throttling.admit(method, resourcePath)) throw new GatewayError('THROTTLED');
 

@@ -129,11 +129,14 @@ export function requestContext(request: IncomingMessage, route: Route, method: s
   };
 }
 
-/** The method API Gateway routes a request as: the last X-HTTP-Method-Override, when present (known-issues page). */
-export function methodOverride(request: IncomingMessage): string | undefined {
+/**
+ * The method API Gateway routes a request as: the last X-HTTP-Method-Override, when present
+ * (known-issues page). `rawHeaders`: names and values alternating, as Node's `rawHeaders`.
+ */
+export function methodOverride(rawHeaders: readonly string[]): string | undefined {
   let value: string | undefined;
-  for (let i = 0; i < request.rawHeaders.length; i += 2) {
-    if ((request.rawHeaders[i] as string).toLowerCase() === 'x-http-method-override') value = (request.rawHeaders[i + 1] as string).trim();
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if ((rawHeaders[i] as string).toLowerCase() === 'x-http-method-override') value = (rawHeaders[i + 1] as string).trim();
   }
   return value || undefined;
 }

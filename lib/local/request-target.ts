@@ -27,3 +27,11 @@ export function parseTarget(target: string): URL | 'dot-segment' | 'not-a-path' 
   }
   return 'not-a-path';
 }
+
+/**
+ * The path API Gateway matches to a resource: `/v1.1/special-events/` is the resource
+ * `/v1.1/special-events`, since one trailing slash does not name another resource.
+ */
+export function matchedResourcePath(path: string): string {
+  return path.endsWith('/') ? path.slice(0, -1) : path;
+}

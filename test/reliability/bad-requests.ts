@@ -7,6 +7,7 @@
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { LIMITS } from '../../functions/events/limits.ts';
+import { matchedResourcePath } from '../../lib/local/request-target.ts';
 import { dayOfYear, RESERVED_YEARS } from './reserved-years.ts';
 
 export const FUZZ_CATEGORIES = [
@@ -504,9 +505,9 @@ const wrongMethodOrPath = (context: FuzzContext) =>
         [`/special-events/${context.targetId}`]: ['GET', 'PATCH'],
         '': ['GET'],
       };
-      // API Gateway matches a path with one trailing slash to the same resource (local-api-gateway.ts):
-      // `DELETE /special-events/<target>/` would delete the target the other requests aim at.
-      const resource = path.endsWith('/') ? path.slice(0, -1) : path;
+      // Compared as API Gateway matches them: `DELETE /special-events/<target>/` would delete the
+      // target the other requests aim at.
+      const resource = matchedResourcePath(path);
       return !(documented[resource] ?? []).includes(method) && !(method === 'DELETE' && resource === `/special-events/${context.targetId}`);
     })
     .map(([method, path]): FuzzRequest => ({ category: 'wrong-method-or-path', method, path, headers: [] }));

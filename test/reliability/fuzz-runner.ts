@@ -6,6 +6,7 @@
 import { Agent, request } from 'node:http';
 import fc from 'fast-check';
 import { parseBasicCredentials } from '../../functions/auth/basic-auth.ts';
+import { methodOverride } from '../../lib/local/proxy-event.ts';
 import { basicAuthorization } from '../support/api-client.ts';
 import { assertMatchesContract } from '../support/contract.ts';
 import { TEST_USERS } from '../support/test-environment.ts';
@@ -102,8 +103,8 @@ function answerProblem(fuzz: FuzzRequest, answer: RawAnswer): string | undefined
     if (answer.status >= 400) documentedProblemKind(answer, { bodyless: fuzz.method === 'HEAD' });
     // The contract check covers documented operations and API Gateway's own answers to the rest;
     // a HEAD answer has no body to check. A fragment never reaches the server's routing.
-    // API Gateway routes by the method X-HTTP-Method-Override names (lib/local/local-api-gateway.ts).
-    const routed = fuzz.headers.findLast(([name]) => name.toLowerCase() === 'x-http-method-override')?.[1].trim() || fuzz.method;
+    // Checked as the method API Gateway routes it as (X-HTTP-Method-Override).
+    const routed = methodOverride(fuzz.headers.flat()) ?? fuzz.method;
     if (fuzz.method !== 'HEAD') assertMatchesContract(routed, fuzz.path.split('#')[0] ?? '', answer);
   } catch (error) {
     return (error as Error).message;
