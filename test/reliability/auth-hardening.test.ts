@@ -169,7 +169,8 @@ describe('the users CLI', () => {
       const timer = setTimeout(() => child.kill('SIGKILL'), 45_000);
       child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
       child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      child.on('exit', (code) => {
+      // 'close', not 'exit': at 'exit' the child's output may still be unread.
+      child.on('close', (code) => {
         clearTimeout(timer);
         resolve({ code, output });
       });

@@ -125,7 +125,9 @@ describe('whole-year PATCHes of one event', () => {
   });
 
   // A 503 says DynamoDB throttled or cancelled the write and nothing was written (it may do so at
-  // any time): each request follows it as a client does; what it answers then is asserted.
+  // any time); a 504 that the outcome is unknown (a commit on a busy machine can outlive its time
+  // limit). Each request follows them as a client does, with its Idempotency-Key (apiRetrying);
+  // what it answers then is asserted.
   const retried503 = <T>(method: 'PATCH' | 'DELETE', path: string, json?: unknown) =>
     apiRetrying<T>(method, path, json === undefined ? {} : { json }, { statuses: [503] });
 

@@ -112,14 +112,17 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const RETRIED_STATUSES = new Set([409, 429, 503]);
 const RETRY_ATTEMPTS = 10;
 
+/** Methods that write, and so may answer 504 when a commit's outcome is unknown (docs/API.md, Write outcomes). */
+const WRITE_METHODS = new Set(['POST', 'PATCH', 'DELETE']);
+
 /**
  * A request as a client sends it (docs/API.md): a 409, 429 or 503 with Retry-After is sent again
  * unchanged (the same Idempotency-Key, the same If-Match) after a random wait of up to Retry-After
- * seconds; a write that carries an Idempotency-Key is also sent again after a 504 (its outcome
- * unknown: the key makes the retry apply it at most once, or replay its first answer), after up
- * to 1 s. At most RETRY_ATTEMPTS times in all; `retry` narrows the statuses retried with
- * Retry-After or changes the attempts. Returns the first other answer, or the last one: the
- * caller asserts on it.
+ * seconds. A write carries an Idempotency-Key (a fresh one unless the caller gave its own) and is
+ * also sent again after a 504, after up to 1 s: on a busy machine a commit can outlive its time
+ * limit, and only the key makes the retry apply it at most once or replay its first answer. At
+ * most RETRY_ATTEMPTS times in all; `retry` narrows the statuses retried with Retry-After or
+ * changes the attempts. Returns the first other answer, or the last one: the caller asserts on it.
  */
 export async function apiRetrying<T = unknown>(
   method: string,
@@ -128,11 +131,13 @@ export async function apiRetrying<T = unknown>(
   retry: { attempts?: number; statuses?: number[] } = {},
 ): Promise<ApiResponse<T>> {
   const statuses = new Set(retry.statuses ?? RETRIED_STATUSES);
+  const write = WRITE_METHODS.has(method.toUpperCase());
   const hasKey = Object.keys(options.headers ?? {}).some((name) => name.toLowerCase() === 'idempotency-key');
+  const sent = write && !hasKey ? { ...options, headers: withIdempotencyKey(options.headers) } : options;
   for (let attempt = 1; ; attempt++) {
-    const response = await api<T>(method, path, options);
+    const response = await api<T>(method, path, sent);
     const retryAfter = response.headers.get('retry-after');
-    const retried = (statuses.has(response.status) && retryAfter !== null) || (response.status === 504 && hasKey);
+    const retried = (statuses.has(response.status) && retryAfter !== null) || (response.status === 504 && write);
     if (!retried || attempt >= (retry.attempts ?? RETRY_ATTEMPTS)) return response;
     await sleep(Math.random() * 1000 * Number(retryAfter ?? 1));
   }
