@@ -321,15 +321,18 @@ try {
   // One local Lambda for the run: the gateway's functions and the webhook pipeline's share the
   // account's concurrency, as they do in one AWS account.
   const lambda = new LocalLambda({ functions: deployedFunctions(BUNDLES_DIRECTORY) });
-  const webhooks = await step('webhooks', () =>
-    startLocalWebhookPipeline({
-      dynamodbEndpoint: dynamodb.endpoint,
-      tableName: localTableNames.events,
-      lambda,
-      ...(usesDataDirectory() ? { dataDirectory: DATA_DIRECTORY } : {}),
-      ...(process.env.MUSEUM_WEBHOOK_RETRY_SCALE ? { retryScale: process.env.MUSEUM_WEBHOOK_RETRY_SCALE } : {}),
-      log: say,
-    }),
+  const webhooks = await step(
+    'webhooks',
+    () =>
+      startLocalWebhookPipeline({
+        dynamodbEndpoint: dynamodb.endpoint,
+        tableName: localTableNames.events,
+        lambda,
+        ...(usesDataDirectory() ? { dataDirectory: DATA_DIRECTORY } : {}),
+        ...(process.env.MUSEUM_WEBHOOK_RETRY_SCALE ? { retryScale: process.env.MUSEUM_WEBHOOK_RETRY_SCALE } : {}),
+        log: say,
+      }),
+    (pipeline) => `queues at ${pipeline.environment.AWS_ENDPOINT_URL_SQS} (SQS)`,
   );
   cleanups.push(() => webhooks.close());
   Object.assign(process.env, webhooks.environment);

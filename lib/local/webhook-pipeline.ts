@@ -4,9 +4,11 @@
 // - the stream mapping reads DynamoDB Local's stream of the events table (ListStreams,
 //   DescribeStream, GetShardIterator from TRIM_HORIZON or the stored sequence number, GetRecords),
 //   keeps the records CHANGE_STREAM_FILTER matches, invokes the consumer with batches of them and,
-//   on a reported failure (ReportBatchItemFailures), retries from the failed record; a function
-//   error halves the batch (BisectBatchOnFunctionError); after maximumRetryAttempts the record's
-//   metadata goes to the on-failure queue and the mapping moves past it.
+//   on a reported failure (ReportBatchItemFailures), retries from the lowest failed record; a
+//   function error halves the batch (BisectBatchOnFunctionError, not counted as a retry); after
+//   maximumRetryAttempts the failed records are discarded, their metadata goes to the on-failure
+//   queue and the mapping moves past them.
+// https://docs.aws.amazon.com/lambda/latest/dg/services-dynamodb-errors.html
 // - the queue mapping receives batches from the delivery queue, invokes the delivery function,
 //   and deletes the messages it did not report failed (partial batch responses).
 // https://docs.aws.amazon.com/lambda/latest/dg/with-ddb.html
@@ -14,6 +16,7 @@
 // https://docs.aws.amazon.com/lambda/latest/dg/invocation-eventfiltering.html
 // https://docs.aws.amazon.com/lambda/latest/dg/with-sqs.html
 // https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-errorhandling.html
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -27,6 +30,7 @@ import {
 import type { DynamoDBBatchResponse, SQSBatchResponse } from 'aws-lambda';
 import { WEBHOOK_FUNCTIONS } from '../../functions/routes.ts';
 import { CHANGE_STREAM_FILTER, WEBHOOK_PIPELINE, WEBHOOK_QUEUE_NAMES } from '../../functions/webhooks/pipeline-settings.ts';
+import { retryScale } from '../../functions/webhooks/retry-schedule.ts';
 import { LOCAL_REGION, localCredentials } from './dynamodb-local.ts';
 import { LOCAL_KMS_KEY_ID, startKmsStandIn } from './kms-stand-in.ts';
 import type { LocalLambda } from './lambda-runtime.ts';
@@ -75,6 +79,29 @@ export function matchesFilter(pattern: Pattern, value: unknown): boolean {
   });
 }
 
+/**
+ * Where a consumer's answer says to resume (ReportBatchItemFailures), as an index into `batch`:
+ * undefined for a complete success (no answer, or an empty or null list), the lowest reported
+ * record otherwise. An item failure without a string identifier, or with an empty one, fails the
+ * whole batch (services-ddb-batchfailurereporting.html, "Success and failure conditions"); so does
+ * one that names no record of the batch (not documented; the cautious reading).
+ */
+export function firstFailedRecord(batch: readonly StreamRecord[], answer: unknown): number | undefined {
+  const failures = (answer as Partial<DynamoDBBatchResponse> | null | undefined)?.batchItemFailures;
+  if (!Array.isArray(failures) || failures.length === 0) return undefined;
+  let lowest = batch.length;
+  for (const failure of failures as unknown[]) {
+    const identifier = (failure as { itemIdentifier?: unknown } | null)?.itemIdentifier;
+    const index =
+      typeof identifier === 'string' && identifier !== ''
+        ? batch.findIndex((record) => record.dynamodb?.SequenceNumber === identifier)
+        : -1;
+    if (index < 0) return 0;
+    lowest = Math.min(lowest, index);
+  }
+  return lowest;
+}
+
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((done) => {
     const finish = () => {
@@ -112,6 +139,7 @@ export async function startLocalWebhookPipeline(options: LocalWebhookPipelineOpt
     WEBHOOK_ALLOW_LOOPBACK: '1',
     ...(options.retryScale ? { WEBHOOK_RETRY_SCALE: options.retryScale } : {}),
   };
+  const scale = retryScale(options.retryScale);
   const stopping = new AbortController();
   /** A function, not the flag itself: the checks narrow a property read to `false` after the first. */
   const stopped = () => stopping.signal.aborted;
@@ -172,7 +200,7 @@ export async function startLocalWebhookPipeline(options: LocalWebhookPipelineOpt
             }
             const last = records.at(-1)?.dynamodb?.SequenceNumber;
             const wanted = records.filter((record) => matchesFilter(CHANGE_STREAM_FILTER, record));
-            const done = await deliverToConsumer(wanted, streamArn, shardKey);
+            const done = await deliverToConsumer(wanted, streamArn, shardKey, shard.ShardId ?? '');
             if (!done) break; // stopping
             if (last) saveCheckpoint(shardKey, last);
           }
@@ -187,8 +215,10 @@ export async function startLocalWebhookPipeline(options: LocalWebhookPipelineOpt
   }
 
   /** Invokes the consumer until every record is handled or given up on; false if the run stops first. */
-  async function deliverToConsumer(records: StreamRecord[], streamArn: string, shardKey: string): Promise<boolean> {
+  async function deliverToConsumer(records: StreamRecord[], streamArn: string, shardKey: string, shardId: string): Promise<boolean> {
     const { stream } = WEBHOOK_PIPELINE;
+    /** The setting, widened from its literal type: the mapping follows whatever it says. */
+    const bisects = stream.bisectBatchOnFunctionError as boolean;
     let pending = records;
     let limit = pending.length;
     let retries = 0;
@@ -196,18 +226,14 @@ export async function startLocalWebhookPipeline(options: LocalWebhookPipelineOpt
       if (stopped()) return false;
       const batch = pending.slice(0, limit);
       let failedAt: number | undefined;
+      let functionError = false;
       try {
-        const answer = await consumer.invoke<DynamoDBBatchResponse | undefined>({
-          Records: batch.map((record) => lambdaRecord(record, streamArn)),
-        });
-        const failed = answer?.batchItemFailures[0]?.itemIdentifier;
-        const index = failed === undefined ? -1 : batch.findIndex((record) => record.dynamodb?.SequenceNumber === failed);
-        failedAt = index >= 0 ? index : undefined;
+        const answer = await consumer.invoke<unknown>({ Records: batch.map((record) => lambdaRecord(record, streamArn)) });
+        failedAt = firstFailedRecord(batch, answer);
       } catch (error) {
         options.log(`webhooks: the consumer failed (${(error as Error).message})`);
         failedAt = 0;
-        // BisectBatchOnFunctionError (stream.bisectBatchOnFunctionError): the next try takes half the batch.
-        limit = Math.max(1, Math.floor(batch.length / 2));
+        functionError = true;
       }
       if (failedAt === undefined) {
         const handled = batch.at(-1)?.dynamodb?.SequenceNumber;
@@ -217,23 +243,78 @@ export async function startLocalWebhookPipeline(options: LocalWebhookPipelineOpt
         retries = 0;
         continue;
       }
+      if (failedAt > 0) {
+        const handled = batch[failedAt - 1]?.dynamodb?.SequenceNumber;
+        if (handled) saveCheckpoint(shardKey, handled);
+      }
       pending = pending.slice(failedAt);
+      const failed = batch.slice(failedAt);
+      // BisectBatchOnFunctionError: a function error halves the batch, and "splitting batches
+      // doesn't count towards the retry quota" (services-dynamodb-errors.html); a batch of one
+      // cannot split, so its failures count. A reported failure retries from the record it names.
+      if (functionError && bisects && failed.length > 1) {
+        limit = Math.ceil(failed.length / 2);
+        continue;
+      }
+      limit = failed.length;
       if (retries >= stream.maximumRetryAttempts) {
-        const [given] = pending;
-        sqs.send(WEBHOOK_QUEUE_NAMES.streamFailures, {
-          body: JSON.stringify({
-            requestContext: { condition: 'RetryAttemptsExhausted', approximateInvokeCount: retries + 1 },
-            DDBStreamBatchInfo: { shardId: shardKey, streamArn, startSequenceNumber: given?.dynamodb?.SequenceNumber, batchSize: 1 },
-          }),
-        });
-        pending = pending.slice(1);
+        giveUp(failed, { streamArn, shardId, invocations: retries + 1, functionError });
+        pending = pending.slice(failed.length);
+        limit = pending.length;
         retries = 0;
         continue;
       }
       retries++;
-      await sleep(Math.min(1000 * 2 ** (retries - 1), 30_000), stopping.signal);
+      // Lambda retries with a backoff it does not document: 1 s doubling to 30 s here, compressed
+      // like the delivery retries by MUSEUM_WEBHOOK_RETRY_SCALE.
+      await sleep(Math.min(1000 * 2 ** (retries - 1), 30_000) * scale, stopping.signal);
     }
     return true;
+  }
+
+  /**
+   * Discards the records of a batch that failed every retry, and sends its metadata (not the
+   * records) to the on-failure destination as the documented invocation record
+   * (services-dynamodb-errors.html, "Example invocation record"); the mapping goes on past it.
+   */
+  function giveUp(
+    failed: StreamRecord[],
+    context: { streamArn: string; shardId: string; invocations: number; functionError: boolean },
+  ): void {
+    const first = failed[0]?.dynamodb;
+    const last = failed.at(-1)?.dynamodb;
+    const arrival = (record: typeof first) =>
+      record?.ApproximateCreationDateTime?.toISOString().replace(/\.\d{3}Z$/, 'Z') ?? new Date().toISOString();
+    const record = {
+      requestContext: {
+        requestId: randomUUID(),
+        functionArn: `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT}:function:${WEBHOOK_FUNCTIONS.consumer.handler}`,
+        condition: 'RetryAttemptsExhausted',
+        approximateInvokeCount: context.invocations,
+      },
+      responseContext: {
+        statusCode: 200,
+        executedVersion: '$LATEST',
+        ...(context.functionError ? { functionError: 'Unhandled' } : {}),
+      },
+      version: '1.0',
+      timestamp: new Date().toISOString(),
+      DDBStreamBatchInfo: {
+        shardId: context.shardId,
+        startSequenceNumber: first?.SequenceNumber,
+        endSequenceNumber: last?.SequenceNumber,
+        approximateArrivalOfFirstRecord: arrival(first),
+        approximateArrivalOfLastRecord: arrival(last),
+        batchSize: failed.length,
+        streamArn: context.streamArn,
+      },
+    };
+    sqs.send(WEBHOOK_QUEUE_NAMES.streamFailures, { body: JSON.stringify(record) });
+    options.log(
+      `webhooks: gave up on ${failed.length} change record(s) of the stream (sequence numbers ${first?.SequenceNumber} to ` +
+        `${last?.SequenceNumber}) after ${context.invocations} invocations; their metadata is in the ` +
+        `${WEBHOOK_QUEUE_NAMES.streamFailures} queue (docs/WEBHOOKS.md, "When the stream mapping gives up")`,
+    );
   }
 
   /** Pollers waiting for a message: woken when one is sent or made visible, or the run stops. */

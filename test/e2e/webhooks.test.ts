@@ -7,12 +7,17 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readFile } from 'node:fs/promises';
+import { DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
+import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { CHANGE_ITEM, CHANGE_SOURCE, type ChangeType } from '../../functions/changes/change-event.ts';
 import { UsersStore } from '../../functions/auth/users-store.ts';
 import { createDocumentClient } from '../../functions/store/dynamodb-client.ts';
-import { localClient } from '../../lib/local/dynamodb-local.ts';
+import { WEBHOOK_PIPELINE, WEBHOOK_QUEUE_NAMES } from '../../functions/webhooks/pipeline-settings.ts';
+import { LOCAL_REGION, localClient, localCredentials } from '../../lib/local/dynamodb-local.ts';
+import { LOCAL_ACCOUNT } from '../../lib/local/sqs-stand-in.ts';
 import { api, sampleEvent, type ApiResponse, type Credentials } from '../support/api-client.ts';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.ts';
 import { ungranted } from '../support/granted-access.ts';
@@ -251,6 +256,72 @@ test("a receiver down for an hour (compressed) loses nothing and sees each event
     const firstDeliveries = ids.map((id) => order.lastIndexOf(id));
     expect([...firstDeliveries].sort((a, b) => a - b)).toEqual(firstDeliveries);
   }
+  target.server.close();
+}, 120_000);
+
+test('a change record the consumer cannot read is given up after its retries: its metadata, as Lambda documents it, names it in the stream, and later changes are delivered', async () => {
+  const target = await receiver();
+  await subscribe(target.url);
+  // A change item whose CloudEvent is not JSON (a hand-made or corrupted item): the consumer reports it failed every time.
+  const poisonKey = { pk: `${CHANGE_ITEM.pkPrefix}test`, sk: `${Date.now()}#chg_${randomUUID()}` };
+  await documents().send(
+    new PutCommand({
+      TableName: TABLE,
+      Item: {
+        ...poisonKey,
+        [CHANGE_ITEM.cloudEventAttribute]: 'not a CloudEvent',
+        [CHANGE_ITEM.typeAttribute]: 'museum.special-event.updated',
+        [CHANGE_ITEM.eventIdAttribute]: randomUUID(),
+      },
+    }),
+  );
+  // Read as an operator reads the on-failure queue (the local run prints its queues' endpoint).
+  const endpoint = /queues at (http:\/\/\S+) \(SQS\)/.exec(await readFile(local.logFile, 'utf8'))?.[1];
+  expect(endpoint).toBeDefined();
+  const sqs = new SQSClient({ endpoint, region: LOCAL_REGION, credentials: localCredentials(testEnvironment().dynamodbEndpoint) });
+  const queueUrl = `${endpoint}/${LOCAL_ACCOUNT}/${WEBHOOK_QUEUE_NAMES.streamFailures}`;
+  let body: string | undefined;
+  for (const deadline = Date.now() + 60_000; !body && Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 200)))
+    body = (await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 1 }))).Messages?.[0]?.Body;
+  sqs.destroy();
+  expect(body).toBeDefined();
+  const record = JSON.parse(body ?? '{}') as {
+    requestContext: { condition: string; approximateInvokeCount: number; functionArn: string };
+    version: string;
+    DDBStreamBatchInfo: { shardId: string; startSequenceNumber: string; endSequenceNumber: string; batchSize: number; streamArn: string };
+  };
+  expect(record.version).toBe('1.0');
+  expect(record.requestContext).toMatchObject({
+    condition: 'RetryAttemptsExhausted',
+    approximateInvokeCount: WEBHOOK_PIPELINE.stream.maximumRetryAttempts + 1,
+  });
+  expect(record.requestContext.functionArn).toMatch(/:function:webhook-change-consumer$/);
+  const batch = record.DDBStreamBatchInfo;
+  expect(batch).toMatchObject({ batchSize: 1, endSequenceNumber: batch.startSequenceNumber });
+  // What the metadata is for: finding the record in the stream (services-dynamodb-errors.html).
+  const streams = new DynamoDBStreamsClient({
+    endpoint: testEnvironment().dynamodbEndpoint,
+    region: LOCAL_REGION,
+    credentials: localCredentials(testEnvironment().dynamodbEndpoint),
+  });
+  const iterator = await streams.send(
+    new GetShardIteratorCommand({
+      StreamArn: batch.streamArn,
+      ShardId: batch.shardId,
+      ShardIteratorType: 'AT_SEQUENCE_NUMBER',
+      SequenceNumber: batch.startSequenceNumber,
+    }),
+  );
+  const found = await streams.send(new GetRecordsCommand({ ShardIterator: iterator.ShardIterator, Limit: 1 }));
+  streams.destroy();
+  expect(found.Records?.[0]?.dynamodb?.Keys).toEqual({ pk: { S: poisonKey.pk }, sk: { S: poisonKey.sk } });
+  expect(await readFile(local.logFile, 'utf8')).toContain(
+    `gave up on 1 change record(s) of the stream (sequence numbers ${batch.startSequenceNumber}`,
+  );
+  // The mapping went on past it.
+  const later = await putChange(randomUUID(), 'museum.special-event.created', 1);
+  await until(() => (target.received.some((request) => request.headers['webhook-id'] === later.id) ? true : undefined));
+  expect(target.received.map((request) => request.headers['webhook-id'])).toEqual([later.id]);
   target.server.close();
 }, 120_000);
 
