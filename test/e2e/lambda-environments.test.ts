@@ -32,15 +32,26 @@ function residentMb(pid: number): number {
   return match ? Number(match[1]) / 1024 : 0;
 }
 
-/** The authorizer's JSON log lines so far. */
-async function authorizerLog(): Promise<{ cold_start?: boolean; message?: string }[]> {
-  // Worker threads forward their stdout asynchronously: give the last lines a moment to arrive.
-  await new Promise((resolve) => setTimeout(resolve, 500));
-  return (await readFile(local?.logFile ?? '', 'utf8'))
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as { function_name?: string; cold_start?: boolean; message?: string })
-    .filter((entry) => entry.function_name === 'authorizer');
+interface AuthorizerLine {
+  cold_start?: boolean;
+  message?: string;
+}
+
+/**
+ * The authorizer's JSON log lines, once at least `authenticated` of them say "Authenticated":
+ * worker threads forward their output asynchronously, so the last lines may arrive after the answers.
+ */
+async function authorizerLog(authenticated: number): Promise<AuthorizerLine[]> {
+  const read = async () =>
+    (await readFile(local?.logFile ?? '', 'utf8'))
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { function_name?: string } & AuthorizerLine)
+      .filter((entry) => entry.function_name === 'authorizer');
+  for (const deadline = Date.now() + 60_000; ; await new Promise((resolve) => setTimeout(resolve, 200))) {
+    const lines = await read();
+    if (lines.filter((entry) => entry.message === 'Authenticated').length >= authenticated || Date.now() > deadline) return lines;
+  }
 }
 
 beforeAll(async () => {
@@ -67,7 +78,7 @@ test(`${LOGINS} overlapping first logins of new users run in several authorizer 
   const statuses = await Promise.all(users.map((authorization) => login(authorization)));
   expect(statuses).toEqual(Array(LOGINS).fill(200));
 
-  const authorizerLines = await authorizerLog();
+  const authorizerLines = await authorizerLog(LOGINS);
   const coldStarts = authorizerLines.filter((entry) => entry.cold_start === true).length;
   expect(authorizerLines.filter((entry) => entry.message === 'Authenticated')).toHaveLength(LOGINS);
   // Several environments, each cold once; never more than the reserved concurrency allows.
@@ -113,7 +124,7 @@ test(`${BURST} overlapping first requests of ${BURST} new users all get in (a bu
   }
   // Bounded: far fewer environments than requests (each costs about 20 MB), so far less memory
   // than a hundred of them.
-  const coldStarts = (await authorizerLog()).filter((entry) => entry.cold_start === true).length;
+  const coldStarts = (await authorizerLog(LOGINS + BURST)).filter((entry) => entry.cold_start === true).length;
   console.log(
     `burst of ${BURST}: ${coldStarts} authorizer cold starts in all; resident ${Math.round(before)} -> peak ${Math.round(peak)} MB`,
   );

@@ -7,7 +7,6 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { DYNAMODB_CLIENT_SETTINGS } from '../../functions/store/dynamodb-client.ts';
-import { EARLY_TIMEOUT_MS } from '../../functions/http/http.ts';
 import { FENCE_TIMEOUT_MS } from '../../functions/store/events-store.ts';
 import { FUNCTION_SETTINGS } from '../../functions/routes.ts';
 import { MONTH_INDEX, keys } from '../../functions/store/table-definition.ts';
@@ -24,7 +23,6 @@ import { documentedProblemKind, expectServiceUnavailable } from './problem-check
 import { dayOfYear, RESERVED_YEARS } from './reserved-years.ts';
 import { baseItemsNamed, closeTableClient, storageProblems, tableClient } from './stored-items.ts';
 
-const LAMBDA_TIMEOUT_MS = FUNCTION_SETTINGS.handler.timeoutSeconds * 1000;
 /** Three attempts of at most 2 s each plus the SDK's backoff, with room for a busy machine. */
 const SDK_GIVE_UP_MS = DYNAMODB_CLIENT_SETTINGS.maxAttempts * DYNAMODB_CLIENT_SETTINGS.requestTimeoutMs + 2_500;
 const EDITOR = basicAuthorization(TEST_USERS.editor.username, TEST_USERS.editor.password);
@@ -65,7 +63,8 @@ async function call<T = unknown>(
     ms,
   };
   assertMatchesContract(method, path, answer);
-  expect(ms).toBeLessThan(LAMBDA_TIMEOUT_MS);
+  // No bound on `ms`: a handler that outlived its Lambda timeout is the gateway's 502 problem, which
+  // every status assertion here refuses, whereas the client's own wait grows with the machine's load.
   return answer;
 }
 
@@ -241,8 +240,8 @@ describe('a hung DynamoDB call', () => {
     const patched = await call('PATCH', `/special-events/${event.eventId}`, { json: { price: 99, dates: [dayOfYear(YEAR, 302)] } });
     // The commit gets the time left before the early timeout less the fence's; then the fence
     // (an UpdateItem, which works) proves it did not apply: a 503, before the early timeout.
+    // The handler's own 503 problem: had the early timeout not answered, Lambda's would have (a 502).
     expectServiceUnavailable(patched);
-    expect(patched.ms).toBeLessThan(LAMBDA_TIMEOUT_MS - EARLY_TIMEOUT_MS + 500);
     proxy.clear();
     // The aborted call is not retried later: the event stays as it was.
     await new Promise((resolve) => setTimeout(resolve, 3_000));

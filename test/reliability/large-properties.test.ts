@@ -3,7 +3,7 @@
 // stored (one index item per month, nothing else) and be listed exactly as the in-memory model
 // says, for random windows, pages and limits.
 import fc from 'fast-check';
-import { api, type SpecialEventBody } from '../support/api-client.ts';
+import { api, apiRetrying, type SpecialEventBody } from '../support/api-client.ts';
 import { modelList } from './list-model.ts';
 import { jestTimeoutFor, propertyRuns } from './property-runs.ts';
 import { dayOfYear, RESERVED_YEARS } from './reserved-years.ts';
@@ -63,7 +63,7 @@ describe('events with large date sets', () => {
                   dates: inYear(template.days),
                   price: 1,
                 };
-                const created = await api<SpecialEventBody>('POST', '/special-events', { json: input });
+                const created = await apiRetrying<SpecialEventBody>('POST', '/special-events', { json: input });
                 expect(created.status).toBe(201);
                 expect(created.body).toEqual({ eventId: created.body.eventId, ...normalised(input) });
                 events.push(created.body);
@@ -89,7 +89,7 @@ describe('events with large date sets', () => {
                   ...(change.days ? { dates: inYear(change.days) } : {}),
                 };
                 context.log(`PATCH ${current.eventId}: ${change.name === undefined ? '' : 'name, '}${change.days?.length ?? 0} dates`);
-                const patched = await api<SpecialEventBody>('PATCH', `/special-events/${current.eventId}`, { json });
+                const patched = await apiRetrying<SpecialEventBody>('PATCH', `/special-events/${current.eventId}`, { json });
                 expect(patched.status).toBe(200);
                 const expected = { ...current, ...normalised(json) };
                 expect(patched.body).toEqual(expected);
@@ -98,7 +98,7 @@ describe('events with large date sets', () => {
               }
               await expectListsAsModel();
             } finally {
-              await Promise.all(events.map((event) => api('DELETE', `/special-events/${event.eventId}`)));
+              await Promise.all(events.map((event) => apiRetrying('DELETE', `/special-events/${event.eventId}`)));
             }
             for (const event of events) expect(await storageProblems(event.eventId, undefined)).toEqual([]);
           },

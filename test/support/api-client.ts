@@ -157,16 +157,17 @@ export function withIdempotencyKey(headers: Record<string, string> = {}): Record
 export const INDEX_SETTLE_BOUND_MS = 15_000;
 
 /**
- * Reads until `settled` holds or INDEX_SETTLE_BOUND_MS has passed, and returns the last read: the
- * caller asserts on it. `everyRead` checks each read on the way, for what holds whatever the lag
- * (no duplicate, no ghost).
+ * Reads until `settled` holds or `boundMs` (INDEX_SETTLE_BOUND_MS) has passed, and returns the last
+ * read: the caller asserts on it. `everyRead` checks each read on the way, for what holds whatever
+ * the lag (no duplicate, no ghost).
  */
 export async function readUntilSettled<T>(
   read: () => Promise<T>,
   settled: (value: T) => boolean,
   everyRead: (value: T) => void = () => undefined,
+  boundMs = INDEX_SETTLE_BOUND_MS,
 ): Promise<T> {
-  const until = Date.now() + INDEX_SETTLE_BOUND_MS;
+  const until = Date.now() + boundMs;
   for (;;) {
     const value = await read();
     everyRead(value);

@@ -2,7 +2,8 @@
 // along `next`, until a page is empty (caught up with the hold-back boundary), again and again
 // until what the test waits for is there.
 import type { ChangeEvent } from '../../functions/changes/change-event.ts';
-import { api, readUntilSettled, type ApiResponse, type RequestOptions } from './api-client.ts';
+import { CHANGE_FEED } from '../../functions/changes/change-feed.ts';
+import { api, INDEX_SETTLE_BOUND_MS, readUntilSettled, type ApiResponse, type RequestOptions } from './api-client.ts';
 
 export interface FeedPage {
   changes: ChangeEvent[];
@@ -44,13 +45,19 @@ export class FeedWalker {
     return read;
   }
 
-  /** Catches up until `settled` holds of the changes of the events in `eventIds` (bounded like readUntilSettled: it returns, the caller asserts). */
+  /**
+   * Catches up until `settled` holds of the changes of the events in `eventIds`, for at most the
+   * feed's hold-back plus INDEX_SETTLE_BOUND_MS (a change shows only after the hold-back, and a
+   * catch-up pass on a loaded machine takes seconds): it returns, the caller asserts.
+   */
   async until(eventIds: Iterable<string>, settled: (changes: ChangeEvent[]) => boolean): Promise<ChangeEvent[]> {
     const wanted = new Set(eventIds);
     const of = () => this.changes.filter((change) => wanted.has(change.subject));
     await readUntilSettled(
       () => this.catchUp(),
       () => settled(of()),
+      () => undefined,
+      CHANGE_FEED.holdBackMs + INDEX_SETTLE_BOUND_MS,
     );
     return of();
   }

@@ -47,7 +47,8 @@ export async function startLocalRun(
     output += chunk.toString();
     stderr += chunk.toString();
   });
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  // 'close', not 'exit': at 'exit' the last of the child's output may still be unread.
+  const exited = new Promise<number | string>((resolve) => child.once('close', (code, signal) => resolve(code ?? signal ?? -1)));
   return { child, output: () => output, stderr: () => stderr, exited, port };
 }
 
