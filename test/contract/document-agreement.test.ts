@@ -7,8 +7,8 @@ import { fuzzCount, fuzzSeed, longFuzzRun } from '../reliability/fuzz-settings.t
 import { runAgreement } from './document-agreement.ts';
 
 const SLICE = { seed: fuzzSeed(20_261_123), runsPerKind: fuzzCount('MUSEUM_AGREEMENT_RUNS', 60) };
-/** 250 ms a request, as the slice's 60 s. */
-const TIMEOUT_MS = Math.max(60_000, SLICE.runsPerKind * 4 * 250);
+/** A bound of 1 s a request, four times what an idle machine needs: the slice asserts agreement, not speed. */
+const TIMEOUT_MS = Math.max(240_000, SLICE.runsPerKind * 4 * 1000);
 
 describe('the served OpenAPI document and the server', () => {
   test(

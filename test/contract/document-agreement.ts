@@ -7,6 +7,7 @@
 // Values come from a small JSON-Schema-to-fast-check generator (the subset the document uses),
 // mutated one field at a time for the second direction. Used by the fixed-seed slice in
 // `npm test` (document-agreement.test.ts) and the long run in `npm run fuzz`.
+import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { addDays } from '../../functions/events/calendar-dates.ts';
@@ -136,6 +137,24 @@ interface Probe {
   query?: Record<string, string>;
 }
 
+/**
+ * A request as the documented client sends it (docs/API.md): a 429 or 503 with Retry-After is
+ * sent again after up to that wait, and a write, which carries an Idempotency-Key, also after a
+ * 504 (a commit on a loaded machine can outlive its time limit). Neither says anything of the schema.
+ */
+async function send(url: string, init: RequestInit = {}): Promise<Response> {
+  const write = init.method !== undefined && init.method !== 'GET';
+  const sent = write ? { ...init, headers: { ...(init.headers as Record<string, string>), 'Idempotency-Key': randomUUID() } } : init;
+  for (let attempt = 1; ; attempt++) {
+    const response = await fetch(url, sent);
+    const retryAfter = response.headers.get('retry-after');
+    const retried = ([429, 503].includes(response.status) && retryAfter !== null) || (response.status === 504 && write);
+    if (!retried || attempt >= 5) return response;
+    await response.arrayBuffer();
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * 1000 * Number(retryAfter ?? 1)));
+  }
+}
+
 export async function runAgreement(options: AgreementOptions): Promise<AgreementReport> {
   const documentResponse = await fetch(`${options.url}/openapi.json`);
   const document = (await documentResponse.json()) as Json;
@@ -236,7 +255,7 @@ export async function runAgreement(options: AgreementOptions): Promise<Agreement
   const authorization = basicAuthorization(TEST_USERS.editor.username, TEST_USERS.editor.password);
   const headers = { Authorization: authorization, 'Content-Type': 'application/json' };
   const target = (await (
-    await fetch(`${options.url}/special-events`, {
+    await send(`${options.url}/special-events`, {
       method: 'POST',
       headers,
       body: JSON.stringify({
@@ -258,13 +277,13 @@ export async function runAgreement(options: AgreementOptions): Promise<Agreement
       const query = probe.query ?? {};
       valid = Object.entries(query).every(([name, value]) => parameterValidators[name]!(/^-?[0-9]+$/.test(value) ? Number(value) : value));
       sent = new URLSearchParams(query).toString();
-      response = await fetch(`${options.url}/special-events?${sent}`, { headers: { Authorization: authorization } });
+      response = await send(`${options.url}/special-events?${sent}`, { headers: { Authorization: authorization } });
     } else {
       const body = toStoredYear(probe.body);
       valid = validatorOf(probe.method === 'POST' ? createName : updateName)(body);
       sent = JSON.stringify(body);
       const path = probe.method === 'POST' ? '/special-events' : `/special-events/${target.eventId}`;
-      response = await fetch(`${options.url}${path}`, { method: probe.method, headers, body: sent });
+      response = await send(`${options.url}${path}`, { method: probe.method, headers, body: sent });
     }
     const text = await response.text();
     report.requests += 1;
@@ -273,7 +292,7 @@ export async function runAgreement(options: AgreementOptions): Promise<Agreement
       report.accepted += 1;
       if (!valid) report.disagreements.push(`the server accepted what the document rejects: ${where}`);
       if (probe.method === 'POST')
-        await fetch(`${options.url}/special-events/${(JSON.parse(text) as { eventId: string }).eventId}`, { method: 'DELETE', headers });
+        await send(`${options.url}/special-events/${(JSON.parse(text) as { eventId: string }).eventId}`, { method: 'DELETE', headers });
     } else if (response.status === 400) {
       report.rejected += 1;
       const errors = ((JSON.parse(text) as { errors?: { field: string; message: string }[] }).errors ?? []).filter(

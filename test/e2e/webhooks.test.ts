@@ -7,7 +7,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
@@ -276,8 +276,9 @@ test('a change record the consumer cannot read is given up after its retries: it
     }),
   );
   // Read as an operator reads the on-failure queue (the local run prints its queues' endpoint).
-  const endpoint = /queues at (http:\/\/\S+) \(SQS\)/.exec(await readFile(local.logFile, 'utf8'))?.[1];
-  expect(endpoint).toBeDefined();
+  // The log file is written asynchronously: a line is waited for, not assumed there.
+  const logged = (text: string) => until(() => (readFileSync(local.logFile, 'utf8').includes(text) ? true : undefined));
+  const endpoint = await until(() => /queues at (http:\/\/\S+) \(SQS\)/.exec(readFileSync(local.logFile, 'utf8'))?.[1]);
   const sqs = new SQSClient({ endpoint, region: LOCAL_REGION, credentials: localCredentials(testEnvironment().dynamodbEndpoint) });
   const queueUrl = `${endpoint}/${LOCAL_ACCOUNT}/${WEBHOOK_QUEUE_NAMES.streamFailures}`;
   let body: string | undefined;
@@ -315,9 +316,7 @@ test('a change record the consumer cannot read is given up after its retries: it
   const found = await streams.send(new GetRecordsCommand({ ShardIterator: iterator.ShardIterator, Limit: 1 }));
   streams.destroy();
   expect(found.Records?.[0]?.dynamodb?.Keys).toEqual({ pk: { S: poisonKey.pk }, sk: { S: poisonKey.sk } });
-  expect(await readFile(local.logFile, 'utf8')).toContain(
-    `gave up on 1 change record(s) of the stream (sequence numbers ${batch.startSequenceNumber}`,
-  );
+  await logged(`gave up on 1 change record(s) of the stream (sequence numbers ${batch.startSequenceNumber} `);
   // The mapping went on past it.
   const later = await putChange(randomUUID(), 'museum.special-event.created', 1);
   await until(() => (target.received.some((request) => request.headers['webhook-id'] === later.id) ? true : undefined));

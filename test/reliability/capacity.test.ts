@@ -105,7 +105,7 @@ test("during 1,000 requests with wrong credentials at 100/s, a known client's 10
   const send = (authorization: string) =>
     api('GET', list, { baseUrl: local?.url, as: { header: authorization }, skipContract: true }).then(
       (response) => ({ status: response.status, retryAfter: response.headers.get('retry-after') }),
-      (error: unknown) => ({ status: 0, retryAfter: String(error) }),
+      (error: unknown) => ({ status: 0, retryAfter: `${String(error)} (${String((error as { cause?: unknown }).cause)})` }),
     );
   // Distinct wrong passwords of a real user, and users that do not exist: each one a new check.
   const wrong = (i: number) =>

@@ -3,7 +3,7 @@
 // promise settles, and whatever a test left running (its afterAll never ran, its hook timed out)
 // is killed when the test process exits; its DynamoDB Local's watchdog then stops Java too.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,6 +49,7 @@ export async function withTestCredentialKeys(dataDirectory: string): Promise<str
 
 export async function startLocalApiProcess(env: Record<string, string>, logFile: string): Promise<LocalApiProcess> {
   const port = await freePort();
+  const log = openSync(logFile, 'w');
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local-api.ts'], {
     // The suites measure other things than throttling: no method limit unless a test asks for the
     // deployed one (MUSEUM_THROTTLE_RATE_LIMIT: '' in `env`; lib/local/gateway-throttling.ts).
@@ -59,12 +60,12 @@ export async function startLocalApiProcess(env: Record<string, string>, logFile:
       MUSEUM_THROTTLE_BURST_LIMIT: '100000',
       ...env,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // Straight into the log file, not through this process: a test process busy sending a flood
+    // would drain a pipe late, and the API, whose writes to a full pipe block, would stall with it.
+    stdio: ['ignore', log, log],
   });
+  closeSync(log);
   running.add(child);
-  const log = createWriteStream(logFile);
-  child.stdout.pipe(log);
-  child.stderr.pipe(log);
   const exited = new Promise<void>((resolve) =>
     child.once('exit', () => {
       running.delete(child);
@@ -81,26 +82,17 @@ export async function startLocalApiProcess(env: Record<string, string>, logFile:
   };
   let url: string;
   try {
-    url = await new Promise<string>((resolve, reject) => {
-      let output = '';
-      const timer = setTimeout(
-        () => reject(new Error(`The local API did not start in ${LOCAL_API_START_TIMEOUT_MS / 1000} s:\n${output}`)),
-        LOCAL_API_START_TIMEOUT_MS,
-      );
-      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      child.stdout.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        const match = /listening on (\S+)/.exec(output);
-        if (match?.[1]) {
-          clearTimeout(timer);
-          resolve(match[1]);
-        }
-      });
-      child.once('exit', (code) => {
-        clearTimeout(timer);
-        reject(new Error(`The local API exited with ${code}:\n${output}`));
-      });
-    });
+    const output = () => readFileSync(logFile, 'utf8');
+    for (const deadline = Date.now() + LOCAL_API_START_TIMEOUT_MS; ; await new Promise((resolve) => setTimeout(resolve, 100))) {
+      const match = /listening on (\S+)/.exec(output());
+      if (match?.[1]) {
+        url = match[1];
+        break;
+      }
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new Error(`The local API exited with ${child.exitCode ?? child.signalCode}:\n${output()}`);
+      if (Date.now() > deadline) throw new Error(`The local API did not start in ${LOCAL_API_START_TIMEOUT_MS / 1000} s:\n${output()}`);
+    }
   } catch (error) {
     await stop('SIGKILL');
     throw error;
