@@ -64,6 +64,12 @@ export const COMMIT_RESERVE_MS = 2_500,
   FENCE_TIMEOUT_MS = 1_500;
 export const MAX_WRITE_ATTEMPTS = 8,
   LOST_RACE_BUDGET_MS = 1_000;
+// An import's write that did not commit, or whose outcome is unknown, is sent IMPORT_ATTEMPTS times
+// in all, pausing IMPORT_RESEND_PAUSE_MS (doubling, with jitter) between them: about 15 s in all.
+export const IMPORT_ATTEMPTS = 5,
+  IMPORT_RESEND_PAUSE_MS = 1_000;
+
+export type ImportOutcome = 'created' | 'unchanged' | 'replaced';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -173,21 +179,42 @@ export class EventsStore {
    * Writes an exported event under its own id and version (the operators' import). Absent:
    * created as it was. Present with the same fields: left alone. Present with other fields: the
    * file wins, through updateEvent (the version grows).
+   *
+   * A write that did not commit (busy, lost every race) or whose outcome is unknown is sent again
+   * after a pause, IMPORT_ATTEMPTS times in all, as API.md tells a client to resend a 409, 503 or
+   * 504: an import is idempotent, so a resend cannot write twice. A resend that finds the file's
+   * event already in place after an unknown outcome reports what that write was (it applied).
    */
-  async importEvent(stored: StoredEvent): Promise<'created' | 'unchanged' | 'replaced'> {
+  async importEvent(stored: StoredEvent): Promise<ImportOutcome> {
     const problem = storedVersionProblem(stored.version);
     if (problem) throw new Error(`The event ${stored.event.eventId} cannot be imported: ${problem}`);
     const { eventId, ...fields } = stored.event;
-    return this.retrying(eventId, async () => {
-      const current = await this.getEvent(eventId);
-      if (current) {
-        if (EVENT_FIELDS.every((field) => JSON.stringify(current.event[field]) === JSON.stringify(stored.event[field]))) return 'unchanged';
-        await this.updateEvent(eventId, fields);
-        return 'replaced';
+    let attempted: ImportOutcome = 'unchanged';
+    let appliedUnseen: ImportOutcome | undefined;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const outcome = await this.retrying(eventId, async () => {
+          const current = await this.getEvent(eventId);
+          if (current) {
+            if (EVENT_FIELDS.every((field) => JSON.stringify(current.event[field]) === JSON.stringify(stored.event[field])))
+              return 'unchanged';
+            attempted = 'replaced';
+            await this.updateEvent(eventId, fields);
+            return 'replaced';
+          }
+          attempted = 'created';
+          await this.commit({ eventId, current: undefined, next: stored.event, version: stored.version });
+          return 'created';
+        });
+        return outcome === 'unchanged' && appliedUnseen ? appliedUnseen : outcome;
+      } catch (error) {
+        const resend =
+          error instanceof StoreBusyError || error instanceof WriteOutcomeUnknownError || error instanceof ConcurrentModificationError;
+        if (!resend || attempt >= IMPORT_ATTEMPTS) throw error;
+        if (error instanceof WriteOutcomeUnknownError) appliedUnseen = attempted;
+        await sleep(IMPORT_RESEND_PAUSE_MS * 2 ** (attempt - 1) * (0.5 + Math.random() / 2), undefined, { signal: this.signal });
       }
-      await this.commit({ eventId, current: undefined, next: stored.event, version: stored.version });
-      return 'created';
-    });
+    }
   }
 
   /**

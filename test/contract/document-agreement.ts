@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { addDays } from '../../functions/events/calendar-dates.ts';
-import { basicAuthorization } from '../support/api-client.ts';
+import { basicAuthorization, resendWaitMs } from '../support/api-client.ts';
 import { createValidator } from '../support/json-schema-validator.ts';
 import { TEST_USERS } from '../support/test-environment.ts';
 import { RESERVED_YEARS } from '../reliability/reserved-years.ts';
@@ -137,21 +137,24 @@ interface Probe {
   query?: Record<string, string>;
 }
 
+/** What the agreement resends with Retry-After: a 409 is an answer it checks. */
+const AGREEMENT_RESENT_STATUSES: ReadonlySet<number> = new Set([429, 503]);
+
 /**
  * A request as the documented client sends it (docs/API.md): a 429 or 503 with Retry-After is
  * sent again after up to that wait, and a write, which carries an Idempotency-Key, also after a
  * 504 (a commit on a loaded machine can outlive its time limit). Neither says anything of the schema.
  */
 async function send(url: string, init: RequestInit = {}): Promise<Response> {
-  const write = init.method !== undefined && init.method !== 'GET';
+  const method = init.method ?? 'GET';
+  const write = method !== 'GET';
   const sent = write ? { ...init, headers: { ...(init.headers as Record<string, string>), 'Idempotency-Key': randomUUID() } } : init;
   for (let attempt = 1; ; attempt++) {
     const response = await fetch(url, sent);
-    const retryAfter = response.headers.get('retry-after');
-    const retried = ([429, 503].includes(response.status) && retryAfter !== null) || (response.status === 504 && write);
-    if (!retried || attempt >= 5) return response;
+    const wait = resendWaitMs(method, response, AGREEMENT_RESENT_STATUSES);
+    if (wait === undefined || attempt >= 5) return response;
     await response.arrayBuffer();
-    await new Promise((resolve) => setTimeout(resolve, Math.random() * 1000 * Number(retryAfter ?? 1)));
+    await new Promise((resolve) => setTimeout(resolve, wait));
   }
 }
 

@@ -185,3 +185,59 @@ describe('with 30 % of writes cancelled (transaction conflicts and throttling)',
     expect((await list('2045-08')).map((e) => e.name).sort()).toEqual(keysUsed.map((_, i) => `Keyed ${i}`).sort());
   });
 });
+
+describe("the operators' import resends a write that did not commit or whose outcome is unknown", () => {
+  afterEach(() => proxy.clear());
+
+  const exported = (name: string): StoredEvent => ({
+    event: { eventId: randomUUID(), ...event(name, ['2045-09-01', '2045-10-02']) },
+    version: 7,
+  });
+  const baseAndMonths = async (eventId: string) =>
+    (
+      await createDocumentClient(direct).send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': keys.event(eventId).pk },
+          ConsistentRead: true,
+        }),
+      )
+    ).Items ?? [];
+
+  test('a commit that applied but lost every answer, and a fence that never answered: counted as created, written once', async () => {
+    const stored = exported('Lost answer');
+    const hungBefore = proxy.stats().injected.hang ?? 0;
+    proxy.inject({ fault: 'lost-response', operation: 'TransactWriteItems', table: tableName });
+    proxy.inject({ fault: 'hang', operation: 'UpdateItem', table: tableName, times: 1 });
+    expect(await store.importEvent(stored)).toBe('created');
+    expect(await store.getEvent(stored.event.eventId)).toEqual(stored);
+    expect((await baseAndMonths(stored.event.eventId)).map((item) => String(item.sk)).sort()).toEqual([
+      'EVENT',
+      'MONTH#2045-09',
+      'MONTH#2045-10',
+    ]);
+    // The fence ran and never answered: the outcome was unknown until the resend read the event.
+    expect((proxy.stats().injected.hang ?? 0) - hungBefore).toBe(1);
+  });
+
+  test('a commit that never arrived and a fence that never answered (both timed out): sent again, created at its version', async () => {
+    const stored = exported('Timed out');
+    const hungBefore = proxy.stats().injected.hang ?? 0;
+    proxy.inject({ fault: 'hang', operation: 'TransactWriteItems', table: tableName, times: 1 });
+    proxy.inject({ fault: 'hang', operation: 'UpdateItem', table: tableName, times: 1 });
+    expect(await store.importEvent(stored)).toBe('created');
+    expect(await store.getEvent(stored.event.eventId)).toEqual(stored);
+    expect((proxy.stats().injected.hang ?? 0) - hungBefore).toBe(2);
+  });
+
+  test('a replacement whose outcome was unknown is counted as replaced, its version grown once', async () => {
+    const stored = exported('Before');
+    expect(await store.importEvent(stored)).toBe('created');
+    const changed: StoredEvent = { ...stored, event: { ...stored.event, name: 'After' } };
+    proxy.inject({ fault: 'lost-response', operation: 'TransactWriteItems', table: tableName });
+    proxy.inject({ fault: 'hang', operation: 'UpdateItem', table: tableName, times: 1 });
+    expect(await store.importEvent(changed)).toBe('replaced');
+    expect(await store.getEvent(stored.event.eventId)).toEqual({ ...changed, version: 8 });
+  });
+});

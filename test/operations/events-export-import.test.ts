@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { basicAuthorization } from '../support/api-client.ts';
+import { apiRetrying } from '../support/api-client.ts';
 import { LOCAL_API_START_TIMEOUT_MS, startLocalApiProcess, type LocalApiProcess } from '../support/local-api-process.ts';
 import { testEnvironment } from '../support/test-environment.ts';
 
@@ -40,16 +40,14 @@ afterAll(async () => {
   await rm(workDirectory, { recursive: true, force: true });
 });
 
+/** A request as the documented client sends it (apiRetrying: a write carries a key and is resent after a 503 or 504). */
 async function call(method: string, path: string, body?: unknown): Promise<{ status: number; etag: string | null; text: string }> {
-  const response = await fetch(`${api.url}${path}`, {
-    method,
-    headers: {
-      Authorization: basicAuthorization('admin', PASSWORD),
-      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
+  const response = await apiRetrying(method, path, {
+    baseUrl: api.url,
+    as: { username: 'admin', password: PASSWORD },
+    ...(body === undefined ? {} : { json: body }),
   });
-  return { status: response.status, etag: response.headers.get('etag'), text: await response.text() };
+  return { status: response.status, etag: response.headers.get('etag'), text: response.text };
 }
 
 function cli(

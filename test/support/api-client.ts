@@ -131,16 +131,30 @@ export async function apiRetrying<T = unknown>(
   retry: { attempts?: number; statuses?: number[] } = {},
 ): Promise<ApiResponse<T>> {
   const statuses = new Set(retry.statuses ?? RETRIED_STATUSES);
-  const write = WRITE_METHODS.has(method.toUpperCase());
   const hasKey = Object.keys(options.headers ?? {}).some((name) => name.toLowerCase() === 'idempotency-key');
-  const sent = write && !hasKey ? { ...options, headers: withIdempotencyKey(options.headers) } : options;
+  const sent = WRITE_METHODS.has(method.toUpperCase()) && !hasKey ? { ...options, headers: withIdempotencyKey(options.headers) } : options;
   for (let attempt = 1; ; attempt++) {
     const response = await api<T>(method, path, sent);
-    const retryAfter = response.headers.get('retry-after');
-    const retried = (statuses.has(response.status) && retryAfter !== null) || (response.status === 504 && write);
-    if (!retried || attempt >= (retry.attempts ?? RETRY_ATTEMPTS)) return response;
-    await sleep(Math.random() * 1000 * Number(retryAfter ?? 1));
+    const wait = resendWaitMs(method, response, statuses);
+    if (wait === undefined || attempt >= (retry.attempts ?? RETRY_ATTEMPTS)) return response;
+    await sleep(wait);
   }
+}
+
+/**
+ * The documented client's rule (docs/API.md): how long to wait before sending the request again
+ * after this answer, or undefined when it is final. A status of `statuses` with Retry-After: a
+ * random wait of up to Retry-After seconds; a 504 to a write (sent with its Idempotency-Key): up to 1 s.
+ */
+export function resendWaitMs(
+  method: string,
+  answer: { status: number; headers: Headers },
+  statuses: ReadonlySet<number> = RETRIED_STATUSES,
+): number | undefined {
+  const retryAfter = answer.headers.get('retry-after');
+  if (statuses.has(answer.status) && retryAfter !== null) return Math.random() * 1000 * Number(retryAfter);
+  if (answer.status === 504 && WRITE_METHODS.has(method.toUpperCase())) return Math.random() * 1000;
+  return undefined;
 }
 
 /** Headers with a fresh Idempotency-Key, for a write sent with apiRetrying. */
