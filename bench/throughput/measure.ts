@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { basicAuthorization, BENCH_PRINCIPAL } from '../support/api-events.ts';
 import { BENCH_PASSWORD } from '../support/bench-tables.ts';
 import { summarise, type LatencySummary } from '../support/stats.ts';
+import { atRate } from '../../test/support/open-loop.ts';
 
 export interface ThroughputResult {
   sustained: { clients: number; seconds: number; requestsPerSecond: number; latency: LatencySummary; statuses: Record<string, number> };
@@ -44,18 +45,6 @@ async function timed(url: string, authorization: string): Promise<{ status: numb
   } catch {
     return { status: 0, ms: performance.now() - started }; // no answer at all
   }
-}
-
-/** `total` requests at `perSecond`, each sent when its time comes (an open loop). */
-async function atRate<T>(total: number, perSecond: number, send: () => Promise<T>): Promise<T[]> {
-  const started = performance.now();
-  const answers: Promise<T>[] = [];
-  for (let i = 0; i < total; i++) {
-    const wait = started + (i * 1000) / perSecond - performance.now();
-    if (wait > 0) await sleep(wait);
-    answers.push(send());
-  }
-  return Promise.all(answers);
 }
 
 export async function measureThroughput(url: string, window: { startDate: string; endDate: string }): Promise<ThroughputResult> {

@@ -25,6 +25,7 @@ import {
 import { DEPLOYED_THROTTLING, LOCAL_API_START_TIMEOUT_MS, startOwnLocalApi, type OwnLocalApi } from '../support/local-api-process.ts';
 import { TEST_USERS } from '../support/test-environment.ts';
 import { recordFigures } from './figures.ts';
+import { atRate } from '../support/open-loop.ts';
 import { addViewers, closeTableClient } from './stored-items.ts';
 
 let local: OwnLocalApi | undefined;
@@ -42,7 +43,6 @@ afterAll(async () => {
   }
 });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const count = (statuses: number[]) => statuses.reduce<Record<number, number>>((all, s) => ({ ...all, [s]: (all[s] ?? 0) + 1 }), {});
 
 /** Every day of `year`: the longest list of dates an event may have but one (366 in a leap year). */
@@ -52,19 +52,6 @@ function wholeYear(year: number): string[] {
     days.push(day.toISOString().slice(0, 10));
   }
   return days;
-}
-
-/** `total` requests sent at `perSecond`, each when its time comes whether or not earlier ones have answered (an open loop). */
-async function atRate<T>(total: number, perSecond: number, send: (i: number) => Promise<T>): Promise<T[]> {
-  const started = performance.now();
-  const answers: Promise<T>[] = [];
-  for (let i = 0; i < total; i++) {
-    const due = started + (i * 1000) / perSecond;
-    const wait = due - performance.now();
-    if (wait > 0) await sleep(wait);
-    answers.push(send(i));
-  }
-  return Promise.all(answers);
 }
 
 test('100 creates one after another as fast as a client can, then 16 concurrent whole-year PATCHes of one event: no 429, and no 5xx once the documented retry has run (conflicts are 409)', async () => {
