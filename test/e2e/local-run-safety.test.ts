@@ -421,18 +421,26 @@ describe('starting and stopping', () => {
     expect(lockRecord(data)).toBeUndefined();
   });
 
-  test('kill -9 of the server: its DynamoDB Local goes too, and the next start runs one, with the data intact', async () => {
+  test('kill -9 of the server: its DynamoDB Local goes too, and the next start runs one on the same data, the data of a clean stop intact', async () => {
     const data = await dataDirectory();
+    // Data that went through a clean stop (which keeps every acknowledged write) ...
     const first = await startLocalRun({ MUSEUM_DATA_DIR: data, MUSEUM_ADMIN_PASSWORD: ADMIN_PASSWORD });
-    const eventId = await createEvent(await untilListening(first));
+    const kept = await createEvent(await untilListening(first));
+    process.kill(first.child.pid as number, 'SIGTERM');
+    expect(await first.exited).toBe(0);
+    // ... then a run killed just after answering a write. That last write is not promised
+    // (README: a crash can lose the writes acknowledged just before it; seen once in a loaded CI run).
+    const crashed = await startLocalRun({ MUSEUM_DATA_DIR: data });
+    const last = await createEvent(await untilListening(crashed));
     const { pid, javaPid } = lockRecord(data) ?? {};
     process.kill(pid as number, 'SIGKILL');
     expect(await eventually(() => !isRunning(javaPid), 30_000)).toBe(true);
 
-    const second = await startLocalRun({ MUSEUM_DATA_DIR: data });
-    const url = await untilListening(second);
+    const next = await startLocalRun({ MUSEUM_DATA_DIR: data });
+    const url = await untilListening(next);
     expect(javaProcessesUsing(data)).toHaveLength(1);
-    expect(await eventStatus(url, eventId)).toBe(200);
+    expect(await eventStatus(url, kept)).toBe(200);
+    expect([200, 404]).toContain(await eventStatus(url, last));
   });
 
   test('kill -9 of the server and its watchdog: the next start finds the Java left behind and stops it', async () => {
