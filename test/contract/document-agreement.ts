@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { addDays } from '../../functions/events/calendar-dates.ts';
-import { basicAuthorization, resendWaitMs } from '../support/api-client.ts';
+import { basicAuthorization, isWriteMethod, resendWaitMs } from '../support/api-client.ts';
 import { createValidator } from '../support/json-schema-validator.ts';
 import { TEST_USERS } from '../support/test-environment.ts';
 import { RESERVED_YEARS } from '../reliability/reserved-years.ts';
@@ -147,8 +147,9 @@ const AGREEMENT_RESENT_STATUSES: ReadonlySet<number> = new Set([429, 503]);
  */
 async function send(url: string, init: RequestInit = {}): Promise<Response> {
   const method = init.method ?? 'GET';
-  const write = method !== 'GET';
-  const sent = write ? { ...init, headers: { ...(init.headers as Record<string, string>), 'Idempotency-Key': randomUUID() } } : init;
+  const sent = isWriteMethod(method)
+    ? { ...init, headers: { ...(init.headers as Record<string, string>), 'Idempotency-Key': randomUUID() } }
+    : init;
   for (let attempt = 1; ; attempt++) {
     const response = await fetch(url, sent);
     const wait = resendWaitMs(method, response, AGREEMENT_RESENT_STATUSES);

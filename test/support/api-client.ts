@@ -115,6 +115,11 @@ const RETRY_ATTEMPTS = 10;
 /** Methods that write, and so may answer 504 when a commit's outcome is unknown (docs/API.md, Write outcomes). */
 const WRITE_METHODS = new Set(['POST', 'PATCH', 'DELETE']);
 
+/** Whether `method` writes (and so is sent with an Idempotency-Key and resent after a 504). */
+export function isWriteMethod(method: string): boolean {
+  return WRITE_METHODS.has(method.toUpperCase());
+}
+
 /**
  * A request as a client sends it (docs/API.md): a 409, 429 or 503 with Retry-After is sent again
  * unchanged (the same Idempotency-Key, the same If-Match) after a random wait of up to Retry-After
@@ -132,7 +137,7 @@ export async function apiRetrying<T = unknown>(
 ): Promise<ApiResponse<T>> {
   const statuses = new Set(retry.statuses ?? RETRIED_STATUSES);
   const hasKey = Object.keys(options.headers ?? {}).some((name) => name.toLowerCase() === 'idempotency-key');
-  const sent = WRITE_METHODS.has(method.toUpperCase()) && !hasKey ? { ...options, headers: withIdempotencyKey(options.headers) } : options;
+  const sent = isWriteMethod(method) && !hasKey ? { ...options, headers: withIdempotencyKey(options.headers) } : options;
   for (let attempt = 1; ; attempt++) {
     const response = await api<T>(method, path, sent);
     const wait = resendWaitMs(method, response, statuses);
@@ -153,7 +158,7 @@ export function resendWaitMs(
 ): number | undefined {
   const retryAfter = answer.headers.get('retry-after');
   if (statuses.has(answer.status) && retryAfter !== null) return Math.random() * 1000 * Number(retryAfter);
-  if (answer.status === 504 && WRITE_METHODS.has(method.toUpperCase())) return Math.random() * 1000;
+  if (answer.status === 504 && isWriteMethod(method)) return Math.random() * 1000;
   return undefined;
 }
 
