@@ -55,6 +55,14 @@ const writeOnce = <T>(method: string, path: string, json?: unknown, headers: Rec
 
 const version = (response: ApiResponse) => Number(/^"(\d+)"$/.exec(response.headers.get('etag') ?? '')?.[1]);
 
+/**
+ * A write refused with nothing written and nothing to come (docs/API.md, Write outcomes): 409 or 503
+ * with Retry-After. A client resends it as told, but a finite number of times: on a busy machine a
+ * writer under heavy contention can lose every race it was given, so a test counts these as
+ * outcomes, not failures, and checks that they changed nothing.
+ */
+const refused = (response: ApiResponse) => [409, 503].includes(response.status) && response.headers.get('retry-after') !== null;
+
 describe('50 concurrent PATCHes with different dates and a DELETE', () => {
   test('end in a serial outcome: consecutive versions for the winners, then either nothing or the last winner, and no orphan index item', async () => {
     const outcomes: Record<string, number>[] = [];
@@ -81,7 +89,7 @@ describe('50 concurrent PATCHes with different dates and a DELETE', () => {
       // 409 (lost the race) and 503 (DynamoDB Local too slow on a busy machine) both mean "not
       // written and never will be": the invariants below must hold with them.
       const statuses = patched.map((response) => response.status);
-      expect(statuses.every((status) => [200, 404, 409, 503].includes(status))).toBe(true);
+      expect(statuses.filter((status) => ![200, 404, 409, 503].includes(status))).toEqual([]);
       expect([204, 409, 503]).toContain(deleted.status);
 
       // Each winner's answer is its own change, and the winners' versions are 2, 3, ... with no gap:
@@ -119,11 +127,13 @@ describe('50 concurrent PATCHes with different dates and a DELETE', () => {
       });
     }
     recordFigures('concurrent-patches-and-delete', { rounds: ROUNDS, patchesPerRound: PATCHES, outcomes });
-  });
+    // Three rounds of 51 contending writes: on a busy machine well past the default limit, which
+    // here only bounds a hang.
+  }, 300_000);
 });
 
 describe('If-Match', () => {
-  test('of 50 concurrent PATCHes sent with the same current ETag exactly one wins; the others get 412 and change nothing', async () => {
+  test('of 50 concurrent PATCHes sent with the same current ETag exactly one wins; the others get 412, or are refused (409 or 503 with Retry-After), and change nothing', async () => {
     const event = await createEvent();
     const path = `/special-events/${event.eventId}`;
     // A 409 or 503 (nothing written) is retried as a client does, with the same If-Match and
@@ -137,8 +147,8 @@ describe('If-Match', () => {
       ),
     );
     const statuses = responses.map((response) => response.status);
+    expect(responses.filter((response) => ![200, 412].includes(response.status) && !refused(response))).toEqual([]);
     expect(statuses.filter((status) => status === 200)).toHaveLength(1);
-    expect(statuses.filter((status) => status === 412)).toHaveLength(PATCHES - 1);
     const winner = responses.find((response) => response.status === 200);
     for (const loser of responses.filter((response) => response.status === 412)) {
       expect(loser.headers.get('content-type')).toBe('application/problem+json');
@@ -154,10 +164,11 @@ describe('If-Match', () => {
       patches: PATCHES,
       status200: statuses.filter((s) => s === 200).length,
       status412: statuses.filter((s) => s === 412).length,
+      refused: responses.filter(refused).length,
     });
   });
 
-  test('of 50 concurrent price changes sent with the same current ETag exactly one wins; the others get 412', async () => {
+  test('of 50 concurrent price changes sent with the same current ETag exactly one wins; the others get 412 or are refused', async () => {
     const event = await createEvent();
     const path = `/special-events/${event.eventId}`;
     const responses = await Promise.all(
@@ -168,8 +179,8 @@ describe('If-Match', () => {
       ),
     );
     const statuses = responses.map((response) => response.status);
+    expect(responses.filter((response) => ![200, 412].includes(response.status) && !refused(response))).toEqual([]);
     expect(statuses.filter((status) => status === 200)).toHaveLength(1);
-    expect(statuses.filter((status) => status === 412)).toHaveLength(PATCHES - 1);
     const winner = responses.find((response) => response.status === 200);
     if (winner) expect(winner.body).toEqual({ ...event, price: winner.body.price });
     const read = await api<SpecialEventBody>('GET', path);
@@ -178,7 +189,7 @@ describe('If-Match', () => {
     expect(await storageProblems(event.eventId, winner?.body ?? event)).toEqual([]);
   });
 
-  test('50 concurrent price changes without If-Match: each applies once, or is refused (409 with Retry-After, or 503) and applies once retried as told', async () => {
+  test('50 concurrent price changes without If-Match: each applies once or is refused with nothing written (409 or 503 with Retry-After, after the retries it was told to make); the winners have consecutive versions and the last one is stored', async () => {
     const event = await createEvent();
     const path = `/special-events/${event.eventId}`;
     // Every write reads the version, then commits on it: under this contention most lose the race
@@ -186,14 +197,18 @@ describe('If-Match', () => {
     const change = (price: number) =>
       apiRetrying<SpecialEventBody>('PATCH', path, { json: { price }, headers: withIdempotencyKey() }, { attempts: 20 });
     const responses = await Promise.all(Array.from({ length: PATCHES }, (_, i) => change(200 + i)));
-    expect(responses.map((response) => response.status)).toEqual(responses.map(() => 200));
-    const versions = responses.map((response) => Number(response.headers.get('etag')?.replace(/"/g, '')));
-    expect([...versions].sort((x, y) => x - y)).toEqual(Array.from({ length: PATCHES }, (_, i) => i + 2));
+    expect(responses.filter((response) => response.status !== 200 && !refused(response))).toEqual([]);
+    const winners = responses.filter((response) => response.status === 200).sort((a, b) => version(a) - version(b));
+    expect(winners.length).toBeGreaterThan(0);
+    // Each winner applied once: versions 2, 3, ... with no gap and no repeat.
+    expect(winners.map(version)).toEqual(winners.map((_, n) => n + 2));
     const read = await api<SpecialEventBody>('GET', path);
-    const last = responses[versions.indexOf(PATCHES + 1)] as ApiResponse<SpecialEventBody>;
+    const last = winners.at(-1) as ApiResponse<SpecialEventBody>;
     expect(read.body).toEqual(last.body);
+    expect(version(read)).toBe(winners.length + 1);
     expect(await storageProblems(event.eventId, read.body)).toEqual([]);
     expect(await indexEntries(event.eventId)).toEqual(event.dates);
+    recordFigures('concurrent-price-changes', { patches: PATCHES, applied: winners.length, refused: PATCHES - winners.length });
   }, 120_000);
 
   test('a DELETE with a stale ETag is 412 and keeps the event; with the current ETag it deletes it', async () => {
@@ -210,15 +225,15 @@ describe('If-Match', () => {
     expect(await storageProblems(event.eventId, undefined)).toEqual([]);
   });
 
-  test('of 10 concurrent DELETEs, each with its Idempotency-Key, exactly one deletes; the others find nothing (404)', async () => {
+  test('of 10 concurrent DELETEs, each with its Idempotency-Key, exactly one deletes; the others find nothing (404) or are refused', async () => {
     const event = await createEvent();
     // A 409 or 503 (nothing written) is sent again as a client does, with its key: it then deletes or finds nothing.
     const responses = await Promise.all(
       Array.from({ length: 10 }, () => apiRetrying('DELETE', `/special-events/${event.eventId}`, { headers: withIdempotencyKey() })),
     );
     const statuses = responses.map((response) => response.status);
+    expect(responses.filter((response) => ![204, 404].includes(response.status) && !refused(response))).toEqual([]);
     expect(statuses.filter((status) => status === 204)).toHaveLength(1);
-    expect(statuses.filter((status) => status === 404)).toHaveLength(9);
     expect(await storageProblems(event.eventId, undefined)).toEqual([]);
   });
 });
