@@ -94,8 +94,10 @@ export function planMonths(
 
 /**
  * The one condition of every write of a base item: a create only where no item is; any other
- * write only on the version it read, and never once a fence has excluded it (`writeId`). The fence
- * uses it without `writeId`: it holds the version the write read.
+ * write only on the version it read, and never once a fence has excluded it (`writeId` in the set
+ * `fencedWrites`). The fence uses it without `writeId`: it holds the version the write read. A set,
+ * not one id: several writes that read the same version can each be fenced, and each fence must
+ * keep excluding its write after the next one is added.
  */
 export function versionCondition(
   readVersion: number | undefined,
@@ -105,8 +107,29 @@ export function versionCondition(
   if (writeId === undefined)
     return { ConditionExpression: 'version = :readVersion', ExpressionAttributeValues: { ':readVersion': readVersion } };
   return {
-    ConditionExpression: 'version = :readVersion AND (attribute_not_exists(fencedWrite) OR fencedWrite <> :writeId)',
+    ConditionExpression: 'version = :readVersion AND NOT contains(fencedWrites, :writeId)',
     ExpressionAttributeValues: { ':readVersion': readVersion, ':writeId': writeId },
+  };
+}
+
+/**
+ * The fence's UpdateItem for the write `writeId`, which read `readVersion` (undefined: a create):
+ * adds the id to `fencedWrites` while the version is still the one read, so the write's commit
+ * (versionCondition with its id) can no longer apply.
+ */
+export function fenceUpdate(
+  tableName: string,
+  eventId: string,
+  readVersion: number | undefined,
+  writeId: string,
+): { TableName: string; Key: Item; UpdateExpression: string; ConditionExpression: string; ExpressionAttributeValues: Item } {
+  const { ConditionExpression, ExpressionAttributeValues } = versionCondition(readVersion);
+  return {
+    TableName: tableName,
+    Key: keys.event(eventId),
+    UpdateExpression: 'ADD fencedWrites :writeIds',
+    ConditionExpression,
+    ExpressionAttributeValues: { ...ExpressionAttributeValues, ':writeIds': new Set([writeId]) },
   };
 }
 

@@ -18,6 +18,7 @@ import { EVENT_FIELDS } from '../events/event-fields.ts';
 import type { NewSpecialEvent, SpecialEvent, SpecialEventChanges } from '../events/event-schema.ts';
 import {
   classifyCommitError,
+  fenceUpdate,
   MAX_VERSION,
   monthLimitProblem,
   planMonths,
@@ -346,9 +347,10 @@ export class EventsStore {
 
   /**
    * The commit may or may not have applied (timeout, lost response, 5xx): make sure it cannot
-   * apply later, then look. On an existing event, a conditional UpdateItem sets `fencedWrite` to
-   * this write's id while the version is still the one read: the commit's condition excludes its
-   * own fenced id, so a late attempt fails. For a create, the same UpdateItem where no item is
+   * apply later, then look. On an existing event, a conditional UpdateItem adds this write's id to
+   * `fencedWrites` while the version is still the one read: the commit's condition excludes its
+   * own fenced id, so a late attempt fails. Added to a set, never set alone: another write fenced
+   * at the same version must not lift this fence. For a create, the same UpdateItem where no item is
    * leaves a marker without a version at the new id (readers treat it as absent). Returns if the
    * write applied; throws otherwise.
    */
@@ -358,14 +360,9 @@ export class EventsStore {
     if (budget < 200) throw new WriteOutcomeUnknownError(write.eventId, `${error.name}; no time left to fence`);
     const signal = AbortSignal.timeout(Math.min(budget, FENCE_TIMEOUT_MS));
     try {
-      const { ConditionExpression, ExpressionAttributeValues } = versionCondition(write.current?.version);
       await this.client.send(
         new UpdateCommand({
-          TableName: this.tableName,
-          Key: keys.event(write.eventId),
-          UpdateExpression: 'SET fencedWrite = :writeId',
-          ConditionExpression,
-          ExpressionAttributeValues: { ...ExpressionAttributeValues, ':writeId': writeId },
+          ...fenceUpdate(this.tableName, write.eventId, write.current?.version, writeId),
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
         { abortSignal: signal },

@@ -12,9 +12,10 @@ import {
   StoreBusyError,
 } from '../../functions/store/events-store.ts';
 import { TooManyMonthsError } from '../../functions/store/store-errors.ts';
+import { fenceUpdate, versionCondition } from '../../functions/store/event-items.ts';
 import { toProblem } from '../../functions/events/problems.ts';
 import type { NewSpecialEvent } from '../../functions/events/event-schema.ts';
-import { eventsTable, idempotencyTable } from '../../functions/store/table-definition.ts';
+import { eventsTable, idempotencyTable, keys } from '../../functions/store/table-definition.ts';
 import { ensureTable, localClient } from '../../lib/local/dynamodb-local.ts';
 import { testEnvironment } from '../support/test-environment.ts';
 
@@ -97,6 +98,35 @@ describe('events store', () => {
       );
     await Promise.all([bump(), bump(), bump()]);
     await bump();
+    expect((await store.getEvent(event.eventId))?.version).toBe(2);
+  });
+
+  test('a fence keeps its write out after another write is fenced at the same version', async () => {
+    // Two writes read version 1, their commits' outcomes were unknown, and each was fenced in turn:
+    // a late copy of the first commit must still fail (one fence id per item would let it apply).
+    const { event } = await store.createEvent(newEvent());
+    const [first, second, unfenced] = [randomUUID(), randomUUID(), randomUUID()];
+    for (const writeId of [first, second]) await documentClient.send(new UpdateCommand(fenceUpdate(tableName, event.eventId, 1, writeId)));
+    const { TransactWriteCommand } = await import('@aws-sdk/lib-dynamodb');
+    const commit = (writeId: string) =>
+      documentClient.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: tableName,
+                Key: keys.event(event.eventId),
+                UpdateExpression: 'SET version = :next, lastWriteId = :writeId',
+                ...versionCondition(1, writeId),
+                ExpressionAttributeValues: { ...versionCondition(1, writeId).ExpressionAttributeValues, ':next': 2 },
+              },
+            },
+          ],
+        }),
+      );
+    for (const writeId of [first, second]) await expect(commit(writeId)).rejects.toThrow(/ConditionalCheckFailed/);
+    expect((await store.getEvent(event.eventId))?.version).toBe(1);
+    await commit(unfenced);
     expect((await store.getEvent(event.eventId))?.version).toBe(2);
   });
 

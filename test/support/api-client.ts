@@ -162,6 +162,16 @@ export function resendWaitMs(
   return undefined;
 }
 
+/**
+ * A write refused with nothing written and nothing to come (docs/API.md, Write outcomes): 409 or 503
+ * with Retry-After. A client resends it as told, but a finite number of times: on a busy machine a
+ * writer under heavy contention can lose every race it was given, so a race test counts these as
+ * outcomes, not failures, and checks that they changed nothing.
+ */
+export function isRefused(answer: { status: number; headers: Headers }): boolean {
+  return [409, 503].includes(answer.status) && answer.headers.get('retry-after') !== null;
+}
+
 /** Headers with a fresh Idempotency-Key, for a write sent with apiRetrying. */
 export function withIdempotencyKey(headers: Record<string, string> = {}): Record<string, string> {
   return { ...headers, 'Idempotency-Key': randomUUID() };

@@ -97,7 +97,7 @@ describe('the one write condition', () => {
 
   test('any other write needs the version it read and no fence of its own id; the fence needs the version alone', () => {
     expect(versionCondition(3, 'w')).toEqual({
-      ConditionExpression: 'version = :readVersion AND (attribute_not_exists(fencedWrite) OR fencedWrite <> :writeId)',
+      ConditionExpression: 'version = :readVersion AND NOT contains(fencedWrites, :writeId)',
       ExpressionAttributeValues: { ':readVersion': 3, ':writeId': 'w' },
     });
     expect(versionCondition(3)).toEqual({
