@@ -1,6 +1,6 @@
 // The data layer against DynamoDB Local, in a table of its own.
 import { randomUUID } from 'node:crypto';
-import { QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { addDays } from '../../functions/events/calendar-dates.ts';
 import { createDocumentClient } from '../../functions/store/dynamodb-client.ts';
 import {
@@ -79,7 +79,6 @@ describe('events store', () => {
 
   test('DynamoDB Local honours ClientRequestToken: a resent transaction applies once, even when the copies race', async () => {
     const { event } = await store.createEvent(newEvent());
-    const { TransactWriteCommand } = await import('@aws-sdk/lib-dynamodb');
     const bump = () =>
       documentClient.send(
         new TransactWriteCommand({
@@ -106,10 +105,13 @@ describe('events store', () => {
     // a late copy of the first commit must still fail (one fence id per item would let it apply).
     const { event } = await store.createEvent(newEvent());
     const [first, second, unfenced] = [randomUUID(), randomUUID(), randomUUID()];
+    // ADD to a string set keeps its members; contains() is false where the attribute is absent
+    // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Expressions.UpdateExpressions.html#Expressions.UpdateExpressions.ADD,
+    // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Expressions.OperatorsAndFunctions.html#Expressions.OperatorsAndFunctions.Functions).
     for (const writeId of [first, second]) await documentClient.send(new UpdateCommand(fenceUpdate(tableName, event.eventId, 1, writeId)));
-    const { TransactWriteCommand } = await import('@aws-sdk/lib-dynamodb');
-    const commit = (writeId: string) =>
-      documentClient.send(
+    const commit = (writeId: string) => {
+      const { ConditionExpression, ExpressionAttributeValues } = versionCondition(1, writeId);
+      return documentClient.send(
         new TransactWriteCommand({
           TransactItems: [
             {
@@ -117,13 +119,14 @@ describe('events store', () => {
                 TableName: tableName,
                 Key: keys.event(event.eventId),
                 UpdateExpression: 'SET version = :next, lastWriteId = :writeId',
-                ...versionCondition(1, writeId),
-                ExpressionAttributeValues: { ...versionCondition(1, writeId).ExpressionAttributeValues, ':next': 2 },
+                ConditionExpression,
+                ExpressionAttributeValues: { ...ExpressionAttributeValues, ':next': 2 },
               },
             },
           ],
         }),
       );
+    };
     for (const writeId of [first, second]) await expect(commit(writeId)).rejects.toThrow(/ConditionalCheckFailed/);
     expect((await store.getEvent(event.eventId))?.version).toBe(1);
     await commit(unfenced);
