@@ -170,8 +170,9 @@ export function classifyCommitError(
   if (error.name === 'TransactionConflictException') return { kind: 'conflict' };
   if (error.name !== 'TransactionCanceledException') return { kind: 'not-applied' };
   const [base, record] = error.CancellationReasons ?? [];
-  if (base?.Code === 'ConditionalCheckFailed') return { kind: 'base-changed', found: toBaseItem(unmarshallItem(base.Item)) };
+  // A taken key decides the answer (the key's first one) whatever else changed: retrying the race would not.
   if (hasRecord && record?.Code === 'ConditionalCheckFailed') return { kind: 'key-taken' };
+  if (base?.Code === 'ConditionalCheckFailed') return { kind: 'base-changed', found: toBaseItem(unmarshallItem(base.Item)) };
   if ((error.CancellationReasons ?? []).some((reason) => reason.Code === 'TransactionConflict')) return { kind: 'conflict' };
   return { kind: 'not-applied' };
 }

@@ -36,6 +36,7 @@ import {
   ConcurrentModificationError,
   EventNotFoundError,
   EventVersionMismatchError,
+  IdempotencyKeyReusedError,
   neverReachedDynamoDb,
   StoreBusyError,
   TooManyMonthsError,
@@ -237,18 +238,31 @@ export class EventsStore {
   }
 
   /**
-   * Runs `write`; if it fails because the key was taken, or the event changed or vanished (the
-   * request with the key may be what changed it), the key's first answer, when it has one. The
-   * commit writes the record in its transaction, so no read of it is needed before.
+   * Runs `write`; if this attempt wrote nothing (the key was taken; the event changed or vanished,
+   * which the request with the key may have done; every race lost; DynamoDB busy), the key's first
+   * answer, when it has one: a resend after a 504 whose first attempt did apply must get that
+   * answer, never a 409 or 503 that says nothing was written. The commit writes the record in its
+   * transaction, so no read of it is needed before.
    */
   private async idempotent<T>(request: IdempotencyRequest | undefined, answer: (record: Item) => T, write: () => Promise<T>): Promise<T> {
     if (!request) return write();
     try {
       return await write();
     } catch (error) {
-      const retryable = error instanceof KeyTakenError || error instanceof EventNotFoundError || error instanceof EventVersionMismatchError;
-      if (!retryable) throw error;
-      const record = await liveRecord(this.client, request, this.signal);
+      const wroteNothing =
+        error instanceof KeyTakenError ||
+        error instanceof EventNotFoundError ||
+        error instanceof EventVersionMismatchError ||
+        error instanceof ConcurrentModificationError ||
+        error instanceof StoreBusyError;
+      if (!wroteNothing) throw error;
+      // A refusal whose record cannot be read stays a refusal: this attempt wrote nothing, and the
+      // client resends it (with the key) as told.
+      const refused = error instanceof ConcurrentModificationError || error instanceof StoreBusyError;
+      const record = await liveRecord(this.client, request, this.signal).catch((readError: unknown) => {
+        if (refused && !(readError instanceof IdempotencyKeyReusedError)) throw error;
+        throw readError;
+      });
       if (record) return answer(record);
       if (error instanceof KeyTakenError)
         throw new ConcurrentModificationError('', 'is being written by a request with the same Idempotency-Key');

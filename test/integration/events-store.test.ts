@@ -4,6 +4,7 @@ import { QueryCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from '
 import { addDays } from '../../functions/events/calendar-dates.ts';
 import { createDocumentClient } from '../../functions/store/dynamodb-client.ts';
 import {
+  ConcurrentModificationError,
   EventNotFoundError,
   EventsReader,
   EventsStore,
@@ -443,6 +444,44 @@ describe('idempotent PATCH and DELETE', () => {
     await expect(
       store.updateEvent(event.eventId, { dates: ['2034-03-01'] }, undefined, { ...key, request: { dates: ['2034-03-01'] } }),
     ).rejects.toBeInstanceOf(IdempotencyKeyReusedError);
+  });
+
+  test('a repeat whose first attempt applied gets the first answer when it loses every race or has no time to write, never a refusal', async () => {
+    const { event } = await store.createEvent(newEvent({ dates: ['2034-04-01'] }));
+    const key = scope({ price: 7 });
+    const first = await store.updateEvent(event.eventId, { price: 7 }, undefined, key);
+    // Another writer commits between every read and commit of the repeat (a fault DynamoDB Local
+    // cannot make on demand), so the repeat's base condition always fails.
+    const racedClient = localClient(testEnvironment().dynamodbEndpoint);
+    racedClient.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'TransactWriteItemsCommand')
+          await documentClient.send(
+            new UpdateCommand({
+              TableName: tableName,
+              Key: keys.event(event.eventId),
+              UpdateExpression: 'ADD version :one',
+              ExpressionAttributeValues: { ':one': 1 },
+            }),
+          );
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
+    const raced = new EventsStore(createDocumentClient(racedClient), tableName, idempotencyTableName);
+    // A repeat that arrives with less time left than a commit needs: refused before it writes.
+    const late = new EventsStore(documentClient, tableName, idempotencyTableName, undefined, Date.now() + 1_000);
+    try {
+      expect(await raced.updateEvent(event.eventId, { price: 7 }, undefined, key)).toEqual(first);
+      expect(await late.updateEvent(event.eventId, { price: 7 }, undefined, key)).toEqual(first);
+      // Without a record to answer from, both are still refusals (409, 503).
+      await expect(raced.updateEvent(event.eventId, { price: 8 }, undefined, scope({ price: 8 }))).rejects.toBeInstanceOf(
+        ConcurrentModificationError,
+      );
+      await expect(late.updateEvent(event.eventId, { price: 8 }, undefined, scope({ price: 8 }))).rejects.toBeInstanceOf(StoreBusyError);
+    } finally {
+      racedClient.destroy();
+    }
   });
 
   test('a repeated DELETE is a success again, not a 404', async () => {

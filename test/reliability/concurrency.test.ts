@@ -57,7 +57,7 @@ async function indexEntries(eventId: string): Promise<string[]> {
   return entries.sort();
 }
 
-/** A write sent once, and again only after a 504 with its Idempotency-Key: its 409s and 503s stay in the race. */
+/** A write sent once, and after a 504 again with its Idempotency-Key until its outcome is known (apiRetrying): a 409 or 503 to its first sending stays in the race. */
 const writeOnce = <T>(method: string, path: string, json?: unknown, headers: Record<string, string> = {}) =>
   apiRetrying<T>(method, path, { json, headers: withIdempotencyKey(headers) }, { statuses: [] });
 

@@ -125,9 +125,11 @@ export function isWriteMethod(method: string): boolean {
  * unchanged (the same Idempotency-Key, the same If-Match) after a random wait of up to Retry-After
  * seconds. A write carries an Idempotency-Key (a fresh one unless the caller gave its own) and is
  * also sent again after a 504, after up to 1 s: on a busy machine a commit can outlive its time
- * limit, and only the key makes the retry apply it at most once or replay its first answer. At
- * most RETRY_ATTEMPTS times in all; `retry` narrows the statuses retried with Retry-After or
- * changes the attempts. Returns the first other answer, or the last one: the caller asserts on it.
+ * limit, and only the key makes the retry apply it at most once or replay its first answer. Once a
+ * write has had a 504, a refusal (isRefused) is sent again too, whatever `retry` narrows: it says
+ * only that the resend wrote nothing, not what the first attempt did. At most RETRY_ATTEMPTS times
+ * in all; `retry` narrows the statuses retried with Retry-After or changes the attempts. Returns
+ * the first other answer, or the last one: the caller asserts on it.
  */
 export async function apiRetrying<T = unknown>(
   method: string,
@@ -140,6 +142,7 @@ export async function apiRetrying<T = unknown>(
   const sent = isWriteMethod(method) && !hasKey ? { ...options, headers: withIdempotencyKey(options.headers) } : options;
   for (let attempt = 1; ; attempt++) {
     const response = await api<T>(method, path, sent);
+    if (response.status === 504 && isWriteMethod(method)) for (const status of RETRIED_STATUSES) statuses.add(status);
     const wait = resendWaitMs(method, response, statuses);
     if (wait === undefined || attempt >= (retry.attempts ?? RETRY_ATTEMPTS)) return response;
     await sleep(wait);

@@ -124,6 +124,8 @@ describe('what a failed commit means', () => {
 
   test('the record changed: the key is taken; a conflict anywhere: a retry may win', () => {
     expect(classifyCommitError(cancelled('None', 'ConditionalCheckFailed'), false, true)).toEqual({ kind: 'key-taken' });
+    // Both changed (a resend whose first attempt applied, racing other writes): the key decides, not another lost race.
+    expect(classifyCommitError(cancelled('ConditionalCheckFailed', 'ConditionalCheckFailed'), false, true)).toEqual({ kind: 'key-taken' });
     expect(classifyCommitError(cancelled('None', 'None', 'TransactionConflict'), false, true)).toEqual({ kind: 'conflict' });
     expect(classifyCommitError(named('TransactionConflictException'), false, false)).toEqual({ kind: 'conflict' });
   });
