@@ -392,10 +392,12 @@ export class EventsStore {
         throw new EventNotFoundError(write.eventId);
       }
       // Another write committed since the read: ours can no longer apply, but may have applied before (an unreadable record: unknown).
+      // The key's record names the one write that holds the key: ours, or another, in which case ours never applied.
       if (write.request) {
         const record = await liveRecord(this.client, write.request, signal).catch(() => null);
         if (record?.writeId === writeId) return;
         if (record === undefined) throw new LostRaceError('Another write committed first');
+        if (record) throw new KeyTakenError('The Idempotency-Key is held by an earlier attempt');
       }
       throw new WriteOutcomeUnknownError(write.eventId, `${error.name}: ${error.message}; another write committed since`);
     }

@@ -446,41 +446,70 @@ describe('idempotent PATCH and DELETE', () => {
     ).rejects.toBeInstanceOf(IdempotencyKeyReusedError);
   });
 
+  /**
+   * A store whose every commit meets another writer that commits first (a fault DynamoDB Local
+   * cannot make on demand): the commit's base condition always fails. With `loseAnswer`, the
+   * commit's answer is lost too (a TimeoutError after DynamoDB answered), so its outcome is unknown.
+   */
+  function racedStore(eventId: string, loseAnswer = false) {
+    const racedClient = localClient(testEnvironment().dynamodbEndpoint);
+    racedClient.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName !== 'TransactWriteItemsCommand') return next(args);
+        await documentClient.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.event(eventId),
+            UpdateExpression: 'ADD version :one',
+            ExpressionAttributeValues: { ':one': 1 },
+          }),
+        );
+        const answer = await next(args).catch((error: unknown) => error);
+        if (loseAnswer) throw Object.assign(new Error('The answer was lost'), { name: 'TimeoutError' });
+        if (answer instanceof Error) throw answer;
+        return answer as Awaited<ReturnType<typeof next>>;
+      },
+      { step: 'initialize' },
+    );
+    return {
+      store: new EventsStore(createDocumentClient(racedClient), tableName, idempotencyTableName),
+      close: () => racedClient.destroy(),
+    };
+  }
+
   test('a repeat whose first attempt applied gets the first answer when it loses every race or has no time to write, never a refusal', async () => {
     const { event } = await store.createEvent(newEvent({ dates: ['2034-04-01'] }));
     const key = scope({ price: 7 });
     const first = await store.updateEvent(event.eventId, { price: 7 }, undefined, key);
-    // Another writer commits between every read and commit of the repeat (a fault DynamoDB Local
-    // cannot make on demand), so the repeat's base condition always fails.
-    const racedClient = localClient(testEnvironment().dynamodbEndpoint);
-    racedClient.middlewareStack.add(
-      (next, context) => async (args) => {
-        if (context.commandName === 'TransactWriteItemsCommand')
-          await documentClient.send(
-            new UpdateCommand({
-              TableName: tableName,
-              Key: keys.event(event.eventId),
-              UpdateExpression: 'ADD version :one',
-              ExpressionAttributeValues: { ':one': 1 },
-            }),
-          );
-        return next(args);
-      },
-      { step: 'initialize' },
-    );
-    const raced = new EventsStore(createDocumentClient(racedClient), tableName, idempotencyTableName);
+    const raced = racedStore(event.eventId);
     // A repeat that arrives with less time left than a commit needs: refused before it writes.
     const late = new EventsStore(documentClient, tableName, idempotencyTableName, undefined, Date.now() + 1_000);
     try {
-      expect(await raced.updateEvent(event.eventId, { price: 7 }, undefined, key)).toEqual(first);
+      expect(await raced.store.updateEvent(event.eventId, { price: 7 }, undefined, key)).toEqual(first);
       expect(await late.updateEvent(event.eventId, { price: 7 }, undefined, key)).toEqual(first);
       // Without a record to answer from, both are still refusals (409, 503).
-      await expect(raced.updateEvent(event.eventId, { price: 8 }, undefined, scope({ price: 8 }))).rejects.toBeInstanceOf(
+      await expect(raced.store.updateEvent(event.eventId, { price: 8 }, undefined, scope({ price: 8 }))).rejects.toBeInstanceOf(
         ConcurrentModificationError,
       );
       await expect(late.updateEvent(event.eventId, { price: 8 }, undefined, scope({ price: 8 }))).rejects.toBeInstanceOf(StoreBusyError);
     } finally {
-      racedClient.destroy();
+      raced.close();
+    }
+  });
+
+  test('a repeat whose commit outcome is unknown while another write commits gets the first answer: the record names the write that holds the key', async () => {
+    const { event } = await store.createEvent(newEvent({ dates: ['2034-05-01'] }));
+    const key = scope({ price: 9 });
+    const first = await store.updateEvent(event.eventId, { price: 9 }, undefined, key);
+    const raced = racedStore(event.eventId, true);
+    try {
+      expect(await raced.store.updateEvent(event.eventId, { price: 9 }, undefined, key)).toEqual(first);
+      // A fresh key: the fence finds another write committed and no record, so the write lost the race.
+      await expect(raced.store.updateEvent(event.eventId, { price: 10 }, undefined, scope({ price: 10 }))).rejects.toBeInstanceOf(
+        ConcurrentModificationError,
+      );
+    } finally {
+      raced.close();
     }
   });
 
