@@ -82,6 +82,12 @@ class LostRaceError extends Error {
 /** The idempotency record's condition failed: a request with the same key has committed. */
 class KeyTakenError extends Error {
   override name = 'KeyTakenError';
+  /** The key's record, when it has been read already (the fence reads it). */
+  readonly record: Item | undefined;
+  constructor(message: string, record?: Item) {
+    super(message);
+    this.record = record;
+  }
 }
 
 /** One write: the base item it read (none: a create), what replaces it (none: a delete), and the answer its record keeps. */
@@ -256,17 +262,20 @@ export class EventsStore {
         error instanceof ConcurrentModificationError ||
         error instanceof StoreBusyError;
       if (!wroteNothing) throw error;
-      // A refusal whose record cannot be read stays a refusal: this attempt wrote nothing, and the
-      // client resends it (with the key) as told.
-      const refused = error instanceof ConcurrentModificationError || error instanceof StoreBusyError;
-      const record = await liveRecord(this.client, request, this.signal).catch((readError: unknown) => {
-        if (refused && !(readError instanceof IdempotencyKeyReusedError)) throw error;
-        throw readError;
-      });
+      // A refusal (or a taken key) whose record cannot be read is a refusal: this attempt wrote
+      // nothing, and the client resends it (with the key) as told.
+      const keyBusy = new ConcurrentModificationError('', 'is being written by a request with the same Idempotency-Key');
+      const refusal = error instanceof KeyTakenError ? keyBusy : error;
+      const refused = refusal instanceof ConcurrentModificationError || refusal instanceof StoreBusyError;
+      const known = error instanceof KeyTakenError ? error.record : undefined;
+      const record =
+        known ??
+        (await liveRecord(this.client, request, this.signal).catch((readError: unknown) => {
+          if (refused && !(readError instanceof IdempotencyKeyReusedError)) throw refusal;
+          throw readError;
+        }));
       if (record) return answer(record);
-      if (error instanceof KeyTakenError)
-        throw new ConcurrentModificationError('', 'is being written by a request with the same Idempotency-Key');
-      throw error;
+      throw refusal;
     }
   }
 
@@ -394,10 +403,13 @@ export class EventsStore {
       // Another write committed since the read: ours can no longer apply, but may have applied before (an unreadable record: unknown).
       // The key's record names the one write that holds the key: ours, or another, in which case ours never applied.
       if (write.request) {
-        const record = await liveRecord(this.client, write.request, signal).catch(() => null);
+        const record = await liveRecord(this.client, write.request, signal).catch((readError: unknown) => {
+          if (readError instanceof IdempotencyKeyReusedError) throw readError; // another request's record: ours never applied
+          return null;
+        });
         if (record?.writeId === writeId) return;
         if (record === undefined) throw new LostRaceError('Another write committed first');
-        if (record) throw new KeyTakenError('The Idempotency-Key is held by an earlier attempt');
+        if (record) throw new KeyTakenError('The Idempotency-Key is held by an earlier attempt', record);
       }
       throw new WriteOutcomeUnknownError(write.eventId, `${error.name}: ${error.message}; another write committed since`);
     }

@@ -126,8 +126,8 @@ export function isWriteMethod(method: string): boolean {
  * seconds. A write carries an Idempotency-Key (a fresh one unless the caller gave its own) and is
  * also sent again after a 504, after up to 1 s: on a busy machine a commit can outlive its time
  * limit, and only the key makes the retry apply it at most once or replay its first answer. Once a
- * write has had a 504, a refusal (isRefused) is sent again too, whatever `retry` narrows: it says
- * only that the resend wrote nothing, not what the first attempt did. At most RETRY_ATTEMPTS times
+ * write has had a 504, a refusal (isRefused) or a 429 is sent again too, whatever `retry` narrows:
+ * it says only that the resend wrote nothing, not what the first attempt did. At most RETRY_ATTEMPTS times
  * in all; `retry` narrows the statuses retried with Retry-After or changes the attempts. Returns
  * the first other answer, or the last one: the caller asserts on it.
  */
