@@ -263,9 +263,10 @@ export class EventsStore {
         error instanceof StoreBusyError;
       if (!wroteNothing) throw error;
       // A refusal (or a taken key) whose record cannot be read is a refusal: this attempt wrote
-      // nothing, and the client resends it (with the key) as told.
-      const keyBusy = new ConcurrentModificationError('', 'is being written by a request with the same Idempotency-Key');
-      const refusal = error instanceof KeyTakenError ? keyBusy : error;
+      // nothing, and the client resends it (with the key) as told. A taken key is a 503, which
+      // every write documents (a POST has no 409).
+      const keyUnread = new StoreBusyError('The Idempotency-Key is taken and its record could not be read; nothing was written');
+      const refusal = error instanceof KeyTakenError ? keyUnread : error;
       const refused = refusal instanceof ConcurrentModificationError || refusal instanceof StoreBusyError;
       const known = error instanceof KeyTakenError ? error.record : undefined;
       const record =
