@@ -452,7 +452,9 @@ describe('idempotent PATCH and DELETE', () => {
    * fails. With 'lost-answer' the commit's answer is lost too (a TimeoutError after DynamoDB
    * answered): its outcome is unknown. With 'conflict' DynamoDB cancels it for a conflicting
    * transaction instead of answering, which names no condition (DynamoDB Local cannot make either
-   * fault on demand).
+   * fault on demand: it never cancels concurrent transactions). A conflict cancels the whole
+   * transaction with CancellationReasons, one per item, the conflicting one TransactionConflict:
+   * https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html
    */
   function racedStore(eventId: string, fault: 'condition' | 'lost-answer' | 'conflict') {
     const racedClient = localClient(testEnvironment().dynamodbEndpoint);
