@@ -17,7 +17,7 @@
 // https://docs.aws.amazon.com/lambda/latest/dg/with-sqs.html
 // https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-errorhandling.html
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   DescribeStreamCommand,
@@ -27,13 +27,16 @@ import {
   ListStreamsCommand,
   type _Record as StreamRecord,
 } from '@aws-sdk/client-dynamodb-streams';
-import type { DynamoDBBatchResponse, SQSBatchResponse } from 'aws-lambda';
+import type { DynamoDBBatchResponse } from 'aws-lambda';
 import { WEBHOOK_FUNCTIONS } from '../../functions/routes.ts';
 import { CHANGE_STREAM_FILTER, WEBHOOK_PIPELINE, WEBHOOK_QUEUE_NAMES } from '../../functions/webhooks/pipeline-settings.ts';
 import { retryScale } from '../../functions/webhooks/retry-schedule.ts';
 import { LOCAL_REGION, localCredentials } from './dynamodb-local.ts';
 import { LOCAL_KMS_KEY_ID, startKmsStandIn } from './kms-stand-in.ts';
 import type { LocalLambda } from './lambda-runtime.ts';
+import { privateDirectory, writePrivateFile } from './private-files.ts';
+import { serveSqs } from './sqs-api.ts';
+import { messagesToKeep } from './sqs-partial-batch.ts';
 import { LOCAL_ACCOUNT, LocalSqs } from './sqs-stand-in.ts';
 
 export interface LocalWebhookPipelineOptions {
@@ -45,6 +48,8 @@ export interface LocalWebhookPipelineOptions {
   dataDirectory?: string;
   /** MUSEUM_WEBHOOK_RETRY_SCALE: compresses the retry schedule (docs/WEBHOOKS.md). */
   retryScale?: string;
+  /** The stand-ins' ports (MUSEUM_SQS_PORT, MUSEUM_KMS_PORT); 0 or unset: any free port. */
+  ports?: { sqs?: number; kms?: number };
   log: (line: string) => void;
 }
 
@@ -115,7 +120,14 @@ const sleep = (ms: number, signal: AbortSignal) =>
 
 export async function startLocalWebhookPipeline(options: LocalWebhookPipelineOptions): Promise<LocalWebhookPipeline> {
   const directory = options.dataDirectory ? join(options.dataDirectory, 'webhooks') : undefined;
-  const kms = await startKmsStandIn(directory && join(directory, 'kms-key'));
+  if (directory) privateDirectory(directory);
+  // The stand-ins answer only the key the functions sign with (local-environment.ts handlerEnvironment).
+  const { accessKeyId } = localCredentials(options.dynamodbEndpoint);
+  const kms = await startKmsStandIn({
+    ...(directory ? { keyFile: join(directory, 'kms-key') } : {}),
+    accessKeyId,
+    port: options.ports?.kms ?? 0,
+  });
   const { queue } = WEBHOOK_PIPELINE;
   const sqs = new LocalSqs(
     [
@@ -130,7 +142,7 @@ export async function startLocalWebhookPipeline(options: LocalWebhookPipelineOpt
     ],
     directory && join(directory, 'sqs.json'),
   );
-  const sqsEndpoint = await sqs.serve();
+  const sqsEndpoint = await serveSqs(sqs, { accessKeyId, port: options.ports?.sqs ?? 0 });
   const environment: Record<string, string> = {
     AWS_ENDPOINT_URL_SQS: sqsEndpoint.url,
     AWS_ENDPOINT_URL_KMS: kms.url,
@@ -154,10 +166,7 @@ export async function startLocalWebhookPipeline(options: LocalWebhookPipelineOpt
     checkpointFile && existsSync(checkpointFile) ? (JSON.parse(readFileSync(checkpointFile, 'utf8')) as Record<string, string>) : {};
   const saveCheckpoint = (shard: string, sequenceNumber: string) => {
     checkpoints[shard] = sequenceNumber;
-    if (!checkpointFile || !directory) return;
-    mkdirSync(directory, { recursive: true });
-    writeFileSync(`${checkpointFile}.tmp`, JSON.stringify(checkpoints));
-    renameSync(`${checkpointFile}.tmp`, checkpointFile);
+    if (checkpointFile) writePrivateFile(checkpointFile, JSON.stringify(checkpoints));
   };
 
   async function streamMapping(): Promise<void> {
@@ -342,7 +351,7 @@ export async function startLocalWebhookPipeline(options: LocalWebhookPipelineOpt
         continue;
       }
       try {
-        const answer = await delivery.invoke<SQSBatchResponse | undefined>({
+        const answer = await delivery.invoke<unknown>({
           Records: messages.map((message) => ({
             messageId: message.messageId,
             receiptHandle: message.receiptHandle,
@@ -355,7 +364,7 @@ export async function startLocalWebhookPipeline(options: LocalWebhookPipelineOpt
             awsRegion: LOCAL_REGION,
           })),
         });
-        const failed = new Set((answer?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
+        const failed = messagesToKeep(messages, answer);
         for (const message of messages)
           if (!failed.has(message.messageId)) sqs.delete(WEBHOOK_QUEUE_NAMES.deliveries, message.receiptHandle);
       } catch (error) {
