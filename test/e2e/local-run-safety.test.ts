@@ -75,14 +75,23 @@ afterEach(() => killAllRuns());
 describe('the local data', () => {
   test('cannot be read or changed by a client with other credentials on any port the local run opens', async () => {
     const data = await dataDirectory();
-    const local = await startLocalRun({ MUSEUM_DATA_DIR: data, MUSEUM_ADMIN_PASSWORD: ADMIN_PASSWORD });
+    // The SQS and KMS stand-ins on ports of the test's choosing (MUSEUM_SQS_PORT, MUSEUM_KMS_PORT).
+    const sqsPort = await freePort();
+    let kmsPort = await freePort();
+    while (kmsPort === sqsPort) kmsPort = await freePort();
+    const local = await startLocalRun({
+      MUSEUM_DATA_DIR: data,
+      MUSEUM_ADMIN_PASSWORD: ADMIN_PASSWORD,
+      MUSEUM_SQS_PORT: String(sqsPort),
+      MUSEUM_KMS_PORT: String(kmsPort),
+    });
     const url = await untilListening(local);
     const eventId = await createEvent(url);
     const lock = lockRecord(data);
     const ports = listeningPorts([lock?.pid ?? 0, lock?.javaPid ?? 0]);
-    // The API's port and DynamoDB Local's (which listens on every interface).
+    // The API's port, DynamoDB Local's (which listens on every interface) and the stand-ins'.
     const dynamodbPort = Number(new URL(lock?.dynamodbEndpoint ?? '').port);
-    expect(ports).toEqual(expect.arrayContaining([local.port, dynamodbPort]));
+    expect(ports).toEqual(expect.arrayContaining([local.port, dynamodbPort, sqsPort, kmsPort]));
     // An outsider who does not know the credential key (its own, random) cannot make a user of the API either.
     const outsiderKeys = parseCredentialKeys(newCredentialKeysText());
 

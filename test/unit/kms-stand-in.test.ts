@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import type { AwsJsonEndpoint } from '../../lib/local/aws-json-endpoint.ts';
+import { freePort } from '../../lib/local/dynamodb-local.ts';
 import { LOCAL_KMS_KEY_ID, MAX_KMS_REQUEST_BYTES, startKmsStandIn } from '../../lib/local/kms-stand-in.ts';
 
 const KEY_ID = 'RUNKEYID0123456789';
@@ -106,4 +107,14 @@ test('the key is a 0600 file in a 0700 directory, and an earlier run’s readabl
   expect(statSync(join(directory, 'webhooks')).mode & 0o777).toBe(0o700);
   expect(statSync(join(directory, 'webhooks', 'kms-key')).mode & 0o777).toBe(0o600);
   expect(statSync(join(directory, 'webhooks', 'sqs.json')).mode & 0o777).toBe(0o600);
+});
+
+test('its port can be set (MUSEUM_KMS_PORT), and a port in use is refused with the port named', async () => {
+  const port = await freePort();
+  const pinned = await startKmsStandIn({ accessKeyId: KEY_ID, port });
+  expect(pinned.url).toBe(`http://127.0.0.1:${port}`);
+  await expect(startKmsStandIn({ accessKeyId: KEY_ID, port })).rejects.toThrow(
+    `The KMS stand-in cannot listen on 127.0.0.1:${port} (EADDRINUSE)`,
+  );
+  await pinned.close();
 });
