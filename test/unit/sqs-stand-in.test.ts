@@ -213,7 +213,8 @@ test('ChangeMessageVisibility: 0 to 43,200 s, and never past 12 hours from the r
   await client.send(new SendMessageCommand({ QueueUrl: url(PLAIN.visibility), MessageBody: 'long' }));
   const { Messages = [] } = await client.send(new ReceiveMessageCommand({ QueueUrl: url(PLAIN.visibility) }));
   const handle = Messages[0]?.ReceiptHandle;
-  // Set after the receive, 43,200 s reaches past 12 hours from it: what the delivery function did.
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  // Set a moment after the receive, 43,200 s reaches past 12 hours from it: what the delivery function did.
   expect(
     await failure(
       client.send(
