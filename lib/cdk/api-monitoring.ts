@@ -1,11 +1,15 @@
 // Alarms to an SNS topic and one dashboard. Production must name where alarms go (an e-mail, or
 // an existing topic for chat integrations); without either, its template requires the AlarmEmail
 // parameter, so CloudFormation refuses to deploy it. Every alarm needs a minimum volume or M of
-// N periods, so one failed request on a quiet night pages no one. Runbook: docs/DEPLOY.md.
-import { CfnParameter, Duration, Stack } from 'aws-cdk-lib';
+// N periods, so one failed request on a quiet night pages no one. A monthly cost budget (AWS
+// Budgets) notifies the same topic: what a flood of requests from many addresses may cost is not
+// bounded by any limit a visitor shares, so it is watched. Runbook: docs/DEPLOY.md.
+import { Aws, CfnParameter, Duration, Stack } from 'aws-cdk-lib';
+import * as budgets from 'aws-cdk-lib/aws-budgets';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
@@ -28,6 +32,14 @@ export const FAILED_LOGIN_THRESHOLD = 100;
  * first a few hundred ms; a p99 over a second for 15 minutes is CPU starvation or a slow table.
  */
 export const AUTHORIZER_P99_DURATION_MS = 1000;
+/**
+ * The cost budget's notifications, in percent of the monthly amount: spending so far passes 80%,
+ * or AWS's forecast for the month passes 100% (a flood shows in the forecast within a day).
+ */
+export const COST_BUDGET_THRESHOLDS = [
+  { notificationType: 'ACTUAL', threshold: 80 },
+  { notificationType: 'FORECASTED', threshold: 100 },
+] as const;
 
 /**
  * The DynamoDB operations the functions call (lib/cdk/function-permissions.ts grants them; PutItem
@@ -58,12 +70,14 @@ export class ApiMonitoring extends Construct {
   readonly topic: sns.ITopic;
   readonly alarms: cloudwatch.Alarm[] = [];
   readonly dashboard: cloudwatch.Dashboard;
+  readonly costBudget: budgets.CfnBudget;
 
   constructor(scope: Construct, id: string, props: ApiMonitoringProps) {
     super(scope, id);
     const { config, api, functions, tables } = props;
     const stage = api.api.deploymentStage;
     this.topic = alarmTopic(this, config);
+    this.costBudget = costBudget(this, config, this.topic);
 
     const requests = stage.metricCount({ statistic: 'Sum', period: PERIOD, label: 'requests' });
     // Not the stage's 5XXError metric: API Gateway counts a gateway response whose status was
@@ -334,6 +348,37 @@ function alarmTopic(scope: Construct, config: StageConfig): sns.ITopic {
       : undefined);
   if (email) topic.addSubscription(new subscriptions.EmailSubscription(email));
   return topic;
+}
+
+/**
+ * A monthly cost budget of the account in the stack's region (AWS Budgets is global: it works from
+ * any region, unlike CloudWatch's EstimatedCharges, which exists only in us-east-1), notifying the
+ * alarm topic. Budgets needs leave to publish to the topic: given here on the stack's own topic; an
+ * existing topic (`-c alarmTopicArn`) must allow budgets.amazonaws.com itself
+ * (https://docs.aws.amazon.com/cost-management/latest/userguide/budgets-sns-policy.html).
+ */
+function costBudget(scope: Construct, config: StageConfig, topic: sns.ITopic): budgets.CfnBudget {
+  topic.addToResourcePolicy(
+    new iam.PolicyStatement({
+      sid: 'AwsBudgetsPublish',
+      principals: [new iam.ServicePrincipal('budgets.amazonaws.com')],
+      actions: ['sns:Publish'],
+      resources: [topic.topicArn],
+      conditions: { StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID } },
+    }),
+  );
+  return new budgets.CfnBudget(scope, 'CostBudget', {
+    budget: {
+      budgetType: 'COST',
+      timeUnit: 'MONTHLY',
+      budgetLimit: { amount: config.monthlyCostBudgetUsd, unit: 'USD' },
+      costFilters: { Region: [Aws.REGION] },
+    },
+    notificationsWithSubscribers: COST_BUDGET_THRESHOLDS.map(({ notificationType, threshold }) => ({
+      notification: { notificationType, comparisonOperator: 'GREATER_THAN', threshold, thresholdType: 'PERCENTAGE' },
+      subscribers: [{ subscriptionType: 'SNS', address: topic.topicArn }],
+    })),
+  });
 }
 
 /** Access-log lines whose gateway response type is one of `errorTypes`. */

@@ -315,7 +315,7 @@ export async function handler() {
     const gateway = await startLocalApiGateway({
       lambda: new LocalLambda({ functions: { ...deployedFunctions(work), [AUTHORIZER_HANDLER]: authorizer } }),
       accessLog: () => undefined,
-      throttleLimits: { authenticated: unlimited, unauthenticated: unlimited },
+      throttleLimits: unlimited,
     });
     const consoleError = console.error;
     console.error = () => undefined; // the gateway reports each timed-out or throttled authorizer: expected here
