@@ -132,7 +132,7 @@ export function readStageConfig(node: Context): StageConfig {
     alarmEmail: email(string(node, 'alarmEmail')),
     alarmTopicArn: topicArn(string(node, 'alarmTopicArn')),
     latencyP99AlarmMs: integer(node, 'latencyP99AlarmMs', 2000),
-    monthlyCostBudgetUsd: integer(node, 'monthlyCostBudgetUsd', MONTHLY_COST_BUDGET_USD),
+    monthlyCostBudgetUsd: costBudget(integer(node, 'monthlyCostBudgetUsd', MONTHLY_COST_BUDGET_USD)),
     waf: boolean(node, 'waf', isProduction),
     wafRateLimitPer5Minutes: wafRateLimit(
       'wafRateLimitPer5Minutes',
@@ -215,6 +215,12 @@ function topicArn(value: string | undefined): string | undefined {
 }
 
 // AWS WAF's bounds for a rate-based rule.
+/** AWS Budgets refuses a budget of $0: a budget that notifies at once says nothing. */
+function costBudget(usd: number): number {
+  if (usd < 1) throw new Error('Context "monthlyCostBudgetUsd" must be a whole number of US dollars from 1');
+  return usd;
+}
+
 function wafRateLimit(key: string, limit: number): number {
   if (limit < 10 || limit > 2_000_000_000) throw new Error(`Context "${key}" must be between 10 and 2,000,000,000`);
   return limit;

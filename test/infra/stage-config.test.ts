@@ -63,6 +63,7 @@ test.each([
   [{ alarmEmail: 'ops' }, /alarmEmail/],
   [{ alarmTopicArn: 'museum-ops' }, /alarmTopicArn/],
   [{ wafRateLimitPer5Minutes: '5' }, /wafRateLimitPer5Minutes/],
+  [{ monthlyCostBudgetUsd: '0' }, /monthlyCostBudgetUsd/],
 ])('refuses %j', (values, message) => {
   expect(() => readStageConfig(context(values))).toThrow(message);
 });
