@@ -4,16 +4,16 @@
 // N periods, so one failed request on a quiet night pages no one. A monthly cost budget (AWS
 // Budgets) notifies the same topic: what a flood of requests from many addresses may cost is not
 // bounded by any limit a visitor shares, so it is watched. Runbook: docs/DEPLOY.md.
-import { Aws, CfnParameter, Duration, Stack } from 'aws-cdk-lib';
-import * as budgets from 'aws-cdk-lib/aws-budgets';
+import { CfnParameter, Duration, Stack } from 'aws-cdk-lib';
+import type * as budgets from 'aws-cdk-lib/aws-budgets';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
+import { costBudget } from './cost-budget.ts';
 import { METRICS_NAMESPACE, type MuseumFunctions } from './museum-functions.ts';
 import type { MuseumTables } from './museum-tables.ts';
 import type { SpecialEventsApi } from './special-events-api.ts';
@@ -32,14 +32,6 @@ export const FAILED_LOGIN_THRESHOLD = 100;
  * first a few hundred ms; a p99 over a second for 15 minutes is CPU starvation or a slow table.
  */
 export const AUTHORIZER_P99_DURATION_MS = 1000;
-/**
- * The cost budget's notifications, in percent of the monthly amount: spending so far passes 80%,
- * or AWS's forecast for the month passes 100% (a flood shows in the forecast within a day).
- */
-export const COST_BUDGET_THRESHOLDS = [
-  { notificationType: 'ACTUAL', threshold: 80 },
-  { notificationType: 'FORECASTED', threshold: 100 },
-] as const;
 
 /**
  * The DynamoDB operations the functions call (lib/cdk/function-permissions.ts grants them; PutItem
@@ -348,37 +340,6 @@ function alarmTopic(scope: Construct, config: StageConfig): sns.ITopic {
       : undefined);
   if (email) topic.addSubscription(new subscriptions.EmailSubscription(email));
   return topic;
-}
-
-/**
- * A monthly cost budget of the account in the stack's region (AWS Budgets is global: it works from
- * any region, unlike CloudWatch's EstimatedCharges, which exists only in us-east-1), notifying the
- * alarm topic. Budgets needs leave to publish to the topic: given here on the stack's own topic; an
- * existing topic (`-c alarmTopicArn`) must allow budgets.amazonaws.com itself
- * (https://docs.aws.amazon.com/cost-management/latest/userguide/budgets-sns-policy.html).
- */
-function costBudget(scope: Construct, config: StageConfig, topic: sns.ITopic): budgets.CfnBudget {
-  topic.addToResourcePolicy(
-    new iam.PolicyStatement({
-      sid: 'AwsBudgetsPublish',
-      principals: [new iam.ServicePrincipal('budgets.amazonaws.com')],
-      actions: ['sns:Publish'],
-      resources: [topic.topicArn],
-      conditions: { StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID } },
-    }),
-  );
-  return new budgets.CfnBudget(scope, 'CostBudget', {
-    budget: {
-      budgetType: 'COST',
-      timeUnit: 'MONTHLY',
-      budgetLimit: { amount: config.monthlyCostBudgetUsd, unit: 'USD' },
-      costFilters: { Region: [Aws.REGION] },
-    },
-    notificationsWithSubscribers: COST_BUDGET_THRESHOLDS.map(({ notificationType, threshold }) => ({
-      notification: { notificationType, comparisonOperator: 'GREATER_THAN', threshold, thresholdType: 'PERCENTAGE' },
-      subscribers: [{ subscriptionType: 'SNS', address: topic.topicArn }],
-    })),
-  });
 }
 
 /** Access-log lines whose gateway response type is one of `errorTypes`. */

@@ -20,7 +20,7 @@ import {
   MOCK_API_MONTHLY_CEILING_USD,
   REST_API_USD_PER_MILLION_REQUESTS,
 } from '../../functions/routes.ts';
-import { COST_BUDGET_THRESHOLDS } from '../../lib/cdk/api-monitoring.ts';
+import { COST_BUDGET_THRESHOLDS } from '../../lib/cdk/cost-budget.ts';
 import { FIREWALL_RULES } from '../../lib/cdk/api-firewall.ts';
 import { MONTHLY_COST_BUDGET_USD, WAF_RATE_LIMIT_PER_5_MINUTES } from '../../lib/cdk/stage-config.ts';
 import { synthesize } from './synthesize.ts';
