@@ -1,0 +1,143 @@
+// Proactive negotiation of the event reads (RFC 9110 §12.5.1) and the museum settings JSON-LD is
+// made from, in-process: which representation an Accept field selects, when it is a 406, and
+// which settings a deployment may give.
+import { JSON_LD_OFFER, JSON_OFFER, negotiate, parseAccept, preferredOffer } from '../../functions/http/content-negotiation.ts';
+import { MUSEUM_SETTINGS, museumSettingsFrom, type MuseumSettings } from '../../functions/events/museum-settings.ts';
+import { eventDocument, eventListDocument } from '../../functions/events/json-ld.ts';
+import { problemOf } from '../support/problem-of.ts';
+
+const OFFERS = [JSON_OFFER, JSON_LD_OFFER];
+const chosen = (...lines: string[]) => preferredOffer(lines, OFFERS)?.type;
+
+describe('Accept selects the representation', () => {
+  test.each([
+    [[], 'application/json'],
+    [['*/*'], 'application/json'],
+    [['application/*'], 'application/json'],
+    [['application/json'], 'application/json'],
+    [['application/ld+json'], 'application/ld+json'],
+    [['APPLICATION/LD+JSON'], 'application/ld+json'],
+    [['application/ld+json, application/json;q=0.9'], 'application/ld+json'],
+    [['application/json;q=0.5, application/ld+json;q=0.8'], 'application/ld+json'],
+    [['application/ld+json;q=0.5, */*;q=0.9'], 'application/json'],
+    [['text/html, application/ld+json;q=0.1'], 'application/ld+json'],
+    // The more specific range wins over `*/*`, whatever the order.
+    [['application/json;q=0, */*'], 'application/ld+json'],
+    [['*/*;q=0.1', 'application/ld+json'], 'application/ld+json'],
+    // Field lines are one list (RFC 9110 §5.3).
+    [['text/html', 'application/ld+json'], 'application/ld+json'],
+    [['application/ld+json;profile="http://www.w3.org/ns/json-ld#compacted"'], 'application/ld+json'],
+    [
+      ['application/ld+json; profile="http://www.w3.org/ns/json-ld#flattened http://www.w3.org/ns/json-ld#compacted"'],
+      'application/ld+json',
+    ],
+    [['application/json; charset=UTF-8'], 'application/json'],
+    // A member this parser cannot read is ignored; a field of nothing readable accepts anything.
+    [['not a media type'], 'application/json'],
+    [['text/html;q=2, application/ld+json'], 'application/ld+json'],
+  ])('%j answers %s', (lines, type) => {
+    expect(chosen(...lines)).toBe(type);
+  });
+
+  test.each([
+    ['text/html'],
+    ['application/problem+json'],
+    ['application/json;q=0, application/ld+json;q=0'],
+    ['*/*;q=0'],
+    ['application/ld+json;profile="http://www.w3.org/ns/json-ld#expanded"'],
+    ['application/json; charset=iso-8859-1'],
+    ['application/json;q=1.5'],
+  ])('%s accepts neither', (line) => {
+    expect(chosen(line)).toBeUndefined();
+  });
+
+  test('a q value is read to three decimals and a comma inside quotes is no separator', () => {
+    expect(parseAccept(['a/b;q=0.123, c/d;x="1,2";q=0.5'])).toEqual([
+      { type: 'a', subtype: 'b', parameters: new Map(), q: 0.123 },
+      { type: 'c', subtype: 'd', parameters: new Map([['x', '1,2']]), q: 0.5 },
+    ]);
+  });
+
+  test('nothing acceptable is a 406 problem that lists what is offered and varies with Accept', () => {
+    const problem = problemOf(() => negotiate({ headers: { accept: 'text/html' }, multiValueHeaders: {} }, OFFERS));
+    expect(problem.headers).toEqual({ Vary: 'Accept' });
+    expect(problem.problem).toMatchObject({
+      status: 406,
+      type: 'https://museum.example/problems/not-acceptable',
+      detail: expect.stringContaining('application/json, application/ld+json') as unknown,
+    });
+  });
+
+  test('without the museum settings JSON-LD is not offered: asking for it only is a 406', () => {
+    expect(preferredOffer(['application/ld+json'], [JSON_OFFER])).toBeUndefined();
+    expect(preferredOffer(['application/ld+json, */*;q=0.1'], [JSON_OFFER])).toBe(JSON_OFFER);
+  });
+});
+
+const MUSEUM: MuseumSettings = {
+  name: 'Example Museum',
+  streetAddress: '1 Museum Street',
+  addressLocality: 'Springfield',
+  postalCode: '12345',
+  addressCountry: 'US',
+  priceCurrency: 'USD',
+  eventPageUrl: 'https://museum.example/events/{eventId}',
+};
+
+describe('museum settings', () => {
+  const describeSetting = (name: keyof MuseumSettings) => MUSEUM_SETTINGS[name].variable;
+
+  test('all or none: none is no museum, some is an error naming the missing ones', () => {
+    expect(museumSettingsFrom({}, describeSetting)).toBeUndefined();
+    expect(museumSettingsFrom(MUSEUM, describeSetting)).toEqual(MUSEUM);
+    expect(() => museumSettingsFrom({ name: 'Example Museum' }, describeSetting)).toThrow(/MUSEUM_PRICE_CURRENCY is missing/);
+  });
+
+  test.each([
+    ['priceCurrency', 'usd'],
+    ['addressCountry', 'USA'],
+    ['eventPageUrl', 'https://museum.example/events/'],
+    ['eventPageUrl', 'ftp://museum.example/{eventId}'],
+    ['name', 'Example\nMuseum'],
+    ['postalCode', '12345;'],
+  ] as const)('%s %j is refused', (name, value) => {
+    expect(() => museumSettingsFrom({ ...MUSEUM, [name]: value }, describeSetting)).toThrow(MUSEUM_SETTINGS[name].variable);
+  });
+});
+
+describe('the JSON-LD documents', () => {
+  const event = {
+    eventId: '3f1c2a4e-5b6d-4e7f-8a9b-0c1d2e3f4a5b',
+    name: 'Night at the museum',
+    location: 'Main hall',
+    eventDescription: 'Torches and tales',
+    dates: ['2031-02-01', '2031-02-03'],
+    price: 0,
+  };
+
+  test('an event is a parent spanning its dates with one all-day sub-event per date, each complete for Google', () => {
+    const document = eventDocument(event, MUSEUM);
+    const url = `https://museum.example/events/${event.eventId}`;
+    expect(document).toMatchObject({ '@context': 'https://schema.org', '@type': 'ExhibitionEvent', '@id': url, url });
+    expect(document).toMatchObject({ startDate: '2031-02-01', endDate: '2031-02-03' });
+    const subEvents = document.subEvent as Record<string, unknown>[];
+    expect(subEvents.map((sub) => [sub['@id'], sub.startDate, sub.endDate])).toEqual([
+      [`${url}#2031-02-01`, '2031-02-01', '2031-02-01'],
+      [`${url}#2031-02-03`, '2031-02-03', '2031-02-03'],
+    ]);
+    for (const sub of subEvents) {
+      expect(sub).toMatchObject({
+        name: event.name,
+        location: { '@type': 'Place', name: 'Example Museum', address: { '@type': 'PostalAddress', addressCountry: 'US' } },
+        offers: { '@type': 'Offer', price: 0, priceCurrency: 'USD', url, availability: 'https://schema.org/InStock' },
+        eventStatus: 'https://schema.org/EventScheduled',
+        organizer: { '@type': 'Organization', name: 'Example Museum', url: 'https://museum.example' },
+      });
+    }
+  });
+
+  test('a list page is an ItemList whose positions continue from earlier pages', () => {
+    const document = eventListDocument([event], MUSEUM, 11);
+    expect(document).toMatchObject({ '@type': 'ItemList', numberOfItems: 1, itemListElement: [{ '@type': 'ListItem', position: 11 }] });
+  });
+});
