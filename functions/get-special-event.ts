@@ -1,5 +1,5 @@
 // GET /special-events/{eventId}
-import { eventsStore } from './config.ts';
+import { eventsStore, museumSettings } from './config.ts';
 import { EventNotFoundError } from './store/events-store.ts';
 import { EventPathParameters } from './events/event-schema.ts';
 import { eventDocument } from './events/json-ld.ts';
@@ -11,7 +11,7 @@ import { noQueryParameters, validate } from './http/request-validation.ts';
 const request = requestChecks({
   path: (event) => validate(EventPathParameters, event.pathParameters, 'event id'),
   query: noQueryParameters,
-  representation: eventRepresentation,
+  representation: (event) => eventRepresentation(event, museumSettings()),
 });
 
 // Its preconditions are evaluated on its 200 by read-responses.ts, after the operation.

@@ -1,6 +1,6 @@
 // GET /special-events
 import { addDays, daysBetween, todayIn } from './events/calendar-dates.ts';
-import { eventsReader, museumTimeZone } from './config.ts';
+import { eventsReader, museumSettings, museumTimeZone } from './config.ts';
 import { ListEventsQuery } from './events/event-schema.ts';
 import { LIMITS } from './events/limits.ts';
 import { eventListDocument } from './events/json-ld.ts';
@@ -12,7 +12,7 @@ import { HttpProblem } from './events/problems.ts';
 
 const listSpecialEvents: HttpHandler = async (event, _context, { signal }) => {
   const query = parseListQuery(event);
-  const representation = eventRepresentation(event);
+  const representation = eventRepresentation(event, museumSettings());
   const { events, hasMore, consumedReadCapacity } = await eventsReader(signal).listEvents(query);
   metrics.addMetric('ListConsumedReadCapacity', 'Count', consumedReadCapacity);
   const headers = { Link: pageLinks(query, hasMore) };

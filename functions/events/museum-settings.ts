@@ -83,3 +83,9 @@ export function museumSettingsFrom(values: Partial<Record<MuseumSettingName, str
   if (problems.length > 0) throw new Error(problems.join('; '));
   return values as MuseumSettings;
 }
+
+/** The functions' environment variables for `settings` (none without a museum): the stack and the local run give them alike. */
+export function museumEnvironment(settings: MuseumSettings | undefined): Record<string, string> {
+  if (!settings) return {};
+  return Object.fromEntries(MUSEUM_SETTING_NAMES.map((name) => [MUSEUM_SETTINGS[name].variable, settings[name]]));
+}

@@ -1,18 +1,19 @@
 // The two representations of special events a read answers with, chosen by Accept
 // (content-negotiation.ts): the API's JSON, and schema.org JSON-LD (functions/events/json-ld.ts)
-// where the deployment names its museum (museumSettings()). A JSON answer is the same bytes as
+// where the deployment names its museum (museumSettings() in functions/config.ts). A JSON answer is the same bytes as
 // before negotiation existed, with `Vary: Accept` added.
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { museumSettings } from '../config.ts';
 import type { MuseumSettings } from '../events/museum-settings.ts';
 import { JSON_LD_CONTENT_TYPE, JSON_LD_OFFER, JSON_OFFER, negotiate, VARY_ACCEPT } from './content-negotiation.ts';
 import { jsonResponse, type HttpEvent } from './http.ts';
 
 export type EventRepresentation = { kind: 'json' } | { kind: 'json-ld'; museum: MuseumSettings };
 
-/** What `event` asks for among what this deployment offers; a 406 problem when it accepts neither. */
-export function eventRepresentation(event: Pick<HttpEvent, 'headers' | 'multiValueHeaders'>): EventRepresentation {
-  const museum = museumSettings();
+/** What `event` asks for among what a deployment with `museum` (or none) offers; a 406 problem when it accepts none. */
+export function eventRepresentation(
+  event: Pick<HttpEvent, 'headers' | 'multiValueHeaders'>,
+  museum: MuseumSettings | undefined,
+): EventRepresentation {
   const chosen = negotiate(event, museum ? [JSON_OFFER, JSON_LD_OFFER] : [JSON_OFFER]);
   return chosen === JSON_LD_OFFER && museum ? { kind: 'json-ld', museum } : { kind: 'json' };
 }

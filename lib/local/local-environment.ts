@@ -15,6 +15,7 @@ import {
 } from './dynamodb-local.ts';
 import { credentialKeysFileIn } from './credential-keys-file.ts';
 import { LOCAL_CREDENTIAL_KEYS_SECRET } from './secrets-manager-local.ts';
+import { MUSEUM_SETTING_NAMES, MUSEUM_SETTINGS, museumEnvironment, type MuseumSettings } from '../../functions/events/museum-settings.ts';
 
 export const DATA_DIRECTORY = resolve(process.env.MUSEUM_DATA_DIR || '.data');
 /** DynamoDB Local's files and the key id that guards them. */
@@ -74,6 +75,26 @@ export function credentialKeysFile(inMemoryDirectory?: string): string {
 }
 
 /**
+ * The museum of a local run: example values (a `.example` site, which no one can own), each
+ * replaced by its MUSEUM_* variable when set, so that the JSON-LD representation is there to try.
+ */
+export const EXAMPLE_MUSEUM: MuseumSettings = {
+  name: 'Example Museum',
+  streetAddress: '1 Museum Street',
+  addressLocality: 'Springfield',
+  postalCode: '12345',
+  addressCountry: 'US',
+  priceCurrency: 'USD',
+  eventPageUrl: 'https://museum.example/events/{eventId}',
+};
+
+function localMuseum(): MuseumSettings {
+  return Object.fromEntries(
+    MUSEUM_SETTING_NAMES.map((name) => [name, process.env[MUSEUM_SETTINGS[name].variable] || EXAMPLE_MUSEUM[name]]),
+  ) as unknown as MuseumSettings;
+}
+
+/**
  * The environment variables the deployed stack gives the functions, pointed at DynamoDB Local and
  * at the Secrets Manager stand-in (`secretsManagerEndpoint`, lib/local/secrets-manager-local.ts).
  */
@@ -97,5 +118,6 @@ export function handlerEnvironment(endpoint: string, secretsManagerEndpoint?: st
     POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
     POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'INFO',
     CORS_ALLOWED_ORIGINS: process.env.CORS_ALLOWED_ORIGINS ?? '',
+    ...museumEnvironment(localMuseum()),
   };
 }
