@@ -16,6 +16,7 @@ import {
 import { credentialKeysFileIn } from './credential-keys-file.ts';
 import { LOCAL_CREDENTIAL_KEYS_SECRET } from './secrets-manager-local.ts';
 import { MUSEUM_SETTING_NAMES, MUSEUM_SETTINGS, museumEnvironment, type MuseumSettings } from '../../functions/events/museum-settings.ts';
+import { EXAMPLE_MUSEUM } from '../openapi/json-ld-document.ts';
 
 export const DATA_DIRECTORY = resolve(process.env.MUSEUM_DATA_DIR || '.data');
 /** DynamoDB Local's files and the key id that guards them. */
@@ -75,19 +76,9 @@ export function credentialKeysFile(inMemoryDirectory?: string): string {
 }
 
 /**
- * The museum of a local run: example values (a `.example` site, which no one can own), each
- * replaced by its MUSEUM_* variable when set, so that the JSON-LD representation is there to try.
+ * The museum of a local run: the document's example museum (a `.example` site, which no one can
+ * own), each value replaced by its MUSEUM_* variable when set, so that JSON-LD is there to try.
  */
-export const EXAMPLE_MUSEUM: MuseumSettings = {
-  name: 'Example Museum',
-  streetAddress: '1 Museum Street',
-  addressLocality: 'Springfield',
-  postalCode: '12345',
-  addressCountry: 'US',
-  priceCurrency: 'USD',
-  eventPageUrl: 'https://museum.example/events/{eventId}',
-};
-
 function localMuseum(): MuseumSettings {
   return Object.fromEntries(
     MUSEUM_SETTING_NAMES.map((name) => [name, process.env[MUSEUM_SETTINGS[name].variable] || EXAMPLE_MUSEUM[name]]),
