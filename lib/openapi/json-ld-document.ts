@@ -185,6 +185,7 @@ export const NEGOTIATION_HEADERS = {
     schema: {
       type: 'string',
       enum: [[...READ_VARY, 'Accept'].join(', '), [...READ_VARY, 'Accept', 'Accept-Encoding'].join(', ')],
+      examples: [[...READ_VARY, 'Accept'].join(', ')],
     },
   },
   EventRepresentationETag: {
