@@ -1,8 +1,7 @@
-// Proactive negotiation of the event reads (RFC 9110 §12.5.1) and the museum settings JSON-LD is
-// made from, in-process: which representation an Accept field selects, when it is a 406, and
-// which settings a deployment may give.
+// Proactive negotiation of the event reads (RFC 9110 §12.5.1) and the JSON-LD documents, in-process:
+// which representation an Accept field selects, when it is a 406, and the shape of each document.
 import { JSON_LD_OFFER, JSON_OFFER, negotiate, parseAccept, preferredOffer } from '../../functions/http/content-negotiation.ts';
-import { MUSEUM_SETTINGS, museumSettingsFrom, type MuseumSettings } from '../../functions/events/museum-settings.ts';
+import type { MuseumSettings } from '../../functions/events/museum-settings.ts';
 import { eventDocument, eventListDocument } from '../../functions/events/json-ld.ts';
 import { problemOf } from '../support/problem-of.ts';
 
@@ -83,27 +82,6 @@ const MUSEUM: MuseumSettings = {
   priceCurrency: 'USD',
   eventPageUrl: 'https://museum.example/events/{eventId}',
 };
-
-describe('museum settings', () => {
-  const describeSetting = (name: keyof MuseumSettings) => MUSEUM_SETTINGS[name].variable;
-
-  test('all or none: none is no museum, some is an error naming the missing ones', () => {
-    expect(museumSettingsFrom({}, describeSetting)).toBeUndefined();
-    expect(museumSettingsFrom(MUSEUM, describeSetting)).toEqual(MUSEUM);
-    expect(() => museumSettingsFrom({ name: 'Example Museum' }, describeSetting)).toThrow(/MUSEUM_PRICE_CURRENCY is missing/);
-  });
-
-  test.each([
-    ['priceCurrency', 'usd'],
-    ['addressCountry', 'USA'],
-    ['eventPageUrl', 'https://museum.example/events/'],
-    ['eventPageUrl', 'ftp://museum.example/{eventId}'],
-    ['name', 'Example\nMuseum'],
-    ['postalCode', '12345;'],
-  ] as const)('%s %j is refused', (name, value) => {
-    expect(() => museumSettingsFrom({ ...MUSEUM, [name]: value }, describeSetting)).toThrow(MUSEUM_SETTINGS[name].variable);
-  });
-});
 
 describe('the JSON-LD documents', () => {
   const event = {
