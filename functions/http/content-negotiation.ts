@@ -91,15 +91,18 @@ function unquote(value: string): string {
   return value.startsWith('"') && value.endsWith('"') && value.length >= 2 ? value.slice(1, -1).replace(/\\(.)/g, '$1') : value;
 }
 
-/** Whether a range's parameters all hold for the offer: charset case-insensitively, `profile` as a list of IRIs of which one is the offer's. */
+/** How a parameter asked for matches the offer's: charset case-insensitively, JSON-LD's `profile` as a list of IRIs of which one is the offer's. */
+const PARAMETER_MATCHES: Record<string, (asked: string, offered: string) => boolean> = {
+  charset: (asked, offered) => asked.toLowerCase() === offered,
+  profile: (asked, offered) => asked.split(/\s+/).includes(offered),
+};
+
+/** Whether a range's parameters all hold for the offer (one it does not have never does). */
 function parametersMatch(range: MediaRange, offer: Offer): boolean {
-  for (const [name, value] of range.parameters) {
+  for (const [name, asked] of range.parameters) {
     const offered = offer.parameters?.[name];
-    if (offered === undefined) return false;
-    if (
-      name === 'charset' ? value.toLowerCase() !== offered : name === 'profile' ? !value.split(/\s+/).includes(offered) : value !== offered
-    )
-      return false;
+    const matches = PARAMETER_MATCHES[name] ?? ((a: string, b: string) => a === b);
+    if (offered === undefined || !matches(asked, offered)) return false;
   }
   return true;
 }
