@@ -3,7 +3,7 @@
 // (https://developers.google.com/search/docs/appearance/structured-data/event): an event is an
 // `ExhibitionEvent` (schema.org: "an event at a museum, library, archive, tourist information
 // center, ..."), and since its dates need not be consecutive, each date is a sub-event of its own
-// (Google: a separate Event for each performance), complete with name, location and offer. The
+// (Google: a separate Event for each performance), with its own name, dates, location and offer. The
 // parent spans the first to the last date. docs/API.md ("JSON-LD") says what is absent and why.
 import type { MuseumSettings } from './museum-settings.ts';
 import type { SpecialEvent } from './event-schema.ts';
@@ -19,9 +19,10 @@ export function eventPageUrl(museum: MuseumSettings, eventId: string): string {
 }
 
 /** Where every event happens: the museum (with its address) containing the event's own `location`, such as a gallery. */
-function place(museum: MuseumSettings, location: string): Node {
+function place(museum: MuseumSettings, location: string, id: string): Node {
   return {
     '@type': 'Place',
+    '@id': id,
     name: museum.name,
     address: {
       '@type': 'PostalAddress',
@@ -39,38 +40,50 @@ function organizer(museum: MuseumSettings): Node {
   return { '@type': 'Organization', name: museum.name, url: new URL(museum.eventPageUrl.replace('{eventId}', '')).origin };
 }
 
-/** The event's facts every node repeats: Google reads each sub-event on its own. */
-function commonFacts(event: SpecialEvent, museum: MuseumSettings, url: string): Node {
+/**
+ * What the event and each of its dates state: every property Google requires of an event and the
+ * short recommended ones. The place is stated once, on the event, and named by its `@id` in each
+ * date, so that an answer grows by a few hundred bytes per date, not by the description and
+ * address each time (366 dates of the longest texts stay far below Lambda's 6 MB answer limit).
+ */
+function occurrence(event: SpecialEvent, museum: MuseumSettings, url: string, startDate: string, endDate: string): Node {
   return {
     name: event.name,
-    description: event.eventDescription,
     url,
+    startDate,
+    endDate,
     // Deleted events are not read (a 404); a read event is scheduled on each of its dates.
     eventStatus: `${SCHEMA}EventScheduled`,
     eventAttendanceMode: `${SCHEMA}OfflineEventAttendanceMode`,
-    location: place(museum, event.location),
-    organizer: organizer(museum),
+    location: { '@id': `${url}#place` },
     // No capacity is kept: tickets are on sale (InStock) until the date; no sales start is kept (no validFrom).
     offers: { '@type': 'Offer', price: event.price, priceCurrency: museum.priceCurrency, url, availability: `${SCHEMA}InStock` },
   };
 }
 
-/** One event as a node (no `@context`): the parent with one sub-event per date, each an all-day event (a date without a time). */
-export function eventNode(event: SpecialEvent, museum: MuseumSettings): Node {
+/** An event as a whole, from its first date to its last: an item of a list page. */
+export function eventSummaryNode(event: SpecialEvent, museum: MuseumSettings): Node {
   const url = eventPageUrl(museum, event.eventId);
-  const facts = commonFacts(event, museum, url);
   return {
     '@type': 'ExhibitionEvent',
     '@id': url,
-    ...facts,
-    startDate: event.dates[0],
-    endDate: event.dates[event.dates.length - 1],
+    ...occurrence(event, museum, url, event.dates[0] as string, event.dates[event.dates.length - 1] as string),
+    description: event.eventDescription,
+    location: place(museum, event.location, `${url}#place`),
+    organizer: organizer(museum),
+  };
+}
+
+/** One event: the whole (eventSummaryNode) with one sub-event per date, each an all-day event (a date without a time). */
+export function eventNode(event: SpecialEvent, museum: MuseumSettings): Node {
+  const summary = eventSummaryNode(event, museum);
+  const url = summary['@id'] as string;
+  return {
+    ...summary,
     subEvent: event.dates.map((date) => ({
       '@type': 'ExhibitionEvent',
       '@id': `${url}#${date}`,
-      ...facts,
-      startDate: date,
-      endDate: date,
+      ...occurrence(event, museum, url, date, date),
     })),
   };
 }
@@ -82,8 +95,9 @@ export function eventDocument(event: SpecialEvent, museum: MuseumSettings): Node
 
 /**
  * A page of GET /special-events as JSON-LD: an `ItemList` (Google's form for a list of items on one
- * page, "all-in-one": each ListItem holds the whole event). `position` counts from the first page,
- * so it does not restart on page 2.
+ * page, "all-in-one": each ListItem holds the event). An item is the event as a whole, without its
+ * per-date sub-events, which are in the event's own answer: 30 events of 366 dates each would
+ * pass Lambda's 6 MB answer limit. `position` counts from the first page, so it does not restart on page 2.
  */
 export function eventListDocument(events: readonly SpecialEvent[], museum: MuseumSettings, firstPosition: number): Node {
   return {
@@ -94,7 +108,7 @@ export function eventListDocument(events: readonly SpecialEvent[], museum: Museu
     itemListElement: events.map((event, index) => ({
       '@type': 'ListItem',
       position: firstPosition + index,
-      item: eventNode(event, museum),
+      item: eventSummaryNode(event, museum),
     })),
   };
 }

@@ -26,59 +26,65 @@ const schemaOrg = (name: string) => ({ type: 'string', const: `https://schema.or
 const text = (description: string) => ({ type: 'string', minLength: 1, description });
 const date = (description: string) => ({ type: 'string', format: 'date', description });
 
-/** One date of an event (a sub-event), or the facts every node of an event repeats. */
-function eventNodeSchema(description: string, extra: Record<string, unknown> = {}, required: string[] = []): Record<string, unknown> {
+const OCCURRENCE_REQUIRED = [
+  '@type',
+  '@id',
+  'name',
+  'url',
+  'startDate',
+  'endDate',
+  'eventStatus',
+  'eventAttendanceMode',
+  'location',
+  'offers',
+];
+
+/** What the event and each of its dates state (functions/events/json-ld.ts, occurrence()); `extra` adds to it. */
+function eventNodeSchema(description: string, extra: Record<string, unknown>, required: string[]): Record<string, unknown> {
   return {
     type: 'object',
     description,
-    required: [
-      '@type',
-      '@id',
-      'name',
-      'description',
-      'url',
-      'startDate',
-      'endDate',
-      'eventStatus',
-      'eventAttendanceMode',
-      'location',
-      'organizer',
-      'offers',
-      ...required,
-    ],
+    required: [...OCCURRENCE_REQUIRED, ...required],
     additionalProperties: false,
     properties: {
       '@type': { const: 'ExhibitionEvent' },
       '@id': text('The museum page of the event (`MUSEUM_EVENT_PAGE_URL`); a sub-event adds `#` and its date'),
       name: text('The event name'),
-      description: text('The event description'),
       url: text("The museum's page of the event"),
       startDate: date('All-day: a date without a time'),
       endDate: date('The same date for a sub-event; the last date for the event'),
       eventStatus: { ...schemaOrg('EventScheduled'), description: 'Every event that can be read is scheduled (a deleted one is a 404)' },
       eventAttendanceMode: schemaOrg('OfflineEventAttendanceMode'),
-      location: ref('SchemaOrgPlace'),
-      organizer: {
-        type: 'object',
-        required: ['@type', 'name', 'url'],
-        additionalProperties: false,
-        properties: { '@type': { const: 'Organization' }, name: text('The museum'), url: text("The museum site's origin") },
-      },
       offers: ref('SchemaOrgOffer'),
       ...extra,
     },
   };
 }
 
+/** The event as a whole: its description, the place and the organizer are stated here only. */
+const WHOLE_EVENT = {
+  description: text('The event description'),
+  location: ref('SchemaOrgPlace'),
+  organizer: {
+    type: 'object',
+    required: ['@type', 'name', 'url'],
+    additionalProperties: false,
+    properties: { '@type': { const: 'Organization' }, name: text('The museum'), url: text("The museum site's origin") },
+  },
+};
+const WHOLE_EVENT_REQUIRED = ['description', 'organizer'];
+const SUB_EVENTS = { subEvent: { type: 'array', minItems: 1, items: ref('SchemaOrgEventDate') } };
+
 /** components.schemas of the JSON-LD answers. */
 export const JSON_LD_SCHEMAS: Record<string, Record<string, unknown>> = {
   SchemaOrgPlace: {
     type: 'object',
     description: "schema.org `Place`: the museum, with its postal address, containing the event's own `location` (a hall, a gallery)",
-    required: ['@type', 'name', 'address', 'containsPlace'],
+    required: ['@type', '@id', 'name', 'address', 'containsPlace'],
     additionalProperties: false,
     properties: {
       '@type': { const: 'Place' },
+      '@id': text('The event page and `#place`: what its sub-events name as their `location`'),
       name: text('The museum name'),
       address: {
         type: 'object',
@@ -113,16 +119,27 @@ export const JSON_LD_SCHEMAS: Record<string, Record<string, unknown>> = {
       availability: schemaOrg('InStock'),
     },
   },
-  SchemaOrgEventDate: eventNodeSchema('schema.org `ExhibitionEvent` on one date of the event: a `subEvent`'),
-  SpecialEventJsonLdNode: eventNodeSchema(
-    'schema.org `ExhibitionEvent`: the special event from its first to its last date, with one sub-event per date',
-    { subEvent: { type: 'array', minItems: 1, items: ref('SchemaOrgEventDate') } },
-    ['subEvent'],
+  SchemaOrgEventDate: eventNodeSchema(
+    "schema.org `ExhibitionEvent` on one date of the event (a `subEvent`); its `location` names the event's place by `@id`",
+    {
+      location: {
+        type: 'object',
+        required: ['@id'],
+        additionalProperties: false,
+        properties: { '@id': text("The `@id` of the event's `location`") },
+      },
+    },
+    [],
+  ),
+  SpecialEventJsonLdSummary: eventNodeSchema(
+    'schema.org `ExhibitionEvent`: the special event as a whole, from its first to its last date (its dates are in its own answer)',
+    WHOLE_EVENT,
+    WHOLE_EVENT_REQUIRED,
   ),
   SpecialEventJsonLd: eventNodeSchema(
     'A special event as schema.org JSON-LD (compacted against `https://schema.org`): an `ExhibitionEvent` from its first to its last date, with one sub-event per date',
-    { '@context': { const: 'https://schema.org' }, subEvent: { type: 'array', minItems: 1, items: ref('SchemaOrgEventDate') } },
-    ['@context', 'subEvent'],
+    { '@context': { const: 'https://schema.org' }, ...WHOLE_EVENT, ...SUB_EVENTS },
+    ['@context', ...WHOLE_EVENT_REQUIRED, 'subEvent'],
   ),
   SpecialEventListJsonLd: {
     type: 'object',
@@ -140,7 +157,7 @@ export const JSON_LD_SCHEMAS: Record<string, Record<string, unknown>> = {
           type: 'object',
           required: ['@type', 'position', 'item'],
           additionalProperties: false,
-          properties: { '@type': { const: 'ListItem' }, position: { type: 'integer', minimum: 1 }, item: ref('SpecialEventJsonLdNode') },
+          properties: { '@type': { const: 'ListItem' }, position: { type: 'integer', minimum: 1 }, item: ref('SpecialEventJsonLdSummary') },
         },
       },
     },

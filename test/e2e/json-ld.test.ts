@@ -34,6 +34,17 @@ async function expand(document: unknown): Promise<Node[]> {
 
 type Node = Record<string, unknown[] | undefined> & { '@id'?: string; '@type'?: string[] };
 
+/** Every node of an expanded document that states more than its `@id`, by `@id`: what a node reference names. */
+function nodesById(nodes: unknown, index = new Map<string, Node>()): Map<string, Node> {
+  if (Array.isArray(nodes)) for (const node of nodes) nodesById(node, index);
+  else if (nodes !== null && typeof nodes === 'object') {
+    const node = nodes as Node;
+    if (typeof node['@id'] === 'string' && Object.keys(node).length > 1) index.set(node['@id'], node);
+    for (const [key, values] of Object.entries(node)) if (key !== '@id' && key !== '@type') nodesById(values, index);
+  }
+  return index;
+}
+
 /** The expanded values of a schema.org property. */
 const all = (node: Node, property: string) => (node[`${SCHEMA}${property}`] ?? []) as (Node & { '@value'?: unknown })[];
 const one = (node: Node, property: string) => {
@@ -44,18 +55,29 @@ const one = (node: Node, property: string) => {
 const value = (node: Node, property: string) => one(node, property)['@value'];
 const iri = (node: Node, property: string) => one(node, property)['@id'];
 
+interface EventFields {
+  eventId: string;
+  dates: string[];
+  name: string;
+  eventDescription: string;
+  location: string;
+  price: number;
+}
+
 /**
- * Google's event structured data (developers.google.com/search/docs/appearance/structured-data/event):
- * required name, startDate, location (a Place with an address); recommended description, endDate,
- * eventStatus, offers (price, priceCurrency, url, availability), organizer, eventAttendanceMode.
- * image, performer and offers.validFrom are absent: the API keeps none of them (docs/API.md, "JSON-LD").
+ * Google's event structured data (developers.google.com/search/docs/appearance/structured-data/event),
+ * on the event and on each date: required name, startDate, location (a Place with an address, named
+ * by `@id` in a date); recommended endDate, eventStatus, offers (price, priceCurrency, url,
+ * availability), eventAttendanceMode. image, performer and offers.validFrom are absent: the API
+ * keeps none of them (docs/API.md, "JSON-LD").
  */
-function expectGoogleEvent(node: Node, event: { name: string; eventDescription: string; location: string; price: number }) {
+function expectGoogleEvent(node: Node, event: EventFields, index: Map<string, Node>) {
   expect(node['@type']).toEqual([`${SCHEMA}ExhibitionEvent`]);
   expect(value(node, 'name')).toBe(event.name);
   expect(value(node, 'startDate')).toMatch(/^\d{4}-\d{2}-\d{2}$/);
   expect(value(node, 'endDate')).toMatch(/^\d{4}-\d{2}-\d{2}$/);
-  const place = one(node, 'location');
+  const reference = one(node, 'location');
+  const place = index.get(reference['@id'] ?? '') ?? reference;
   expect(place['@type']).toEqual([`${SCHEMA}Place`]);
   expect(value(place, 'name')).toBe('Example Museum');
   const address = one(place, 'address');
@@ -68,7 +90,6 @@ function expectGoogleEvent(node: Node, event: { name: string; eventDescription: 
   ] as const)
     expect([property, value(address, property)]).toEqual([property, expected]);
   expect(value(one(place, 'containsPlace'), 'name')).toBe(event.location);
-  expect(value(node, 'description')).toBe(event.eventDescription);
   expect(iri(node, 'eventStatus')).toBe(`${SCHEMA}EventScheduled`);
   expect(iri(node, 'eventAttendanceMode')).toBe(`${SCHEMA}OfflineEventAttendanceMode`);
   const offer = one(node, 'offers');
@@ -78,29 +99,33 @@ function expectGoogleEvent(node: Node, event: { name: string; eventDescription: 
   expect(iri(offer, 'url')).toBe(iri(node, 'url'));
   expect(iri(offer, 'availability')).toBe(`${SCHEMA}InStock`);
   expect(all(offer, 'validFrom')).toEqual([]);
+  for (const absent of ['image', 'performer']) expect([absent, all(node, absent)]).toEqual([absent, []]);
+}
+
+/** The event as a whole (the answer to its GET, an item of a list page): also its description and organizer, from its first date to its last. */
+function expectWholeEvent(node: Node, event: EventFields, index: Map<string, Node>) {
+  const page = `https://museum.example/events/${event.eventId}`;
+  expect([node['@id'], iri(node, 'url')]).toEqual([page, page]);
+  expectGoogleEvent(node, event, index);
+  expect([value(node, 'startDate'), value(node, 'endDate')]).toEqual([event.dates[0], event.dates.at(-1)]);
+  expect(value(node, 'description')).toBe(event.eventDescription);
   const organizer = one(node, 'organizer');
   expect([organizer['@type'], value(organizer, 'name'), iri(organizer, 'url')]).toEqual([
     [`${SCHEMA}Organization`],
     'Example Museum',
     'https://museum.example',
   ]);
-  for (const absent of ['image', 'performer']) expect([absent, all(node, absent)]).toEqual([absent, []]);
 }
 
-/** The event node and its sub-events, each checked as a Google event; the sub-events' dates are the event's. */
-function expectEventWithDates(
-  node: Node,
-  event: { eventId: string; dates: string[]; name: string; eventDescription: string; location: string; price: number },
-) {
+/** The event and its sub-events, each checked as a Google event; the sub-events' dates are the event's. */
+function expectEventWithDates(node: Node, event: EventFields, index: Map<string, Node>) {
+  expectWholeEvent(node, event, index);
   const page = `https://museum.example/events/${event.eventId}`;
-  expect([node['@id'], iri(node, 'url')]).toEqual([page, page]);
-  expectGoogleEvent(node, event);
-  expect([value(node, 'startDate'), value(node, 'endDate')]).toEqual([event.dates[0], event.dates.at(-1)]);
   const subEvents = all(node, 'subEvent');
   expect(subEvents.map((sub) => [sub['@id'], value(sub, 'startDate'), value(sub, 'endDate')])).toEqual(
     event.dates.map((date) => [`${page}#${date}`, date, date]),
   );
-  for (const sub of subEvents) expectGoogleEvent(sub, event);
+  for (const sub of subEvents) expectGoogleEvent(sub, event, index);
 }
 
 describe('GET with Accept: application/ld+json', () => {
@@ -112,28 +137,32 @@ describe('GET with Accept: application/ld+json', () => {
     expect((response.body as Record<string, unknown>)['@context']).toBe('https://schema.org');
     const expanded = await expand(response.body);
     expect(expanded).toHaveLength(1);
-    expectEventWithDates(expanded[0] as Node, event);
+    expectEventWithDates(expanded[0] as Node, event, nodesById(expanded));
   });
 
-  test('a list page: an ItemList of the events, positions counted from the first page', async () => {
+  test('a list page: an ItemList of the events as wholes (their dates are in their own answers), positions counted from the first page', async () => {
     const year = privateYear();
     const first = await createEvent({ dates: [`${year}-07-01`], name: 'First' });
     const second = await createEvent({ dates: [`${year}-07-02`, `${year}-07-04`], name: 'Second', price: 0 });
     const path = `/special-events?startDate=${year}-07-01&endDate=${year}-07-31&limit=1`;
     const pages = [await api('GET', path, { headers: LD }), await api('GET', `${path}&page=2`, { headers: LD })];
-    const items: Node[] = [];
+    const items: [Node, Map<string, Node>][] = [];
     for (const [index, page] of pages.entries()) {
       expect([page.status, page.headers.get('content-type')]).toEqual([200, 'application/ld+json']);
       expect(page.headers.get('link')).toContain('rel="first"');
-      const [list] = (await expand(page.body)) as [Node];
+      const expanded = await expand(page.body);
+      const [list] = expanded as [Node];
       expect(list['@type']).toEqual([`${SCHEMA}ItemList`]);
       expect(value(list, 'numberOfItems')).toBe(1);
       const element = one(list, 'itemListElement');
       expect([element['@type'], value(element, 'position')]).toEqual([[`${SCHEMA}ListItem`], index + 1]);
-      items.push(one(element, 'item'));
+      items.push([one(element, 'item'), nodesById(expanded)]);
     }
-    expectEventWithDates(items[0] as Node, first);
-    expectEventWithDates(items[1] as Node, second);
+    for (const [index, event] of [first, second].entries()) {
+      const [item, nodes] = items[index] as [Node, Map<string, Node>];
+      expectWholeEvent(item, event, nodes);
+      expect(all(item, 'subEvent')).toEqual([]);
+    }
   });
 });
 

@@ -3,6 +3,8 @@
 import { JSON_LD_OFFER, JSON_OFFER, negotiate, parseAccept, preferredOffer } from '../../functions/http/content-negotiation.ts';
 import type { MuseumSettings } from '../../functions/events/museum-settings.ts';
 import { eventDocument, eventListDocument } from '../../functions/events/json-ld.ts';
+import { LIMITS } from '../../functions/events/limits.ts';
+import { addDays } from '../../functions/events/calendar-dates.ts';
 import { problemOf } from '../support/problem-of.ts';
 
 const OFFERS = [JSON_OFFER, JSON_LD_OFFER];
@@ -93,11 +95,22 @@ describe('the JSON-LD documents', () => {
     price: 0,
   };
 
-  test('an event is a parent spanning its dates with one all-day sub-event per date, each complete for Google', () => {
+  test('an event is a parent spanning its dates with one all-day sub-event per date, which names the place by @id', () => {
     const document = eventDocument(event, MUSEUM);
     const url = `https://museum.example/events/${event.eventId}`;
     expect(document).toMatchObject({ '@context': 'https://schema.org', '@type': 'ExhibitionEvent', '@id': url, url });
-    expect(document).toMatchObject({ startDate: '2031-02-01', endDate: '2031-02-03' });
+    expect(document).toMatchObject({
+      startDate: '2031-02-01',
+      endDate: '2031-02-03',
+      description: event.eventDescription,
+      location: {
+        '@type': 'Place',
+        '@id': `${url}#place`,
+        name: 'Example Museum',
+        address: { '@type': 'PostalAddress', addressCountry: 'US' },
+      },
+      organizer: { '@type': 'Organization', name: 'Example Museum', url: 'https://museum.example' },
+    });
     const subEvents = document.subEvent as Record<string, unknown>[];
     expect(subEvents.map((sub) => [sub['@id'], sub.startDate, sub.endDate])).toEqual([
       [`${url}#2031-02-01`, '2031-02-01', '2031-02-01'],
@@ -106,16 +119,32 @@ describe('the JSON-LD documents', () => {
     for (const sub of subEvents) {
       expect(sub).toMatchObject({
         name: event.name,
-        location: { '@type': 'Place', name: 'Example Museum', address: { '@type': 'PostalAddress', addressCountry: 'US' } },
+        location: { '@id': `${url}#place` },
         offers: { '@type': 'Offer', price: 0, priceCurrency: 'USD', url, availability: 'https://schema.org/InStock' },
         eventStatus: 'https://schema.org/EventScheduled',
-        organizer: { '@type': 'Organization', name: 'Example Museum', url: 'https://museum.example' },
       });
     }
   });
 
-  test('a list page is an ItemList whose positions continue from earlier pages', () => {
+  test("the largest event's answer and the largest list page stay far below Lambda's 6 MB answer limit", () => {
+    const longest = {
+      ...event,
+      name: '😀'.repeat(LIMITS.nameLength),
+      location: '😀'.repeat(LIMITS.locationLength),
+      eventDescription: '😀'.repeat(LIMITS.descriptionLength),
+      dates: Array.from({ length: LIMITS.maxDates }, (_, day) => addDays('2032-01-01', day)),
+    };
+    const museum = { ...MUSEUM, name: '😀'.repeat(200), streetAddress: '😀'.repeat(200), addressLocality: '😀'.repeat(100) };
+    const bytes = (document: unknown) => Buffer.byteLength(JSON.stringify(document));
+    expect(bytes(eventDocument(longest, museum))).toBeLessThan(1_500_000);
+    expect(bytes(eventListDocument(Array(LIMITS.maxListLimit).fill(longest), museum, 1))).toBeLessThan(1_500_000);
+  });
+
+  test('a list page is an ItemList of whole events (no sub-events) whose positions continue from earlier pages', () => {
     const document = eventListDocument([event], MUSEUM, 11);
     expect(document).toMatchObject({ '@type': 'ItemList', numberOfItems: 1, itemListElement: [{ '@type': 'ListItem', position: 11 }] });
+    const [element] = document.itemListElement as { item: Record<string, unknown> }[];
+    expect(element?.item).toMatchObject({ '@type': 'ExhibitionEvent', startDate: '2031-02-01', endDate: '2031-02-03' });
+    expect(element?.item.subEvent).toBeUndefined();
   });
 });
