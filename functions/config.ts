@@ -3,6 +3,7 @@
 import { BasicAuthenticator } from './auth/basic-auth.ts';
 import { credentialKeys } from './auth/credential-keys.ts';
 import { isTimeZone } from './events/calendar-dates.ts';
+import { MUSEUM_SETTING_NAMES, MUSEUM_SETTINGS, museumSettingsFrom, type MuseumSettings } from './events/museum-settings.ts';
 import { getDocumentClient, requiredEnv } from './store/dynamodb-client.ts';
 import { ChangeFeedReader } from './store/change-feed-reader.ts';
 import { EventsStore } from './store/events-store.ts';
@@ -11,6 +12,7 @@ import { UsersStore } from './auth/users-store.ts';
 
 let authenticator: BasicAuthenticator | undefined;
 let timeZone: string | undefined;
+let museum: { settings: MuseumSettings | undefined } | undefined;
 
 /**
  * A store whose DynamoDB calls `signal` aborts at `deadline` (epoch ms: the invocation's early
@@ -47,4 +49,15 @@ export function museumTimeZone(): string {
     timeZone = configured;
   }
   return timeZone;
+}
+
+/** The museum's name, address, currency and event pages (MUSEUM_* variables), or undefined when the deployment names no museum. */
+export function museumSettings(): MuseumSettings | undefined {
+  museum ??= {
+    settings: museumSettingsFrom(
+      Object.fromEntries(MUSEUM_SETTING_NAMES.map((name) => [name, process.env[MUSEUM_SETTINGS[name].variable]])),
+      (name) => MUSEUM_SETTINGS[name].variable,
+    ),
+  };
+  return museum.settings;
 }

@@ -1,18 +1,24 @@
 // GET /special-events
 import { addDays, daysBetween, todayIn } from './events/calendar-dates.ts';
-import { eventsReader, museumTimeZone } from './config.ts';
+import { eventsReader, museumSettings, museumTimeZone } from './config.ts';
 import { ListEventsQuery } from './events/event-schema.ts';
 import { LIMITS } from './events/limits.ts';
-import { httpHandler, jsonResponse, type HttpEvent, type HttpHandler } from './http/http.ts';
+import { eventListDocument } from './events/json-ld.ts';
+import { eventRepresentation, jsonLdResponse, negotiatedJsonResponse } from './http/event-representations.ts';
+import { httpHandler, type HttpEvent, type HttpHandler } from './http/http.ts';
 import { validateQuery } from './http/request-validation.ts';
 import { metrics } from './observability.ts';
 import { HttpProblem } from './events/problems.ts';
 
 const listSpecialEvents: HttpHandler = async (event, _context, { signal }) => {
   const query = parseListQuery(event);
+  const representation = eventRepresentation(event, museumSettings());
   const { events, hasMore, consumedReadCapacity } = await eventsReader(signal).listEvents(query);
   metrics.addMetric('ListConsumedReadCapacity', 'Count', consumedReadCapacity);
-  return jsonResponse(200, events, { Link: pageLinks(query, hasMore) });
+  const headers = { Link: pageLinks(query, hasMore) };
+  if (representation.kind === 'json-ld')
+    return jsonLdResponse(eventListDocument(events, representation.museum, (query.page - 1) * query.limit + 1), headers);
+  return negotiatedJsonResponse(events, headers);
 };
 
 type ListQuery = ReturnType<typeof parseListQuery>;

@@ -13,6 +13,7 @@ export const PROBLEM_KINDS = {
   forbidden: { status: 403, title: 'Forbidden' },
   'not-found': { status: 404, title: 'Not found' },
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
+  'not-acceptable': { status: 406, title: 'Not acceptable' },
   conflict: { status: 409, title: 'Conflict' },
   'cursor-expired': { status: 410, title: 'Cursor expired' },
   'request-timeout': { status: 408, title: 'Request timeout' },

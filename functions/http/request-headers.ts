@@ -9,7 +9,7 @@ import { parseEntityTagList, versionsOf, type ConditionalHeaders, type Precondit
 type HeaderEvent = Pick<HttpEvent, 'headers' | 'multiValueHeaders'>;
 
 /** Every field line of a header (lower-case name, after middy's header normaliser). */
-function fieldLines(event: HeaderEvent, name: string): string[] | undefined {
+export function fieldLines(event: HeaderEvent, name: string): string[] | undefined {
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- events from the local gateway and tests may have no multiValueHeaders
   return event.multiValueHeaders?.[name] ?? (event.headers[name] === undefined ? undefined : [event.headers[name]]);
 }

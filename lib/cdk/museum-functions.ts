@@ -27,6 +27,7 @@ import {
   routes,
   WEBHOOK_FUNCTIONS,
 } from '../../functions/routes.ts';
+import { museumEnvironment } from '../../functions/events/museum-settings.ts';
 import { dataAccessStatements, type WebhookResources as WebhookResourceArns } from './function-permissions.ts';
 import type { MuseumTables } from './museum-tables.ts';
 import type { StageConfig } from './stage-config.ts';
@@ -83,6 +84,7 @@ export class MuseumFunctions extends Construct {
       IDEMPOTENCY_TABLE_NAME: tables.idempotency.tableName,
       MUSEUM_TIME_ZONE: config.timeZone,
       CORS_ALLOWED_ORIGINS: config.corsOrigins.join(','),
+      ...museumEnvironment(config.museum),
     };
 
     const handlers = new Map<string, lambda.Function>();

@@ -9,6 +9,7 @@ import {
   FUNCTION_SETTINGS,
   METHOD_THROTTLING,
 } from '../../functions/routes.ts';
+import { MUSEUM_SETTING_NAMES, MUSEUM_SETTINGS, museumSettingsFrom, type MuseumSettings } from '../../functions/events/museum-settings.ts';
 
 export const PRODUCTION_STAGE = 'prod';
 
@@ -29,6 +30,12 @@ export interface StageConfig {
   corsOrigins: string[];
   /** IANA time zone that decides "today" for the list's default date range. */
   timeZone: string;
+  /**
+   * The museum the JSON-LD representation names (context `museumName`, `museumStreetAddress`,
+   * `museumAddressLocality`, `museumPostalCode`, `museumAddressCountry`, `museumPriceCurrency`,
+   * `museumEventPageUrl`: all or none); none: the reads offer JSON only (functions/events/museum-settings.ts).
+   */
+  museum: MuseumSettings | undefined;
   /** Alarms, their SNS topic and the dashboard (on in production, off in previews by default). */
   monitoring: boolean;
   /** Where alarms go: an e-mail subscribed to the stack's topic, or an existing topic (chat integrations). */
@@ -128,6 +135,10 @@ export function readStageConfig(node: Context): StageConfig {
     authorizerCacheTtlSeconds,
     corsOrigins: list(node, 'corsOrigins'),
     timeZone: string(node, 'timeZone') ?? 'UTC',
+    museum: museumSettingsFrom(
+      Object.fromEntries(MUSEUM_SETTING_NAMES.map((name) => [name, string(node, MUSEUM_SETTINGS[name].context)])),
+      (name) => `Context "${MUSEUM_SETTINGS[name].context}"`,
+    ),
     monitoring: boolean(node, 'monitoring', isProduction),
     alarmEmail: email(string(node, 'alarmEmail')),
     alarmTopicArn: topicArn(string(node, 'alarmTopicArn')),

@@ -15,6 +15,8 @@ import {
 } from './dynamodb-local.ts';
 import { credentialKeysFileIn } from './credential-keys-file.ts';
 import { LOCAL_CREDENTIAL_KEYS_SECRET } from './secrets-manager-local.ts';
+import { MUSEUM_SETTING_NAMES, MUSEUM_SETTINGS, museumEnvironment, type MuseumSettings } from '../../functions/events/museum-settings.ts';
+import { EXAMPLE_MUSEUM } from '../openapi/json-ld-document.ts';
 
 export const DATA_DIRECTORY = resolve(process.env.MUSEUM_DATA_DIR || '.data');
 /** DynamoDB Local's files and the key id that guards them. */
@@ -83,6 +85,16 @@ export function credentialKeysFile(inMemoryDirectory?: string): string {
 }
 
 /**
+ * The museum of a local run: the document's example museum (a `.example` site, which no one can
+ * own), each value replaced by its MUSEUM_* variable when set, so that JSON-LD is there to try.
+ */
+function localMuseum(): MuseumSettings {
+  return Object.fromEntries(
+    MUSEUM_SETTING_NAMES.map((name) => [name, process.env[MUSEUM_SETTINGS[name].variable] || EXAMPLE_MUSEUM[name]]),
+  ) as unknown as MuseumSettings;
+}
+
+/**
  * The environment variables the deployed stack gives the functions, pointed at DynamoDB Local and
  * at the Secrets Manager stand-in (`secretsManagerEndpoint`, lib/local/secrets-manager-local.ts).
  */
@@ -106,5 +118,6 @@ export function handlerEnvironment(endpoint: string, secretsManagerEndpoint?: st
     POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
     POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'INFO',
     CORS_ALLOWED_ORIGINS: process.env.CORS_ALLOWED_ORIGINS ?? '',
+    ...museumEnvironment(localMuseum()),
   };
 }

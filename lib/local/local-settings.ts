@@ -8,6 +8,7 @@ import { dirname, resolve } from 'node:path';
 import * as v from 'valibot';
 import { isTimeZone } from '../../functions/events/calendar-dates.ts';
 import { chosenCredentialProblem, MIN_CHOSEN_CREDENTIAL_LENGTH } from '../../functions/auth/credentials.ts';
+import { MUSEUM_SETTING_NAMES, MUSEUM_SETTINGS } from '../../functions/events/museum-settings.ts';
 
 /** What one variable accepts: its rule and how to say it in the refusal. */
 interface Rule {
@@ -109,9 +110,22 @@ export const SETTINGS = {
   },
   TABLE_NAME,
   IDEMPOTENCY_TABLE_NAME: TABLE_NAME,
+  ...museumRules(),
 } satisfies Record<string, Rule>;
 
 export type SettingName = keyof typeof SETTINGS;
+
+/** The museum the JSON-LD names (MUSEUM_NAME, ...), each by the rule the deployed stage applies (functions/events/museum-settings.ts). */
+function museumRules() {
+  type Variable = (typeof MUSEUM_SETTINGS)[keyof typeof MUSEUM_SETTINGS]['variable'];
+  const rules = MUSEUM_SETTING_NAMES.map((name) => {
+    const { variable, pattern, accepted } = MUSEUM_SETTINGS[name];
+    // eslint-disable-next-line no-control-regex -- control characters are refused, as the deployed stage refuses them
+    const rule: Rule = { schema: v.pipe(v.string(), v.regex(pattern), v.regex(/^[^\u0000-\u001f\u007f]*$/)), accepted };
+    return [variable, rule] as const;
+  });
+  return Object.fromEntries(rules) as Record<Variable, Rule>;
+}
 
 /** What the local store's users (the users and events CLIs) read. */
 export const STORE_SETTINGS: SettingName[] = [

@@ -16,6 +16,7 @@ import { operationDetails, successResponse, type OperationDetails } from './oper
 import { parameters } from './parameters.ts';
 import { HEADERS, methodNotAllowedProblemResponse, problemSchemas, sharedResponses } from './problem-responses.ts';
 import { READ_HEADERS, READ_SEMANTICS_DESCRIPTION } from './read-semantics.ts';
+import { JSON_LD_SCHEMAS, NEGOTIATION_HEADERS } from './json-ld-document.ts';
 import { INDEX_TAG, ServiceIndex, serviceIndexOperation } from './service-index-operation.ts';
 import { WEBHOOK_SCHEMAS, webhooksEntry } from './webhook-operations.ts';
 
@@ -141,9 +142,10 @@ export function buildOpenApiDocument(): OpenApiDocument {
         ...componentSchemas({ ...EVENT_SCHEMAS, SpecialEventList, ServiceIndex, ChangeEvent, ChangeFeedPage }, SCHEMA_DESCRIPTIONS),
         ...problemSchemas(),
         ...WEBHOOK_SCHEMAS,
+        ...JSON_LD_SCHEMAS,
       },
       parameters: parameters(),
-      headers: { ...HEADERS, ...READ_HEADERS },
+      headers: { ...HEADERS, ...READ_HEADERS, ...NEGOTIATION_HEADERS },
       responses: sharedResponses(),
       securitySchemes: {
         [SECURITY_SCHEME]: {

@@ -28,6 +28,7 @@ import { HEADER_REFS, problemResponse } from './problem-responses.ts';
 import { notModifiedResponse, readSuccessHeaders } from './read-semantics.ts';
 import { bodyTooLarge, gatewayTooLarge, unsupportedMediaType } from './request-body-responses.ts';
 import { WEBHOOK_OPERATIONS } from './webhook-operations.ts';
+import { negotiatedContent, notAcceptableResponse } from './json-ld-document.ts';
 
 /** A named example value, as OpenAPI's `examples` holds it. */
 export interface NamedExample {
@@ -46,6 +47,8 @@ export interface OperationDetails {
     headers?: Record<string, unknown>;
     /** The success body: a components.schemas name and its example, which is also the mock's answer. */
     body?: { schema: string; example: NamedExample };
+    /** Also offered as schema.org JSON-LD, chosen by Accept (lib/openapi/json-ld-document.ts). */
+    negotiated?: 'list' | 'get';
   };
   /** The statuses the operation answers besides its success and the shared ones, with what they mean for it. */
   errors: Record<number, Record<string, unknown>>;
@@ -80,13 +83,25 @@ const conditionalWriteErrors = (verb: string) => ({
 });
 
 /** The 412 of GET and HEAD: `If-Match` names no current entity-tag (it is evaluated before `If-None-Match`). */
-const readPreconditionFailed = (validator: 'ETag' | 'ContentETag') =>
+const readPreconditionFailed = (validator: 'ETag' | 'ContentETag' | 'EventRepresentationETag') =>
   problemResponse(
     412,
     '`If-Match` names no current entity-tag of the answer (weak tags never match; `*` always does): the `ETag` header gives the current one. Evaluated before `If-None-Match` (RFC 9110 §13.2.2)',
     { readIfMatchFailed: problems.readIfMatchFailed },
     { ETag: { $ref: `#/components/headers/${validator}` } },
   );
+
+/** The headers of a negotiated read's 200 and 304: Vary names Accept; the event's ETag depends on the representation. */
+function negotiatedReadHeaders(etag: 'EventRepresentationETag' | 'ContentETag', extra: Record<string, unknown> = {}) {
+  return {
+    ...readSuccessHeaders('ETag', extra),
+    ETag: { $ref: `#/components/headers/${etag}` },
+    Vary: { $ref: '#/components/headers/NegotiatedVary' },
+  };
+}
+
+const NEGOTIATION =
+  ' With `Accept: application/ld+json` the answer is schema.org JSON-LD (docs/API.md, "JSON-LD"); without `Accept`, or with `*/*`, it is JSON.';
 
 /** What a 400 says of the precondition headers, on every operation. */
 const INVALID_PRECONDITION = '`If-Match` or `If-None-Match` is not `*` or a list of entity-tags';
@@ -148,18 +163,21 @@ export const OPERATIONS = {
   listSpecialEvents: {
     description:
       'Returns the upcoming special events: those with at least one date in [`startDate`, `endDate`], one page at a time. ' +
-      'Unknown or repeated query parameters are rejected.',
+      'Unknown or repeated query parameters are rejected.' +
+      NEGOTIATION,
     parameters: ['StartDate', 'EndDate', 'Page', 'Limit', 'IfMatch', 'IfNoneMatch'].map(parameterRef),
     success: {
-      description: 'Success: one page of events (an empty array past the last page)',
-      headers: readSuccessHeaders('ContentETag', { Link: { $ref: '#/components/headers/Link' } }),
+      description: 'Success: one page of events (an empty array, or an empty `ItemList`, past the last page)',
+      headers: negotiatedReadHeaders('ContentETag', { Link: { $ref: '#/components/headers/Link' } }),
       body: {
         schema: 'SpecialEventList',
         example: { name: 'page', summary: 'A page of two events', value: [exampleEvent, exampleOtherEvent] },
       },
+      negotiated: 'list',
     },
     errors: {
-      304: notModifiedResponse('ContentETag'),
+      304: { ...notModifiedResponse('ContentETag'), headers: negotiatedReadHeaders('ContentETag') },
+      406: notAcceptableResponse(),
       400: problemResponse(
         400,
         `A query parameter is invalid, unknown or repeated, or the date range is reversed or too long; or ${INVALID_PRECONDITION}`,
@@ -174,22 +192,24 @@ export const OPERATIONS = {
     mockHeaders: {},
   },
   getSpecialEvent: {
-    description: 'Returns one special event, with its version as the `ETag` header.',
+    description: 'Returns one special event, with its version as the `ETag` header.' + NEGOTIATION,
     parameters: [parameterRef('EventId'), parameterRef('IfMatch'), parameterRef('IfNoneMatch')],
     success: {
       description: 'Success: the event',
-      headers: readSuccessHeaders('ETag'),
+      headers: negotiatedReadHeaders('EventRepresentationETag'),
       body: { schema: 'SpecialEvent', example: { name: 'event', summary: 'An event', value: exampleEvent } },
+      negotiated: 'get',
     },
     errors: {
-      304: notModifiedResponse('ETag'),
+      304: { ...notModifiedResponse('ETag'), headers: negotiatedReadHeaders('EventRepresentationETag') },
+      406: notAcceptableResponse(),
       400: problemResponse(400, `\`eventId\` is not a UUID, or a query parameter is given, or ${INVALID_PRECONDITION}`, {
         invalidEventId: problems.invalidEventId,
         unknownQueryParameter: problems.unknownQueryParameter,
         ...preconditionErrors,
       }),
       404: problemResponse(404, 'No event has this id', { notFound: problems.notFound }),
-      412: readPreconditionFailed('ETag'),
+      412: readPreconditionFailed('EventRepresentationETag'),
       413: gatewayTooLarge,
     },
     mockHeaders: { ETag: '"1"' },
@@ -304,10 +324,8 @@ export function operationDetails(route: Route<OperationId>): OperationDetails {
 
 /** The success response of an operation, as the document states it. */
 export function successResponse({ success }: OperationDetails): Record<string, unknown> {
-  const { body, ...response } = success;
+  const { body, negotiated, ...response } = success;
   if (!body) return response;
-  return {
-    ...response,
-    content: json(schemaRef(body.schema), { [body.example.name]: { summary: body.example.summary, value: body.example.value } }),
-  };
+  const content = json(schemaRef(body.schema), { [body.example.name]: { summary: body.example.summary, value: body.example.value } });
+  return { ...response, content: negotiated ? negotiatedContent(content, negotiated) : content };
 }

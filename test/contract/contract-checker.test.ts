@@ -8,7 +8,7 @@ import { COMMITTED_OPENAPI_FILE, ContractChecker, ContractViolation, type Observ
 const checker = new ContractChecker(JSON.parse(readFileSync(COMMITTED_OPENAPI_FILE, 'utf8')) as Record<string, unknown>);
 const eventId = '6f1e8a57-5d1c-4b8e-9b35-2f7d8e4c1a90';
 /** What every GET 200 carries (functions/http/read-responses.ts). */
-const READ = { 'Cache-Control': 'private, no-cache', Vary: 'Authorization, Origin' };
+const READ = { 'Cache-Control': 'private, no-cache', Vary: 'Authorization, Origin, Accept' };
 const LIST = { ...READ, ETag: '"mC3y0lE2G1xWq9v8b7n6aA"', Link: '<?startDate=2031-05-01&endDate=2031-05-08&page=1&limit=5>; rel="first"' };
 const event = { eventId, name: 'Night at the Museum', location: 'Main Hall', eventDescription: 'Tour', dates: ['2031-05-01'], price: 25 };
 

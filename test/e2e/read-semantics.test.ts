@@ -47,7 +47,7 @@ describe('If-None-Match', () => {
       expect([condition, response.status, response.text]).toEqual([condition, 304, '']);
       expect(response.headers.get('etag')).toBe('"1"');
       expect(response.headers.get('cache-control')).toBe('private, no-cache');
-      expect(response.headers.get('vary')).toBe('Authorization, Origin');
+      expect(response.headers.get('vary')).toBe('Authorization, Origin, Accept');
     }
     expect((await api('GET', path, { headers: { 'If-None-Match': '"2"' } })).status).toBe(200);
     await api('PATCH', path, { json: { price: 3 } });
