@@ -8,6 +8,11 @@ import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { requiredEnv } from '../store/dynamodb-client.ts';
 
 export const SECRET_PREFIX = 'whsec_';
+/**
+ * The one encryption context key of every Encrypt and Decrypt here, its value the subscription's
+ * id; the functions' IAM grants on the key require it (lib/cdk/function-permissions.ts).
+ */
+export const SECRET_ENCRYPTION_CONTEXT_KEY = 'subscriptionId';
 /** Key bytes per secret (the specification allows 24 to 64). */
 const SECRET_BYTES = 32;
 
@@ -26,7 +31,7 @@ export async function encryptSecret(secret: string, subscriptionId: string, abor
     new EncryptCommand({
       KeyId: requiredEnv('WEBHOOK_SECRETS_KEY_ID'),
       Plaintext: Buffer.from(secret, 'utf8'),
-      EncryptionContext: { subscriptionId },
+      EncryptionContext: { [SECRET_ENCRYPTION_CONTEXT_KEY]: subscriptionId },
     }),
     { abortSignal },
   );
@@ -36,7 +41,10 @@ export async function encryptSecret(secret: string, subscriptionId: string, abor
 
 export async function decryptSecret(ciphertext: string, subscriptionId: string): Promise<string> {
   const answer = await kms().send(
-    new DecryptCommand({ CiphertextBlob: Buffer.from(ciphertext, 'base64'), EncryptionContext: { subscriptionId } }),
+    new DecryptCommand({
+      CiphertextBlob: Buffer.from(ciphertext, 'base64'),
+      EncryptionContext: { [SECRET_ENCRYPTION_CONTEXT_KEY]: subscriptionId },
+    }),
   );
   if (!answer.Plaintext) throw new Error('KMS returned no plaintext');
   return Buffer.from(answer.Plaintext).toString('utf8');
