@@ -6,13 +6,9 @@
 import { randomBytes } from 'node:crypto';
 import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { requiredEnv } from '../store/dynamodb-client.ts';
+import { SECRET_ENCRYPTION_CONTEXT_KEY } from './subscription-rules.ts';
 
 export const SECRET_PREFIX = 'whsec_';
-/**
- * The one encryption context key of every Encrypt and Decrypt here, its value the subscription's
- * id; the functions' IAM grants on the key require it (lib/cdk/function-permissions.ts).
- */
-export const SECRET_ENCRYPTION_CONTEXT_KEY = 'subscriptionId';
 /** Key bytes per secret (the specification allows 24 to 64). */
 const SECRET_BYTES = 32;
 

@@ -6,8 +6,7 @@ import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { AUTHORIZER_GRANTS, AUTHORIZER_HANDLER, routes, WEBHOOK_FUNCTIONS, type DataAccess } from '../../functions/routes.ts';
 import { CHANGE_ITEM } from '../../functions/changes/change-event.ts';
-import { WEBHOOK_KEYS } from '../../functions/webhooks/subscription-rules.ts';
-import { SECRET_ENCRYPTION_CONTEXT_KEY } from '../../functions/webhooks/webhook-secrets.ts';
+import { SECRET_ENCRYPTION_CONTEXT_KEY, WEBHOOK_KEYS } from '../../functions/webhooks/subscription-rules.ts';
 import { MONTH_END_INDEX, MONTH_INDEX, keys } from '../../functions/store/table-definition.ts';
 
 /** Each function's grants, by bundle name: the route table's rows, and the authorizer's. */

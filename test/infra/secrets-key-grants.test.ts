@@ -3,7 +3,7 @@
 // role cannot decrypt a ciphertext outside a subscription nor encrypt for none
 // (https://docs.aws.amazon.com/kms/latest/developerguide/conditions-kms.html#conditions-kms-encryption-context).
 import { SUBSCRIPTION_ID_PATTERN } from '../../functions/webhooks/webhook-schema.ts';
-import { SECRET_ENCRYPTION_CONTEXT_KEY } from '../../functions/webhooks/webhook-secrets.ts';
+import { SECRET_ENCRYPTION_CONTEXT_KEY } from '../../functions/webhooks/subscription-rules.ts';
 import { resourcesOfType, synthesize } from './synthesize.ts';
 
 interface Statement {
