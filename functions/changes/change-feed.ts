@@ -23,7 +23,10 @@ const SHARDS = 8;
  *   keeps (the retention's days and today), so a walk over empty days goes on to the hold-back in
  *   one page instead of answering empty pages that are not the end. A page stops short of the
  *   hold-back only with changes in it (its limit, its bytes, or a shard's query stopping early),
- *   and then says so (`caughtUp: false`).
+ *   or when its time runs out, and then says so (`caughtUp: false`).
+ * - pageTimeBudgetMs: after this long a page starts no further day, so a slow walk answers
+ *   (`caughtUp: false`, possibly without changes) well within the handler's timeout instead of
+ *   failing with it; on DynamoDB the 32 rounds of queries take far less.
  * - maxPageBytes: a page stops once its changes hold this much text, far below Lambda's 6 MB.
  */
 export const CHANGE_FEED = {
@@ -31,6 +34,7 @@ export const CHANGE_FEED = {
   shards: SHARDS,
   holdBackMs: FUNCTION_SETTINGS.handler.timeoutSeconds * 1000 + 2_000,
   maxQueriesPerPage: (RETENTION_DAYS + 1) * SHARDS,
+  pageTimeBudgetMs: 4_000,
   maxPageBytes: 1024 * 1024,
 } as const;
 

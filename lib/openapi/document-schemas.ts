@@ -75,7 +75,7 @@ export const ChangeFeedPage = v.pipe(
       v.array(ChangeEvent),
       v.maxLength(LIMITS.maxChangesLimit),
       v.description(
-        'The changes after `since`, in commit order, at most `limit` of them (a page may hold fewer; none only when `caughtUp` is true)',
+        'The changes after `since`, in commit order, at most `limit` of them (a page may hold fewer, even none: `caughtUp` says whether more follow)',
       ),
     ),
     next: v.pipe(

@@ -88,7 +88,7 @@ describe('GET /special-events/changes', () => {
     expect(page.headers.get('link')).toBe(`<?since=${page.body.next}&limit=5>; rel="next"`);
   });
 
-  test(`a walk from no since over a fresh table (changes only in today's partitions, ${CHANGE_FEED.retentionDays} empty days before): no empty page before the first change, and the sync rule stops exactly at the hold-back`, async () => {
+  test(`a walk from no since over a fresh table (changes only in today's partitions, ${CHANGE_FEED.retentionDays} empty days before): every empty page before the first change says more follows, and the sync rule stops exactly at the hold-back`, async () => {
     const created = await createEvent({ name: 'Feed: first walk' });
     // Served once the hold-back has passed since its commit.
     await sleep(CHANGE_FEED.holdBackMs + 1_000);
@@ -100,12 +100,15 @@ describe('GET /special-events/changes', () => {
       const page = await feedPage(query);
       expect(page.status).toBe(200);
       pages.push(page.body);
-      // An empty page is the end of the walk, never a page that asks to be followed.
-      if (page.body.changes.length === 0) expect(page.body.caughtUp).toBe(true);
+      // An empty page is the end of the walk, or says that more follows: its time budget ran out (a loaded
+      // machine) while it crossed the empty days, which all come before today's changes.
+      if (page.body.changes.length === 0 && !page.body.caughtUp) expect(pages.flatMap((p) => p.changes)).toEqual([]);
       if (page.body.caughtUp) break;
       query = `?limit=200&since=${page.body.next}`;
     }
-    expect(pages[0]?.changes.length).toBeGreaterThan(0);
+    // The first change comes before any page says caught up.
+    expect(pages.findIndex((page) => page.changes.length > 0)).toBeGreaterThanOrEqual(0);
+    expect(pages.findIndex((page) => page.changes.length > 0)).toBeLessThanOrEqual(pages.findIndex((page) => page.caughtUp));
     expect(pages.flatMap((page) => page.changes).map((change) => change.subject)).toContain(created.eventId);
     // Caught up means at the hold-back boundary of the last request: no later, and no earlier.
     const end = Date.parse(positionTime(decodeCursor(pages.at(-1)?.next ?? '') ?? '#'));
