@@ -15,7 +15,7 @@ const listSpecialEventChanges: HttpHandler = async (event, _context, { signal })
   metrics.addMetric('ChangesRead', 'Count', page.changes.length);
   const next = encodeCursor(page.next);
   // The changes as stored, byte for byte: the same text a webhook delivers.
-  const body = `{"changes":[${page.changes.join(',')}],"next":${JSON.stringify(next)}}`;
+  const body = `{"changes":[${page.changes.join(',')}],"next":${JSON.stringify(next)},"caughtUp":${String(page.caughtUp)}}`;
   return jsonTextResponse(200, body, { Link: `<?${new URLSearchParams({ since: next, limit: String(limit) }).toString()}>; rel="next"` });
 };
 

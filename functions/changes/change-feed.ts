@@ -8,6 +8,9 @@ import { HttpProblem } from '../events/problems.ts';
 import { FUNCTION_SETTINGS } from '../routes.ts';
 import { CHANGE_ITEM, CHANGE_SOURCE, type ChangeEvent, type ChangeType } from './change-event.ts';
 
+const RETENTION_DAYS = 31;
+const SHARDS = 8;
+
 /**
  * - retentionDays: changes are served for 31 days after their commit (the promise: at least 30);
  *   the TTL attribute expires them then, lazily, and the reader ignores older ones itself.
@@ -16,15 +19,22 @@ import { CHANGE_ITEM, CHANGE_SOURCE, type ChangeEvent, type ChangeType } from '.
  *   that decides its version and lands at the latest when its invocation ends, a handler's
  *   timeout later; the margin covers the clocks of different hosts. Every change is readable
  *   holdBackMs after its time, within the 15 s the feed promises.
- * - maxQueriesPerPage: a page reads at most this many partitions (six days of shards), so a walk
- *   over empty days answers quickly with fewer changes and a cursor further on.
+ * - maxQueriesPerPage: a page reads at most this many partitions: every shard of every day the feed
+ *   keeps (the retention's days and today), so a walk over empty days goes on to the hold-back in
+ *   one page instead of answering empty pages that are not the end. A page stops short of the
+ *   hold-back only with changes in it (its limit, its bytes, or a shard's query stopping early),
+ *   or when its time runs out, and then says so (`caughtUp: false`).
+ * - pageTimeBudgetMs: after this long a page starts no further day, so a slow walk answers
+ *   (`caughtUp: false`, possibly without changes) well within the handler's timeout instead of
+ *   failing with it; on DynamoDB the 32 rounds of queries take far less.
  * - maxPageBytes: a page stops once its changes hold this much text, far below Lambda's 6 MB.
  */
 export const CHANGE_FEED = {
-  retentionDays: 31,
-  shards: 8,
+  retentionDays: RETENTION_DAYS,
+  shards: SHARDS,
   holdBackMs: FUNCTION_SETTINGS.handler.timeoutSeconds * 1000 + 2_000,
-  maxQueriesPerPage: 48,
+  maxQueriesPerPage: (RETENTION_DAYS + 1) * SHARDS,
+  pageTimeBudgetMs: 4_000,
   maxPageBytes: 1024 * 1024,
 } as const;
 

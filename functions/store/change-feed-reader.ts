@@ -18,6 +18,11 @@ export interface ChangePage {
   changes: string[];
   /** Where the next page starts. */
   next: FeedPosition;
+  /**
+   * Whether the page reached the window's end (the hold-back boundary): every change committed
+   * before it has been handed out. When false, more changes may follow at once: read from `next`.
+   */
+  caughtUp: boolean;
 }
 
 export class ChangeFeedReader {
@@ -33,19 +38,26 @@ export class ChangeFeedReader {
 
   /**
    * Up to `limit` changes after `window.from` and at most `window.until`, in commit order, day by
-   * day, each day's shards queried together and merged. A page stops early (fewer changes, the
-   * cursor further on) after CHANGE_FEED.maxQueriesPerPage queries or CHANGE_FEED.maxPageBytes of
-   * text. Queries are strongly consistent: behind the hold-back boundary every committed change is
-   * there, so a cursor never passes one.
+   * day, each day's shards queried together and merged. A page stops before `window.until` after
+   * `limit` changes, CHANGE_FEED.maxPageBytes of text, a shard's query stopping early,
+   * CHANGE_FEED.maxQueriesPerPage queries (enough for every day the feed keeps) or, between days,
+   * CHANGE_FEED.pageTimeBudgetMs, and says so (`caughtUp` false). Queries are strongly consistent:
+   * behind the hold-back boundary every committed change is there, so a cursor never passes one.
    */
   async page(window: FeedWindow, limit: number): Promise<ChangePage> {
+    const { changes, next } = await this.walk(window, limit);
+    return { changes, next, caughtUp: next >= window.until };
+  }
+
+  private async walk(window: FeedWindow, limit: number): Promise<Omit<ChangePage, 'caughtUp'>> {
     const changes: string[] = [];
     let position = window.from;
     let bytes = 0;
     let queries = 0;
+    const deadline = Date.now() + CHANGE_FEED.pageTimeBudgetMs;
     if (window.from >= window.until) return { changes, next: position };
     for (const day of daysBetween(window.from, window.until)) {
-      if (queries + CHANGE_FEED.shards > CHANGE_FEED.maxQueriesPerPage) break;
+      if (queries + CHANGE_FEED.shards > CHANGE_FEED.maxQueriesPerPage || (queries > 0 && Date.now() > deadline)) break;
       const dayEnd = endOfDay(day) < window.until ? endOfDay(day) : window.until;
       const wanted = limit - changes.length;
       const reads = await Promise.all(

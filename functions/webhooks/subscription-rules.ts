@@ -22,6 +22,13 @@ export const WEBHOOK_KEYS = {
   leadingKeys: ['WEBHOOKS', 'WEBHOOK#*'],
 } as const;
 
+/**
+ * The one encryption context key of every Encrypt and Decrypt of a secret, its value the
+ * subscription's id (functions/webhooks/webhook-secrets.ts); the functions' IAM grants on the key
+ * require it (lib/cdk/function-permissions.ts).
+ */
+export const SECRET_ENCRYPTION_CONTEXT_KEY = 'subscriptionId';
+
 /** A secret as stored: its KMS ciphertext and, once replaced, when it stops signing. */
 export interface StoredSecret {
   ciphertext: string;

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { requiredEnv } from '../store/dynamodb-client.ts';
+import { SECRET_ENCRYPTION_CONTEXT_KEY } from './subscription-rules.ts';
 
 export const SECRET_PREFIX = 'whsec_';
 /** Key bytes per secret (the specification allows 24 to 64). */
@@ -26,7 +27,7 @@ export async function encryptSecret(secret: string, subscriptionId: string, abor
     new EncryptCommand({
       KeyId: requiredEnv('WEBHOOK_SECRETS_KEY_ID'),
       Plaintext: Buffer.from(secret, 'utf8'),
-      EncryptionContext: { subscriptionId },
+      EncryptionContext: { [SECRET_ENCRYPTION_CONTEXT_KEY]: subscriptionId },
     }),
     { abortSignal },
   );
@@ -36,7 +37,10 @@ export async function encryptSecret(secret: string, subscriptionId: string, abor
 
 export async function decryptSecret(ciphertext: string, subscriptionId: string): Promise<string> {
   const answer = await kms().send(
-    new DecryptCommand({ CiphertextBlob: Buffer.from(ciphertext, 'base64'), EncryptionContext: { subscriptionId } }),
+    new DecryptCommand({
+      CiphertextBlob: Buffer.from(ciphertext, 'base64'),
+      EncryptionContext: { [SECRET_ENCRYPTION_CONTEXT_KEY]: subscriptionId },
+    }),
   );
   if (!answer.Plaintext) throw new Error('KMS returned no plaintext');
   return Buffer.from(answer.Plaintext).toString('utf8');

@@ -8,46 +8,64 @@ import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 
 /**
- * Addresses that are not public: unspecified, loopback, RFC 1918 private, CGNAT (RFC 6598),
- * link-local (with the instance metadata service 169.254.169.254), IETF protocol assignments,
- * documentation and benchmarking ranges, multicast and reserved; IPv6 unspecified, loopback,
- * unique-local fc00::/7 (with the metadata service's fd00:ec2::254), link-local, multicast,
- * documentation, discard-only and NAT64 (which reaches IPv4 addresses behind it). IPv4-mapped
- * IPv6 forms (::ffff:a.b.c.d) are checked as the IPv4 address they carry (toIpv4); ::ffff:0:0/96
- * is not listed, since BlockList checks every IPv4 address against it too.
- * https://www.iana.org/assignments/iana-ipv4-special-registry/ and iana-ipv6-special-registry/
+ * The addresses a webhook is never sent to. From the IANA special-purpose registries, every entry
+ * whose "Globally Reachable" is False: iana-ipv4-special-registry as last updated 2020-09-04 and
+ * iana-ipv6-special-registry as last updated 2025-10-09
+ * (https://www.iana.org/assignments/iana-ipv4-special-registry/,
+ * https://www.iana.org/assignments/iana-ipv6-special-registry/). Where such an entry holds more
+ * specific ones marked globally reachable (inside 192.0.0.0/24 and 2001::/23: the PCP, TURN and
+ * DNS-SD anycast addresses, AMT, AS112, ORCHIDv2 and drone entity tags), the whole entry is
+ * refused: those are protocol services and identifiers (ORCHIDs are not routable, RFC 7343), never
+ * a partner's HTTPS receiver. Also refused: multicast (224.0.0.0/4, ff00::/8: not unicast), the
+ * deprecated 6to4 relay anycast 192.88.99.0/24 (RFC 7526), deprecated site-local fec0::/10 (RFC
+ * 3879), and every IPv6 form that carries an IPv4 address and so reaches whatever that address is
+ * behind a tunnel or translator: IPv4-compatible ::/96 (deprecated, RFC 4291 2.5.5.1, holding :: and
+ * ::1), IPv4-translated ::ffff:0:0:0/96 (RFC 2765), NAT64 64:ff9b::/96 (RFC 6052; marked globally
+ * reachable, but it reaches the embedded IPv4 address) and local-use 64:ff9b:1::/48 (RFC 8215),
+ * 6to4 2002::/16 (RFC 3056) and Teredo 2001::/32 (RFC 4380). IPv4-mapped addresses
+ * (::ffff:a.b.c.d) are checked as the IPv4 address they carry (toIpv4): a dual-stack socket
+ * connects to exactly that address.
  */
-const NOT_PUBLIC = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.88.99.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const)
-  NOT_PUBLIC.addSubnet(network, prefix, 'ipv4');
-for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['64:ff9b::', 96],
-  ['64:ff9b:1::', 48],
-  ['100::', 64],
-  ['2001:db8::', 32],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const)
-  NOT_PUBLIC.addSubnet(network, prefix, 'ipv6');
+const IPV4_REFUSED: readonly (readonly [string, number])[] = [
+  ['0.0.0.0', 8], // "This network" (and 0.0.0.0/32)
+  ['10.0.0.0', 8], // private use
+  ['100.64.0.0', 10], // shared address space (CGNAT)
+  ['127.0.0.0', 8], // loopback
+  ['169.254.0.0', 16], // link local (with the instance metadata service 169.254.169.254)
+  ['172.16.0.0', 12], // private use
+  ['192.0.0.0', 24], // IETF protocol assignments (DS-Lite, NAT64 discovery, ...)
+  ['192.0.2.0', 24], // documentation (TEST-NET-1)
+  ['192.88.99.0', 24], // deprecated 6to4 relay anycast
+  ['192.168.0.0', 16], // private use
+  ['198.18.0.0', 15], // benchmarking
+  ['198.51.100.0', 24], // documentation (TEST-NET-2)
+  ['203.0.113.0', 24], // documentation (TEST-NET-3)
+  ['224.0.0.0', 4], // multicast
+  ['240.0.0.0', 4], // reserved, with the limited broadcast 255.255.255.255/32
+];
+const IPV6_REFUSED: readonly (readonly [string, number])[] = [
+  ['::', 96], // IPv4-compatible, with unspecified ::/128 and loopback ::1/128
+  ['::ffff:0:0:0', 96], // IPv4-translated
+  ['64:ff9b::', 96], // NAT64 well-known prefix
+  ['64:ff9b:1::', 48], // NAT64 local use
+  ['100::', 64], // discard only
+  ['100:0:0:1::', 64], // dummy prefix (RFC 9780)
+  ['2001::', 23], // IETF protocol assignments: Teredo 2001::/32, benchmarking 2001:2::/48, ORCHIDv2 2001:20::/28, ...
+  ['2001:db8::', 32], // documentation
+  ['2002::', 16], // 6to4
+  ['3fff::', 20], // documentation (RFC 9637)
+  ['5f00::', 16], // SRv6 SIDs (RFC 9602)
+  ['fc00::', 7], // unique local (with the metadata service's fd00:ec2::254)
+  ['fe80::', 10], // link-local unicast
+  ['fec0::', 10], // site-local, deprecated
+  ['ff00::', 8], // multicast
+];
+
+// One list per family: a BlockList also matches an IPv4 address against IPv6 rules (as
+// ::ffff:a.b.c.d), so ::/96 in a shared list would refuse every IPv4 address.
+const REFUSED = { ipv4: new BlockList(), ipv6: new BlockList() } as const;
+for (const [network, prefix] of IPV4_REFUSED) REFUSED.ipv4.addSubnet(network, prefix, 'ipv4');
+for (const [network, prefix] of IPV6_REFUSED) REFUSED.ipv6.addSubnet(network, prefix, 'ipv6');
 
 /** The IPv4 address an IPv4-mapped IPv6 address carries (::ffff:a.b.c.d or ::ffff:xxxx:xxxx), else undefined. */
 export function toIpv4(address: string): string | undefined {
@@ -64,10 +82,10 @@ export function toIpv4(address: string): string | undefined {
 export function isPublicAddress(address: string): boolean {
   const bare = address.replace(/^\[|\]$/g, '');
   const mapped = toIpv4(bare);
-  if (mapped !== undefined) return isIP(mapped) === 4 && !NOT_PUBLIC.check(mapped, 'ipv4');
+  if (mapped !== undefined) return isIP(mapped) === 4 && !REFUSED.ipv4.check(mapped, 'ipv4');
   const family = isIP(bare);
   if (family === 0) return false;
-  return !NOT_PUBLIC.check(bare, family === 4 ? 'ipv4' : 'ipv6');
+  return family === 4 ? !REFUSED.ipv4.check(bare, 'ipv4') : !REFUSED.ipv6.check(bare, 'ipv6');
 }
 
 /** Whether this configuration accepts loopback `http` URLs (the local run only). */

@@ -6,7 +6,7 @@ import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { AUTHORIZER_GRANTS, AUTHORIZER_HANDLER, routes, WEBHOOK_FUNCTIONS, type DataAccess } from '../../functions/routes.ts';
 import { CHANGE_ITEM } from '../../functions/changes/change-event.ts';
-import { WEBHOOK_KEYS } from '../../functions/webhooks/subscription-rules.ts';
+import { SECRET_ENCRYPTION_CONTEXT_KEY, WEBHOOK_KEYS } from '../../functions/webhooks/subscription-rules.ts';
 import { MONTH_END_INDEX, MONTH_INDEX, keys } from '../../functions/store/table-definition.ts';
 
 /** Each function's grants, by bundle name: the route table's rows, and the authorizer's. */
@@ -32,6 +32,20 @@ export const LEADING_KEY_PATTERNS = {
 const leadingKeys = (partitions: keyof typeof LEADING_KEY_PATTERNS) => ({
   'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...LEADING_KEY_PATTERNS[partitions]] },
 });
+
+/**
+ * Encrypt and Decrypt with the secrets key only under the context the code always passes (the
+ * subscription's id, functions/webhooks/webhook-secrets.ts) and no other key: a function's role
+ * cannot decrypt a ciphertext outside a subscription, nor encrypt one for no subscription.
+ * `kms:EncryptionContext:<key>` is absent from a request without that key, so StringLike fails on
+ * it; ForAllValues on `kms:EncryptionContextKeys` refuses any other key
+ * (https://docs.aws.amazon.com/kms/latest/developerguide/conditions-kms.html#conditions-kms-encryption-context).
+ * Subscription ids are `wh_` and 22 characters (SUBSCRIPTION_ID_PATTERN).
+ */
+const SECRET_CONTEXT = {
+  StringLike: { [`kms:EncryptionContext:${SECRET_ENCRYPTION_CONTEXT_KEY}`]: 'wh_*' },
+  'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': [SECRET_ENCRYPTION_CONTEXT_KEY] },
+};
 
 /** The webhook pipeline's queue and key, for the functions granted `deliveryQueue` or `secretsKey`. */
 export interface WebhookResources {
@@ -79,7 +93,11 @@ export function dataAccessStatements(
     if (!webhooks) throw new Error(`The function ${functionName} needs the webhook queue and key`);
     if (access.deliveryQueue)
       statements.push(new iam.PolicyStatement({ actions: [...access.deliveryQueue], resources: [webhooks.queueArn] }));
-    if (access.secretsKey) statements.push(new iam.PolicyStatement({ actions: [...access.secretsKey], resources: [webhooks.keyArn] }));
+    if (access.secretsKey) {
+      statements.push(
+        new iam.PolicyStatement({ actions: [...access.secretsKey], resources: [webhooks.keyArn], conditions: SECRET_CONTEXT }),
+      );
+    }
   }
   return statements;
 }

@@ -68,6 +68,7 @@ export class MuseumApiStack extends Stack {
       config,
       resources: webhooks,
       table: this.tables.events,
+      streams: this.tables.eventsStreams,
       consumer: this.functions.liveBackground.get(WEBHOOK_FUNCTIONS.consumer.handler) as lambda.Alias,
       delivery: this.functions.liveBackground.get(WEBHOOK_FUNCTIONS.delivery.handler) as lambda.Alias,
     });
@@ -132,6 +133,7 @@ export class MuseumApiStack extends Stack {
       `${events}*`,
       `${idempotency}*`,
       ...eventsTable.globalSecondaryIndexes.map((index) => `${events}*/index/${index.indexName}`),
+      `${events}*/stream/*`,
     ];
     Validations.of(this.functions).acknowledge(
       ...resources.map((name) => ({

@@ -4,9 +4,11 @@
 // The functions' roles are granted every table of its kind the stage may serve from, by name
 // prefix: the stack's own (CloudFormation names it `<stack>-<logical id>-<random>`,
 // https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-properties-name.html) and any
-// attached one, which must carry the same prefix. So attaching a restored table changes only the
-// functions' TABLE_NAME, never a role: while CodeDeploy shifts traffic, the old version keeps
-// reading its table and the new version reads the attached one (docs/DEPLOY.md, "Restore").
+// attached one, which must carry the same prefix; the webhook consumer is granted their streams
+// the same way. So attaching a restored table changes the functions' TABLE_NAME and the stream
+// the consumer's mapping reads, never a role: while CodeDeploy shifts traffic, the old version
+// keeps reading its table and the new version reads the attached one, and the old stream's
+// mapping keeps reading the old stream (docs/DEPLOY.md, "Restore").
 import { RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
@@ -23,6 +25,12 @@ export class MuseumTables extends Construct {
   readonly grants: { events: dynamodb.ITableV2; idempotency: dynamodb.ITableV2 };
   /** The name prefix of every events (idempotency) table of this stage: own or attached. */
   readonly namePrefixes: { events: string; idempotency: string };
+  /**
+   * Every stream of every events table of this stage, own or attached (an ARN pattern): what the
+   * webhook consumer is granted, so an attach never takes its read of the old stream away while
+   * the old mapping drains it (docs/DEPLOY.md, "Restore").
+   */
+  readonly eventsStreams: string;
 
   constructor(scope: Construct, id: string, config: StageConfig) {
     super(scope, id);
@@ -49,6 +57,9 @@ export class MuseumTables extends Construct {
       events: byPrefix('EventsTablesOfStage', this.namePrefixes.events),
       idempotency: byPrefix('IdempotencyTablesOfStage', this.namePrefixes.idempotency),
     };
+    // A stream ARN is the table's ARN and `/stream/<label>`
+    // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Streams.html#Streams.Enabling).
+    this.eventsStreams = stack.formatArn({ service: 'dynamodb', resource: 'table', resourceName: `${this.namePrefixes.events}*/stream/*` });
     // Production data survives a stack deletion and an accidental `cdk destroy`; a preview's goes with it.
     const retention = config.isProduction
       ? { removalPolicy: RemovalPolicy.RETAIN, deletionProtection: true }

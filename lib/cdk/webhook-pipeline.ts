@@ -5,7 +5,7 @@
 // age of the oldest undelivered change and on the stream's iterator age (where the stage has
 // monitoring, config.monitoring: production, and previews that ask for it). The settings are
 // functions/webhooks/pipeline-settings.ts, which the local run applies too.
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { CfnDeletionPolicy, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -16,6 +16,11 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { CHANGE_STREAM_FILTER, WEBHOOK_PIPELINE } from '../../functions/webhooks/pipeline-settings.ts';
 import type { StageConfig } from './stage-config.ts';
+
+/** Why the stream mapping has an UpdateReplacePolicy and no DeletionPolicy (cfn-lint W3011 asks for both). */
+export const RETAINED_ON_REPLACEMENT_ONLY =
+  "Retained on replacement only: an attach replaces the mapping, and the old one must go on draining the old table's stream " +
+  '(docs/DEPLOY.md, "Webhooks through an attach"); deleting the stack deletes the function it invokes, so the mapping goes too.';
 
 /** The statistic every pipeline alarm watches. */
 const FIVE_MINUTE_MAXIMUM = { period: Duration.minutes(5), statistic: 'Maximum' };
@@ -59,6 +64,8 @@ export interface WebhookPipelineProps {
   config: StageConfig;
   resources: WebhookResources;
   table: ITableV2;
+  /** Every events-table stream of the stage (MuseumTables.eventsStreams): what the consumer may read. */
+  streams: string;
   /** The functions' `live` aliases: the mappings invoke the alias, so a release reaches them as it reaches the API's. */
   consumer: lambda.Alias;
   delivery: lambda.Alias;
@@ -76,7 +83,12 @@ export class WebhookPipeline extends Construct {
     const streamArn = table.tableStreamArn;
     if (!streamArn)
       throw new Error('The events table has no stream ARN: the webhook consumer would read no changes (docs/DEPLOY.md, "Restore")');
-    new lambda.EventSourceMapping(this, 'ChangeStream', {
+    // Attaching another table changes EventSourceArn, which replaces the mapping: CloudFormation
+    // creates the new one first and deletes the old one in its cleanup phase. Retained on
+    // replacement, the old mapping instead keeps delivering what the old table's stream still
+    // holds (the canary's and in-flight writes), with the consumer's grant covering every stream
+    // of the stage; the operator deletes it once drained (docs/DEPLOY.md, "Restore").
+    const changeStream = new lambda.EventSourceMapping(this, 'ChangeStream', {
       target: consumer,
       eventSourceArn: streamArn,
       startingPosition: lambda.StartingPosition.TRIM_HORIZON,
@@ -88,10 +100,12 @@ export class WebhookPipeline extends Construct {
       onFailure: new SqsDlq(resources.streamFailures),
       filters: [lambda.FilterCriteria.filter(CHANGE_STREAM_FILTER)],
     });
+    (changeStream.node.defaultChild as lambda.CfnEventSourceMapping).cfnOptions.updateReplacePolicy = CfnDeletionPolicy.RETAIN;
+    Validations.of(changeStream).acknowledge({ id: 'CloudFormation-Validate::W3011', reason: RETAINED_ON_REPLACEMENT_ONLY });
     consumer.addToRolePolicy(
       new iam.PolicyStatement({
         actions: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'],
-        resources: [streamArn],
+        resources: [props.streams],
       }),
     );
     consumer.addToRolePolicy(new iam.PolicyStatement({ actions: ['dynamodb:ListStreams'], resources: ['*'] }));

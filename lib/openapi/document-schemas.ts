@@ -75,13 +75,20 @@ export const ChangeFeedPage = v.pipe(
       v.array(ChangeEvent),
       v.maxLength(LIMITS.maxChangesLimit),
       v.description(
-        'The changes after `since`, in commit order, at most `limit` of them (a page may hold fewer, even none, and still be followed by more)',
+        'The changes after `since`, in commit order, at most `limit` of them (a page may hold fewer, even none: `caughtUp` says whether more follow)',
       ),
     ),
     next: v.pipe(
       v.string(),
       v.description(
         `The cursor of what follows this page: opaque (do not parse or build one), valid for ${CHANGE_FEED.retentionDays} days; send it as \`since\``,
+      ),
+    ),
+    caughtUp: v.pipe(
+      v.boolean(),
+      v.description(
+        `True when this page reached the hold-back boundary (${CHANGE_FEED.holdBackMs / 1000} s before now): every change committed before it ` +
+          'has been handed out; keep `next` and ask again later. False: more changes may follow now; request `next` at once',
       ),
     ),
   }),

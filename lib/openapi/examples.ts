@@ -26,7 +26,7 @@ import {
   EventVersionMismatchError,
   IdempotencyKeyReusedError,
 } from '../../functions/store/store-errors.ts';
-import { CursorExpiredError, encodeCursor, InvalidCursorError, toChangeEvent } from '../../functions/changes/change-feed.ts';
+import { CursorExpiredError, encodeCursor, endOfMoment, InvalidCursorError, toChangeEvent } from '../../functions/changes/change-feed.ts';
 import { errorExample, type ProblemExample } from './problem-responses.ts';
 
 export const exampleEvent = v.parse(SpecialEvent, {
@@ -50,7 +50,7 @@ export const exampleCreateRequest = createRequest;
 v.parse(CreateEventRequest, exampleCreateRequest);
 export const exampleUpdateRequest = v.parse(UpdateEventRequest, { price: 30, dates: ['2031-06-01', '2031-06-02'] });
 
-/** A page of the feed: an event created, then its price changed, then deleted (a cancellation). */
+/** A page of the feed: an event created, then its price changed, then deleted (a cancellation), and nothing more yet. */
 export const exampleChangePage = (() => {
   const updated = { ...exampleEvent, price: 30 };
   const at = (seconds: number) => new Date(Date.UTC(2031, 3, 2, 9, 30, seconds));
@@ -82,7 +82,9 @@ export const exampleChangePage = (() => {
         time: at(40),
       }),
     ],
-    next: encodeCursor(`${at(40).toISOString()}#c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f`),
+    // The walk reached the hold-back boundary (a moment after the last change): caught up.
+    next: encodeCursor(endOfMoment(at(58))),
+    caughtUp: true,
   };
 })();
 

@@ -279,8 +279,8 @@ export const OPERATIONS = {
       'The change feed: every creation, update and deletion (cancellation) of a special event, in commit order, as CloudEvents 1.0 ' +
       '(the same objects a webhook delivers). A walk from any cursor yields every later change exactly once. The newest ' +
       `${CHANGE_FEED.holdBackMs / 1000} seconds are held back (a write may still be committing), so a change can be read at most that long after ` +
-      `its commit; changes are kept ${CHANGE_FEED.retentionDays} days. A page may hold fewer than \`limit\` changes, even none, with a \`next\` further on: ` +
-      'keep following `next` (also in `Link`). To start, take `since=now`, list the windows you care about, then walk from that cursor, applying a ' +
+      `its commit; changes are kept ${CHANGE_FEED.retentionDays} days. To sync: follow \`next\` (also in \`Link\`) until a page says \`caughtUp: true\`; ` +
+      'then keep that `next` and ask again from it later. A page may hold fewer than `limit` changes, even none (its time ran out), and says so. To start, take `since=now`, list the windows you care about, then walk from that cursor, applying a ' +
       "change only if its `data.version` is newer than the version you hold. A 410 means the cursor is older than the feed's retention: start again.",
     parameters: ['Since', 'ChangesLimit', 'IfMatch', 'IfNoneMatch'].map(parameterRef),
     success: {

@@ -48,8 +48,9 @@ export const WEBHOOK_SCHEMAS = {
         minLength: 1,
         maxLength: MAX_URL_LENGTH,
         description:
-          'Where changes are POSTed: `https`, resolving only to public addresses (loopback, private, CGNAT, link-local, unique-local, ' +
-          'multicast and IPv4-mapped forms of them are refused, a 422). The local run also accepts `http://127.0.0.1:<port>/...` and `http://localhost:<port>/...`.',
+          'Where changes are POSTed: `https`, resolving only to public addresses (a 422 refuses the IANA special-purpose entries that are ' +
+          'not globally reachable, such as loopback, private, CGNAT, link-local and unique-local, multicast, and IPv6 forms carrying an IPv4 ' +
+          'address: IPv4-compatible, translated, NAT64, 6to4, Teredo). The local run also accepts `http://127.0.0.1:<port>/...` and `http://localhost:<port>/...`.',
       },
       types: { ...ChangeTypes, description: 'The change types to receive; all three when absent' },
     },

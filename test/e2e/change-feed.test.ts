@@ -1,8 +1,10 @@
 // The change feed over real HTTP against the local API and DynamoDB Local: what a partner pulls
 // after creating, changing and deleting events, and what adds nothing to it.
-import { endOfMoment, encodeCursor, CHANGE_FEED, RETENTION_MS } from '../../functions/changes/change-feed.ts';
+import { decodeCursor, endOfMoment, encodeCursor, positionTime, CHANGE_FEED, RETENTION_MS } from '../../functions/changes/change-feed.ts';
 import { api, apiRetrying, createEvent, sampleEvent, withIdempotencyKey, type SpecialEventBody } from '../support/api-client.ts';
 import { FeedWalker, feedCursorNow, feedPage } from '../support/change-feed.ts';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('GET /special-events/changes', () => {
   test('create, update and delete of one event are three changes in that order; the deletion has event null and the last state as previous', async () => {
@@ -76,13 +78,59 @@ describe('GET /special-events/changes', () => {
     expect(walker.changes.filter((change) => change.subject === created.body.eventId)).toHaveLength(2);
   });
 
-  test('since=now answers no changes, a cursor and a Link to the next page', async () => {
+  test('since=now answers no changes, caught up, a cursor and a Link to the next page', async () => {
     const page = await feedPage('?since=now&limit=5');
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toBe('application/json');
     expect(page.body.changes).toEqual([]);
+    expect(page.body.caughtUp).toBe(true);
     expect(page.body.next).toMatch(/^[A-Za-z0-9_-]+$/);
     expect(page.headers.get('link')).toBe(`<?since=${page.body.next}&limit=5>; rel="next"`);
+  });
+
+  test(`a walk from no since over a fresh table (changes only in today's partitions, ${CHANGE_FEED.retentionDays} empty days before): every empty page before the first change says more follows, and the sync rule stops exactly at the hold-back`, async () => {
+    const created = await createEvent({ name: 'Feed: first walk' });
+    // Served once the hold-back has passed since its commit.
+    await sleep(CHANGE_FEED.holdBackMs + 1_000);
+    const pages = [];
+    let query = '?limit=200';
+    let asked = 0;
+    for (;;) {
+      asked = Date.now();
+      const page = await feedPage(query);
+      expect(page.status).toBe(200);
+      pages.push(page.body);
+      // An empty page is the end of the walk, or says that more follows: its time budget ran out (a loaded
+      // machine) while it crossed the empty days, which all come before today's changes.
+      if (page.body.changes.length === 0 && !page.body.caughtUp) expect(pages.flatMap((p) => p.changes)).toEqual([]);
+      if (page.body.caughtUp) break;
+      query = `?limit=200&since=${page.body.next}`;
+    }
+    // The first change comes before any page says caught up.
+    expect(pages.findIndex((page) => page.changes.length > 0)).toBeGreaterThanOrEqual(0);
+    expect(pages.findIndex((page) => page.changes.length > 0)).toBeLessThanOrEqual(pages.findIndex((page) => page.caughtUp));
+    expect(pages.flatMap((page) => page.changes).map((change) => change.subject)).toContain(created.eventId);
+    // Caught up means at the hold-back boundary of the last request: no later, and no earlier.
+    const end = Date.parse(positionTime(decodeCursor(pages.at(-1)?.next ?? '') ?? '#'));
+    expect(end).toBeGreaterThanOrEqual(asked - CHANGE_FEED.holdBackMs);
+    expect(end).toBeLessThanOrEqual(Date.now() - CHANGE_FEED.holdBackMs);
+  });
+
+  test('a page that stops at its limit says caughtUp false; following next ends at a page that says true', async () => {
+    const start = await feedCursorNow();
+    const events = [];
+    for (let i = 0; i < 3; i++) events.push(await createEvent({ name: `Feed: limit ${i}` }));
+    await sleep(CHANGE_FEED.holdBackMs + 1_000);
+    const read: string[] = [];
+    for (let since = start; ;) {
+      const page = await feedPage(`?since=${since}&limit=1`);
+      expect(page.status).toBe(200);
+      read.push(...page.body.changes.map((change) => change.subject));
+      if (page.body.caughtUp) break;
+      expect(page.body.changes).toHaveLength(1);
+      since = page.body.next;
+    }
+    for (const event of events) expect(read).toContain(event.eventId);
   });
 
   test('without since, the walk starts at the oldest retained change, in commit order', async () => {

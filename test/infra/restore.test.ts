@@ -225,16 +225,83 @@ test("an attached events table without its stream ARN, or with another table's, 
   );
 });
 
-test("the attached events table's stream feeds the webhook consumer, which may read only that stream", () => {
-  const mappings = Object.values(resourcesOfType(restored.apiTemplate, 'AWS::Lambda::EventSourceMapping')).map(
-    (mapping) => mapping.Properties?.EventSourceArn,
+/** The stream statements of the consumer's role (the one with dynamodb:GetRecords), resources resolved. */
+function streamGrants(app: Synthesized): { resources: string[]; condition: unknown }[] {
+  const resources = resourcesOf(app);
+  return Object.values(resourcesOfType(app.apiTemplate, 'AWS::IAM::Policy'))
+    .flatMap(
+      (policy) =>
+        (policy.Properties?.PolicyDocument as { Statement: { Action: string | string[]; Resource: unknown; Condition?: unknown }[] })
+          .Statement,
+    )
+    .filter((statement) => [statement.Action].flat().includes('dynamodb:GetRecords'))
+    .map((statement) => ({
+      resources: [statement.Resource].flat().map((resource) => resolve(resource, resources)),
+      condition: statement.Condition ?? null,
+    }));
+}
+
+/** The change stream's mapping: its logical id, the stream it reads and its replacement and deletion policies. */
+function streamMapping(app: Synthesized): { id: string; stream: string; updateReplacePolicy?: string; deletionPolicy?: string } {
+  const resources = resourcesOf(app);
+  const mappings = Object.entries(resourcesOfType(app.apiTemplate, 'AWS::Lambda::EventSourceMapping')).filter(
+    ([, mapping]) =>
+      JSON.stringify(mapping.Properties?.EventSourceArn).includes('Stream') ||
+      String(mapping.Properties?.EventSourceArn).includes('/stream/'),
   );
-  expect(mappings).toContain(streamOf(RESTORED.events));
-  const streamStatements = Object.values(resourcesOfType(restored.apiTemplate, 'AWS::IAM::Policy'))
-    .flatMap((policy) => (policy.Properties?.PolicyDocument as { Statement: { Action: string | string[]; Resource: unknown }[] }).Statement)
-    .filter((statement) => [statement.Action].flat().includes('dynamodb:GetRecords'));
-  expect(streamStatements.map((statement) => statement.Resource)).toEqual([streamOf(RESTORED.events)]);
+  expect(mappings).toHaveLength(1);
+  const [id, mapping] = mappings[0]!;
+  const { UpdateReplacePolicy: updateReplacePolicy, DeletionPolicy: deletionPolicy } = resources[id]!;
+  return { id, stream: resolve(mapping.Properties?.EventSourceArn, resources), updateReplacePolicy, deletionPolicy };
+}
+
+test("the consumer's mapping reads the attached table's stream, and its role may read every stream of the stage's events tables, in every state alike", () => {
+  expect(streamMapping(restored).stream).toBe(streamOf(RESTORED.events));
+  expect(streamMapping(restoredAgain).stream).toBe(streamOf(RESTORED_AGAIN.events));
+  expect(streamMapping(own).stream).toMatch(new RegExp(`:table/${STACK}-TablesEvents[^/]+/stream/`));
+  const grant = streamGrants(own);
+  expect(grant).toHaveLength(1);
+  // The same statement before and after every switch: an attach never changes what the consumer may read.
+  for (const app of [restored, restoredAgain, managed]) expect(streamGrants(app)).toEqual(grant);
+  const patterns = grant[0]!.resources;
+  const readable = (stream: string) => patterns.some((pattern) => matches(pattern, stream));
+  for (const app of [own, restored, restoredAgain]) expect(readable(streamMapping(app).stream)).toBe(true);
+  // Nothing but this stage's events tables' streams: not a table itself, not another stage's or kind's stream.
+  expect(readable(tableArn(RESTORED.events))).toBe(false);
+  expect(readable(streamOf('MuseumApi-pr-1-TablesEvents1A2B-XYZ'))).toBe(false);
+  expect(readable(streamOf(RESTORED.idempotency))).toBe(false);
 });
+
+// An attach changes the mapping's EventSourceArn, which CloudFormation cannot update in place: it
+// replaces the mapping (aws-resource-lambda-eventsourcemapping.html, EventSourceArn "Update
+// requires: Replacement"), creating the new one first and deleting the old one in its cleanup
+// phase unless its UpdateReplacePolicy is Retain (using-cfn-updating-stacks-update-behaviors.html,
+// aws-attribute-updatereplacepolicy.html). Retained, the old mapping keeps delivering the old
+// table's last changes; with the grant above it may. docs/DEPLOY.md ("Restore") argues it step by step.
+test.each([
+  ["the stack's own table to a restored one", () => [own, restored] as const],
+  ['a restored table to one restored again', () => [restored, restoredAgain] as const],
+  ["a restored table back to the stack's own", () => [restored, own] as const],
+])(
+  'switching from %s replaces the stream mapping (same logical id, another stream) and retains the old one, which keeps its grant',
+  (_, pair) => {
+    const [before, after] = pair();
+    const old = streamMapping(before);
+    const next = streamMapping(after);
+    expect(next.id).toBe(old.id);
+    expect(next.stream).not.toBe(old.stream);
+    for (const mapping of [old, next]) expect(mapping.updateReplacePolicy).toBe('Retain');
+    // Removing the stack still removes its mapping (nothing else is retained with it).
+    expect(next.deletionPolicy).toBeUndefined();
+    // The role after the switch may still read the old stream, and the role before it the new one.
+    for (const [app, stream] of [
+      [after, old.stream],
+      [before, next.stream],
+    ] as const) {
+      expect(streamGrants(app).some((grant) => grant.resources.some((pattern) => matches(pattern, stream)))).toBe(true);
+    }
+  },
+);
 
 test('managing attached tables without naming them is refused at synthesis (the stack would create new, empty ones)', () => {
   expect(() => synthesize({ ...ALARMS, manageAttachedTables: 'true' })).toThrow(

@@ -1,6 +1,6 @@
 // A partner's walk of the change feed (docs/API.md, "Change feed"): from a cursor, page after page
-// along `next`, until a page is empty (caught up with the hold-back boundary), again and again
-// until what the test waits for is there.
+// along `next`, until a page says `caughtUp` (the hold-back boundary), again and again until what
+// the test waits for is there.
 import type { ChangeEvent } from '../../functions/changes/change-event.ts';
 import { CHANGE_FEED } from '../../functions/changes/change-feed.ts';
 import { api, INDEX_SETTLE_BOUND_MS, readUntilSettled, type ApiResponse, type RequestOptions } from './api-client.ts';
@@ -8,6 +8,7 @@ import { api, INDEX_SETTLE_BOUND_MS, readUntilSettled, type ApiResponse, type Re
 export interface FeedPage {
   changes: ChangeEvent[];
   next: string;
+  caughtUp: boolean;
 }
 
 export async function feedPage(query: string, options: RequestOptions = {}): Promise<ApiResponse<FeedPage>> {
@@ -30,7 +31,7 @@ export class FeedWalker {
     this.cursor = cursor;
   }
 
-  /** Follows `next` until a page brings no change; returns the changes read on the way. */
+  /** Follows `next` until a page says `caughtUp` (the sync rule of docs/API.md); returns the changes read on the way. */
   async catchUp(limit = 50): Promise<ChangeEvent[]> {
     const read: ChangeEvent[] = [];
     for (;;) {
@@ -39,7 +40,7 @@ export class FeedWalker {
       this.texts.push(page.text);
       read.push(...page.body.changes);
       this.cursor = page.body.next;
-      if (page.body.changes.length === 0) break;
+      if (page.body.caughtUp) break;
     }
     this.changes.push(...read);
     return read;

@@ -167,6 +167,14 @@ describe('the window a page reads', () => {
     expect(endOfDay('2026-11-29') > (`2026-11-29T23:59:59.999Z#${ID}` as string)).toBe(true);
     expect(endOfDay('2026-11-29') < (`2026-11-30T00:00:00.000Z#${ID}` as string)).toBe(true);
   });
+
+  test('a page may query every shard of every day of the widest window (no since), at any time of day: a walk over empty days reaches the hold-back in one page', () => {
+    for (const time of ['00:00:00.000', '00:00:11.000', '00:00:13.000', '12:00:00.000', '23:59:59.999']) {
+      const window = feedWindow(undefined, new Date(`2026-11-27T${time}Z`));
+      if (window === 'expired' || window === 'future') throw new Error('no window');
+      expect(daysBetween(window.from, window.until).length * CHANGE_FEED.shards).toBeLessThanOrEqual(CHANGE_FEED.maxQueriesPerPage);
+    }
+  });
 });
 
 describe("merging a day's shards", () => {
