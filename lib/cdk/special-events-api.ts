@@ -1,5 +1,5 @@
 // The REST API, built from the route table: one method per route, each behind the Basic-auth
-// REQUEST authorizer and proxied to its handler; besides them only unauthenticated MOCKs that
+// REQUEST authorizer (but a route marked `authorization: 'none'`) and proxied to its handler; besides them only unauthenticated MOCKs that
 // run no code (lib/cdk/api-documents.ts): the service index and documents, 405 and OPTIONS answers.
 // HEAD is routed wherever GET is, to the same function.
 //
@@ -18,6 +18,7 @@ import {
   API_VERSION,
   AUTHORIZER_IDENTITY,
   BASE_PATH,
+  isAuthenticated,
   resourceMethods,
   routeMethods,
   routes,
@@ -140,8 +141,10 @@ export class SpecialEventsApi extends Construct {
           new apigw.LambdaIntegration(handler, { proxy: true, allowTestInvoke: false }),
           {
             operationName: httpMethod === route.method ? route.operationId : `${route.operationId}Head`,
-            authorizationType: apigw.AuthorizationType.CUSTOM,
-            authorizer: this.authorizer,
+            // A route without credentials (a calendar feed's secret address) checks its request itself.
+            ...(isAuthenticated(route)
+              ? { authorizationType: apigw.AuthorizationType.CUSTOM, authorizer: this.authorizer }
+              : { authorizationType: apigw.AuthorizationType.NONE }),
             requestValidator: validator,
             requestParameters: Object.fromEntries(pathParameters.map((name) => [`method.request.path.${name}`, true])),
           },

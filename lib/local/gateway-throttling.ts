@@ -2,8 +2,9 @@
 // stack deploys them (rate: tokens per second, burst: the bucket's size, full at start), checked
 // before anything else runs (the authorizer included); an empty bucket is THROTTLED, a 429 with
 // Retry-After. The limits are the ones the stack deploys (METHOD_THROTTLING, functions/routes.ts):
-// the routes' methods have the authenticated limit each, every other method (index, documents,
-// OPTIONS, 405, the unknown-path mocks) the unauthenticated one.
+// the methods of the routes behind the authorizer have the authenticated limit each, every other
+// method (a route without credentials, index, documents, OPTIONS, 405, the unknown-path mocks) the
+// unauthenticated one, as lib/cdk/unauthenticated-throttling.ts deploys them (authorization NONE).
 // https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-request-throttling.html
 // ("API Gateway throttles requests to your API using the token bucket algorithm"; "per-API,
 // per-stage throttling limits are applied at the API method level for a stage").
@@ -11,7 +12,7 @@
 // never to a concrete path: the set of buckets is the stack's set of methods, whatever paths
 // clients send. A path no method answers (without CORS, an unknown path is API Gateway's
 // MISSING_AUTHENTICATION_TOKEN gateway response) has no method and so no method throttle.
-import { matchRoute, METHOD_THROTTLING } from '../../functions/routes.ts';
+import { isAuthenticated, matchRoute, METHOD_THROTTLING } from '../../functions/routes.ts';
 
 export interface Throttle {
   rateLimit: number;
@@ -50,7 +51,7 @@ export function apiGatewayMethod(method: string, resourcePath: string, api: ApiR
   const own = (resource: string, methods: readonly string[]) => `${methods.includes(method) ? method : 'ANY'} ${resource}`;
   if (api.documentPaths.includes(resourcePath)) return { key: own(resourcePath, ['GET', 'HEAD', 'OPTIONS']), authenticated: false };
   const match = matchRoute(method, resourcePath || '/');
-  if (match.route) return { key: `${method} ${match.route.path}`, authenticated: true };
+  if (match.route) return { key: `${method} ${match.route.path}`, authenticated: isAuthenticated(match.route) };
   const [resourceMethod] = match.allowedMethods;
   if (resourceMethod) {
     // Any method of the resource matches the same route path: its template names the resource.

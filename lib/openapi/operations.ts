@@ -28,6 +28,7 @@ import { HEADER_REFS, problemResponse } from './problem-responses.ts';
 import { notModifiedResponse, readSuccessHeaders } from './read-semantics.ts';
 import { bodyTooLarge, gatewayTooLarge, unsupportedMediaType } from './request-body-responses.ts';
 import { WEBHOOK_OPERATIONS } from './webhook-operations.ts';
+import { CALENDAR_OPERATIONS } from './calendar-operations.ts';
 
 /** A named example value, as OpenAPI's `examples` holds it. */
 export interface NamedExample {
@@ -46,6 +47,8 @@ export interface OperationDetails {
     headers?: Record<string, unknown>;
     /** The success body: a components.schemas name and its example, which is also the mock's answer. */
     body?: { schema: string; example: NamedExample };
+    /** A success body that is not JSON (the calendar feed's iCalendar), as the document's `content`. */
+    content?: Record<string, unknown>;
   };
   /** The statuses the operation answers besides its success and the shared ones, with what they mean for it. */
   errors: Record<number, Record<string, unknown>>;
@@ -295,6 +298,7 @@ export const OPERATIONS = {
     mockHeaders: { Link: `<?since=${exampleChangePage.next}&limit=${LIMITS.defaultChangesLimit}>; rel="next"` },
   },
   ...WEBHOOK_OPERATIONS,
+  ...CALENDAR_OPERATIONS,
 } satisfies Record<OperationId, OperationDetails>;
 
 /** The details of a route of the route table. */
