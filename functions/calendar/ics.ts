@@ -7,7 +7,9 @@ import { addDays } from '../events/calendar-dates.ts';
 import { CALENDAR_FEEDS } from './feed-rules.ts';
 import type { FeedEntry } from './feed-entries.ts';
 
-export const CALENDAR_CONTENT_TYPE = 'text/calendar; charset=utf-8';
+export const CALENDAR_MEDIA_TYPE = 'text/calendar';
+/** RFC 5545 §8.1: UTF-8 is the charset (and the default); sent explicitly for clients that guess otherwise. */
+export const CALENDAR_CONTENT_TYPE = `${CALENDAR_MEDIA_TYPE}; charset=utf-8`;
 
 const utcMidnight = (date: string) => new Date(`${date}T00:00:00.000Z`);
 

@@ -12,7 +12,7 @@ import {
   UnknownFeedTokenError,
 } from '../../functions/calendar/feed-rules.ts';
 import { FEED_LABEL_LENGTH } from '../../functions/calendar/feed-schema.ts';
-import { CALENDAR_CONTENT_TYPE } from '../../functions/calendar/ics.ts';
+import { CALENDAR_MEDIA_TYPE } from '../../functions/calendar/ics.ts';
 import { HttpProblem } from '../../functions/events/problems.ts';
 import { json, parameterRef, schemaRef } from './document-schemas.ts';
 import { errorExample, HEADER_REFS, problemResponse } from './problem-responses.ts';
@@ -215,7 +215,7 @@ export const CALENDAR_OPERATIONS = {
       description: 'Success: the calendar',
       headers: readSuccessHeaders('ContentETag'),
       content: {
-        [CALENDAR_CONTENT_TYPE]: {
+        [CALENDAR_MEDIA_TYPE]: {
           schema: { type: 'string' },
           examples: { calendar: { summary: 'One cancelled date', value: exampleCalendar } },
         },
