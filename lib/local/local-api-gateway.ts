@@ -248,7 +248,9 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
     const methodArn = `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${API_ID}/${STAGE}/${method}${BASE_PATH}${resourcePath}`;
     // What API Gateway passes on, to the authorizer and the integration alike (proxy-event.ts).
     const passed = { headers: gatewayHeaderLines(request, STAGE_TRACING_ENABLED), query: queryParameters(url) };
-    // A method with authorization NONE calls no authorizer; its event has no authorizer context.
+    // A method with authorization NONE ("NONE for open access",
+    // https://docs.aws.amazon.com/apigateway/latest/api/API_Method.html) calls no authorizer; its
+    // event has no authorizer context.
     let context: ReturnType<typeof authorizerContext> | undefined;
     if (isAuthenticated(route)) {
       const authorization = await authorize(request, passed, route, method, methodArn, path, pathParameters);
