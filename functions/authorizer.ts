@@ -7,10 +7,10 @@ import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } fro
 import { basicAuthenticator } from './config.ts';
 import { headerValue } from './http/header-lookup.ts';
 import { logger } from './observability.ts';
-import { arnResourcePath, roleAllows, routeMethods, routes, type Role } from './routes.ts';
+import { arnResourcePath, isAuthenticated, roleAllows, routeMethods, routes, type Role } from './routes.ts';
 
 /**
- * execute-api ARNs for every route `role` may call. The stage ARN and any resource prefix in
+ * execute-api ARNs for every route behind the authorizer that `role` may call. The stage ARN and any resource prefix in
  * front of the route paths (e.g. `/v1.1`) are taken from the request, so the policy fits however
  * the stack mounts the routes.
  */
@@ -19,7 +19,7 @@ export function allowedResources(methodArn: string, resource: string, role: Role
   const calledRoute = routes.find((route) => resource.endsWith(route.path));
   const prefix = calledRoute ? resource.slice(0, resource.length - calledRoute.path.length) : '';
   return routes
-    .filter((route) => roleAllows(role, route.role))
+    .filter((route) => isAuthenticated(route) && roleAllows(role, route.role))
     .flatMap((route) => routeMethods(route).map((method) => `${apiArn}/${stage}/${method}${prefix}${arnResourcePath(route.path)}`));
 }
 

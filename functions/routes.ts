@@ -21,8 +21,14 @@ export interface Route<Id extends string = string> {
   path: string;
   /** Bundle name: functions/<handler>.ts builds to dist/functions/<handler>/index.mjs. */
   handler: string;
-  /** The least role that may call the route. */
+  /** The least role that may call the route (unused for a route without credentials). */
   role: Role;
+  /**
+   * `none`: a method without credentials (API Gateway authorization NONE): the authorizer is not
+   * called and the handler checks what the request carries itself (a calendar feed's secret
+   * token). Absent: behind the Basic-auth authorizer.
+   */
+  authorization?: 'none';
   summary: string;
   successStatus: 200 | 201 | 202 | 204;
   /** The DynamoDB access of its function; lib/cdk/function-permissions.ts turns it into IAM statements. */
@@ -50,6 +56,8 @@ export interface DataAccess {
   deliveryQueue?: readonly string[];
   /** KMS actions with the key that encrypts webhook secrets. */
   secretsKey?: readonly string[];
+  /** Item actions on the events table's calendar feed partitions (`CALENDAR#…`, functions/calendar/) only. */
+  calendarFeeds?: readonly string[];
 }
 
 export const BASE_PATH = '/v1.1';
@@ -239,6 +247,62 @@ const ROUTE_TABLE = [
     successStatus: 200,
     grants: { events: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], partitions: 'webhooks' } },
   },
+  // Calendar feeds (functions/calendar/): any user subscribes a calendar app to the upcoming dates
+  // through a secret URL. Each feed is two items in the CALENDAR# partitions (the token's keyed
+  // hash, the owner's entry) and the owner's count beside them.
+  {
+    operationId: 'createCalendarFeed',
+    method: 'POST',
+    path: '/calendar-feeds',
+    handler: 'create-calendar-feed',
+    role: 'viewer',
+    summary: 'Create calendar feed',
+    successStatus: 201,
+    // TransactWriteItems of the two Puts and the owner count's Update; the credential keys for the token's hash.
+    grants: { calendarFeeds: ['dynamodb:PutItem', 'dynamodb:UpdateItem'], credentialKeys: ['secretsmanager:GetSecretValue'] },
+  },
+  {
+    operationId: 'listCalendarFeeds',
+    method: 'GET',
+    path: '/calendar-feeds',
+    handler: 'list-calendar-feeds',
+    role: 'viewer',
+    summary: 'List calendar feeds',
+    successStatus: 200,
+    grants: { calendarFeeds: ['dynamodb:Query'] },
+  },
+  {
+    operationId: 'deleteCalendarFeed',
+    method: 'DELETE',
+    path: '/calendar-feeds/{feedId}',
+    handler: 'delete-calendar-feed',
+    role: 'viewer',
+    summary: 'Revoke calendar feed',
+    successStatus: 204,
+    // GetItem of the owner's entry, then TransactWriteItems of the two Deletes and the count's Update.
+    grants: { calendarFeeds: ['dynamodb:GetItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'] },
+  },
+  {
+    operationId: 'getCalendarFeed',
+    method: 'GET',
+    // The secret is the `token` query parameter: neither access log records a query string
+    // (docs/API.md, "Calendar feeds").
+    path: '/calendar.ics',
+    handler: 'get-calendar-feed',
+    role: 'viewer',
+    authorization: 'none',
+    summary: 'Calendar of upcoming dates (iCalendar)',
+    successStatus: 200,
+    // GetItem of the feed by its token's hash and UpdateItem of its request counter; the list's
+    // reads (byMonth Query, BatchGetItem); the change feed's Query (cancellations); the credential keys.
+    grants: {
+      events: { actions: ['dynamodb:BatchGetItem'], partitions: 'events' },
+      dateIndex: ['dynamodb:Query'],
+      changes: ['dynamodb:Query'],
+      calendarFeeds: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      credentialKeys: ['secretsmanager:GetSecretValue'],
+    },
+  },
 ] as const satisfies readonly Route[];
 
 export const routes: readonly Route<OperationId>[] = ROUTE_TABLE;
@@ -370,9 +434,14 @@ export const MOCK_API_MONTHLY_CEILING_USD = 100;
 /** API Gateway REST API requests, first price tier (https://aws.amazon.com/api-gateway/pricing/): $3.50 per million. */
 export const REST_API_USD_PER_MILLION_REQUESTS = 3.5;
 
-/** The API Gateway methods behind the authorizer: every route's methods (HEAD with GET). */
+/** Whether the route's methods are behind the authorizer. */
+export function isAuthenticated(route: Route): boolean {
+  return route.authorization !== 'none';
+}
+
+/** The API Gateway methods behind the authorizer: every authenticated route's methods (HEAD with GET). */
 export function authenticatedMethods(): string[] {
-  return routes.flatMap((route) => routeMethods(route).map((method) => `${method} ${route.path}`));
+  return routes.filter(isAuthenticated).flatMap((route) => routeMethods(route).map((method) => `${method} ${route.path}`));
 }
 
 /**
@@ -424,10 +493,15 @@ export function matchRoute(
 function resourcePattern(resourcePath: string): { pattern: RegExp; names: string[] } {
   const names: string[] = [];
   const pattern = new RegExp(
-    `^${resourcePath.replace(/\{([^}]+)\}/g, (_, name: string) => {
-      names.push(name);
-      return '([^/]+)';
-    })}$`,
+    `^${resourcePath
+      .split(/(\{[^}]+\})/)
+      .map((part) => {
+        const variable = /^\{([^}]+)\}$/.exec(part);
+        if (!variable) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'); // `/calendar.ics`: the dot is a dot
+        names.push(variable[1] as string);
+        return '([^/]+)';
+      })
+      .join('')}$`,
   );
   return { pattern, names };
 }

@@ -23,6 +23,7 @@ export const PROBLEM_KINDS = {
   'idempotency-key-reused': { status: 422, title: 'Idempotency key reused' },
   'webhook-url-refused': { status: 422, title: 'Webhook URL refused' },
   'subscription-limit': { status: 409, title: 'Subscription limit reached' },
+  'calendar-feed-limit': { status: 409, title: 'Calendar feed limit reached' },
   'too-many-requests': { status: 429, title: 'Too many requests' },
   'request-headers-too-large': { status: 431, title: 'Request header fields too large' },
   'internal-error': { status: 500, title: 'Internal server error' },

@@ -23,8 +23,8 @@ export interface BaseItem extends StoredEvent {
   updatedAt?: string | undefined;
 }
 
-/** The attributes a list reads of a base item. */
-export const BASE_ATTRIBUTES = ['eventId', ...EVENT_FIELDS, 'version'];
+/** The attributes a list reads of a base item (its commit time for the calendar feed's DTSTAMP). */
+export const BASE_ATTRIBUTES = ['eventId', ...EVENT_FIELDS, 'version', 'updatedAt'];
 
 /** The highest version a write may store: versions stay exact in JavaScript, JSON and the ETag. */
 export const MAX_VERSION = Number.MAX_SAFE_INTEGER;

@@ -15,9 +15,14 @@ export interface ListEventsQuery {
   limit: number;
 }
 
-/** `hasMore`: an event follows this page (read one past it); `consumedReadCapacity`: RCUs of the page's queries and item reads. */
+/**
+ * `hasMore`: an event follows this page (read one past it); `consumedReadCapacity`: RCUs of the
+ * page's queries and item reads; `stored`: the page's events with their versions and commit times
+ * (the calendar feed's SEQUENCE and DTSTAMP).
+ */
 export interface ListEventsResult {
   events: SpecialEvent[];
+  stored: BaseItem[];
   hasMore: boolean;
   consumedReadCapacity: number;
 }
@@ -45,7 +50,7 @@ export class EventsReader {
     const entries = new MonthIndexReader(this, query.startDate, query.endDate);
     const baseItems = new Map<string, BaseItem | undefined>();
     const listed = new Set<string>();
-    const events: SpecialEvent[] = [];
+    const events: BaseItem[] = [];
     let toSkip = (query.page - 1) * query.limit;
     let itemReadCapacity = 0;
     // One event past the page tells whether a next page exists (the `next` link): one more index
@@ -62,15 +67,17 @@ export class EventsReader {
         itemReadCapacity += consumedReadCapacity;
         for (const eventId of [entry.eventId, ...upcoming]) baseItems.set(eventId, toBaseItem(items.get(eventId)));
       }
-      const committed = baseItems.get(entry.eventId)?.event;
-      if (committed && isCurrentEntry(entry, committed) && !listed.has(entry.eventId)) {
+      const committed = baseItems.get(entry.eventId);
+      if (committed && isCurrentEntry(entry, committed.event) && !listed.has(entry.eventId)) {
         listed.add(entry.eventId);
         if (toSkip > 0) toSkip -= 1;
         else events.push(committed);
       }
     }
+    const stored = events.slice(0, query.limit);
     return {
-      events: events.slice(0, query.limit),
+      events: stored.map((item) => item.event),
+      stored,
       hasMore: events.length > query.limit,
       consumedReadCapacity: entries.consumedReadCapacity + itemReadCapacity,
     };

@@ -1,7 +1,8 @@
 // The credential keys (functions/auth/credentials.ts): a Secrets Manager secret the stack generates
 // (CloudFormation cannot create an SSM SecureString), encrypted with KMS (Secrets Manager's
-// AWS managed key, aws/secretsmanager), read only by the authorizer (GetSecretValue on this secret
-// alone: lib/cdk/function-permissions.ts) and by an operator's `npm run users -- ... --secret`.
+// AWS managed key, aws/secretsmanager), read only by the authorizer and the two calendar feed
+// functions that hash a feed's token (GetSecretValue on this secret alone, granted in the route
+// table: lib/cdk/function-permissions.ts) and by an operator's `npm run users -- ... --secret`.
 // Its JSON is `{"current":"k1","k1":"<64 random letters and digits>"}` (381 bits); rotation adds a
 // key and makes it current (docs/DEPLOY.md, "Rotating the credential key").
 import { RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';

@@ -7,6 +7,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { AUTHORIZER_GRANTS, AUTHORIZER_HANDLER, routes, WEBHOOK_FUNCTIONS, type DataAccess } from '../../functions/routes.ts';
 import { CHANGE_ITEM } from '../../functions/changes/change-event.ts';
 import { SECRET_ENCRYPTION_CONTEXT_KEY, WEBHOOK_KEYS } from '../../functions/webhooks/subscription-rules.ts';
+import { CALENDAR_KEYS } from '../../functions/calendar/feed-rules.ts';
 import { MONTH_END_INDEX, MONTH_INDEX, keys } from '../../functions/store/table-definition.ts';
 
 /** Each function's grants, by bundle name: the route table's rows, and the authorizer's. */
@@ -27,6 +28,7 @@ export const LEADING_KEY_PATTERNS = {
   users: [keys.userPartitions],
   changes: [`${CHANGE_ITEM.pkPrefix}*`],
   webhooks: [...WEBHOOK_KEYS.leadingKeys],
+  calendarFeeds: [...CALENDAR_KEYS.leadingKeys],
 } as const satisfies Record<string, readonly string[]>;
 
 const leadingKeys = (partitions: keyof typeof LEADING_KEY_PATTERNS) => ({
@@ -81,6 +83,15 @@ export function dataAccessStatements(
   if (access.changes) {
     statements.push(
       new iam.PolicyStatement({ actions: [...access.changes], resources: [resources.events.tableArn], conditions: leadingKeys('changes') }),
+    );
+  }
+  if (access.calendarFeeds) {
+    statements.push(
+      new iam.PolicyStatement({
+        actions: [...access.calendarFeeds],
+        resources: [resources.events.tableArn],
+        conditions: leadingKeys('calendarFeeds'),
+      }),
     );
   }
   if (access.idempotency) {

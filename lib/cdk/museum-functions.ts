@@ -88,7 +88,14 @@ export class MuseumFunctions extends Construct {
     };
 
     const handlers = new Map<string, lambda.Function>();
-    for (const handlerName of new Set(routes.map((route) => route.handler))) {
+    for (const route of routes) {
+      const handlerName = route.handler;
+      // Only the webhook operations need the queue and the key; only those granted the credential keys (calendar feeds) their secret.
+      const environment = {
+        ...handlerEnvironment,
+        ...(handlerName.includes('webhook') ? webhookEnvironment : {}),
+        ...(route.grants.credentialKeys ? { CREDENTIAL_KEYS_SECRET: credentialKeys.secretArn } : {}),
+      };
       handlers.set(
         handlerName,
         this.bundledFunction(handlerName, {
@@ -96,8 +103,7 @@ export class MuseumFunctions extends Construct {
           config,
           tables,
           credentialKeys,
-          // Only the webhook operations need the queue and the key.
-          environment: handlerName.includes('webhook') ? { ...handlerEnvironment, ...webhookEnvironment } : handlerEnvironment,
+          environment,
           settings: FUNCTION_SETTINGS.handler,
           webhooks: webhookResources,
         }),

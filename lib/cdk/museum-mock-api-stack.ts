@@ -9,7 +9,15 @@ import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { gatewayResponse } from '../../functions/http/gateway-responses.ts';
-import { API_VERSION, METHOD_THROTTLING, routeMethods, routes, type OperationId, type Route } from '../../functions/routes.ts';
+import {
+  API_VERSION,
+  isAuthenticated,
+  METHOD_THROTTLING,
+  routeMethods,
+  routes,
+  type OperationId,
+  type Route,
+} from '../../functions/routes.ts';
 import { operationDetails } from '../openapi/operations.ts';
 import { jsonAccessLogFormat } from './access-log-format.ts';
 import { addProblemGatewayResponses } from './problem-gateway-responses.ts';
@@ -104,17 +112,31 @@ export class MuseumMockApiStack extends Stack {
   }
 }
 
-/** What the mock answers a route with credentials: its real success status and the document's success example. */
+/**
+ * What the mock answers a route with credentials (or, for a route without, to anyone): its real
+ * success status and the document's success example.
+ */
 interface MockAnswer {
   status: 200 | 201 | 202 | 204;
   /** Undefined for 204: no body at all. */
   body: unknown;
   headers: Record<string, string>;
+  /** A body that is not JSON (the calendar feed's iCalendar text): its media type and text. */
+  text?: { contentType: string; body: string };
+  authenticated: boolean;
 }
 
 export function mockAnswer(route: Route<OperationId>): MockAnswer {
   const details = operationDetails(route);
-  return { status: route.successStatus, body: details.success.body?.example.value, headers: details.mockHeaders };
+  const [contentType, media] = Object.entries(details.success.content ?? {})[0] ?? [];
+  const example = Object.values((media as { examples?: Record<string, { value: string }> } | undefined)?.examples ?? {})[0];
+  return {
+    status: route.successStatus,
+    body: details.success.body?.example.value,
+    headers: details.mockHeaders,
+    ...(contentType && example ? { text: { contentType, body: example.value } } : {}),
+    authenticated: isAuthenticated(route),
+  };
 }
 
 function mockIntegration(operation: MockAnswer): { integration: apigw.MockIntegration; methodResponses: apigw.MethodResponse[] } {
@@ -125,17 +147,26 @@ function mockIntegration(operation: MockAnswer): { integration: apigw.MockIntegr
       'X-Content-Type-Options': 'nosniff',
       'Cache-Control': 'no-store',
       ...(operation.body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      ...(operation.text ? { 'Content-Type': operation.text.contentType } : {}),
       ...operation.headers,
     },
   };
   // A MOCK integration answers with the status code its request template returns.
-  const requestTemplate = [
-    "#if($input.params('Authorization').toLowerCase().startsWith('basic '))",
-    `{"statusCode": ${operation.status}}`,
-    '#else',
-    `{"statusCode": ${unauthorized.statusCode}}`,
-    '#end',
-  ].join('\n');
+  const requestTemplate = operation.authenticated
+    ? [
+        "#if($input.params('Authorization').toLowerCase().startsWith('basic '))",
+        `{"statusCode": ${operation.status}}`,
+        '#else',
+        `{"statusCode": ${unauthorized.statusCode}}`,
+        '#end',
+      ].join('\n')
+    : `{"statusCode": ${operation.status}}`;
+  // Text travels base64-encoded, so no character of it is read as template syntax (as the documents' bodies: api-documents.ts).
+  const successTemplate = operation.text
+    ? `$util.base64Decode("${Buffer.from(operation.text.body, 'utf8').toString('base64')}")`
+    : operation.body === undefined
+      ? ''
+      : JSON.stringify(operation.body);
   const integration = new apigw.MockIntegration({
     passthroughBehavior: apigw.PassthroughBehavior.NEVER,
     requestTemplates: Object.fromEntries(JSON_MEDIA_TYPES.map((type) => [type, requestTemplate])),
@@ -149,7 +180,7 @@ function mockIntegration(operation: MockAnswer): { integration: apigw.MockIntegr
       {
         statusCode: success.status,
         responseParameters: headerMappings(success.headers),
-        responseTemplates: { 'application/json': operation.body === undefined ? '' : JSON.stringify(operation.body) },
+        responseTemplates: { 'application/json': successTemplate },
       },
     ],
   });

@@ -17,6 +17,7 @@ import {
   AUTHORIZER_HANDLER,
   BASE_PATH,
   FUNCTION_SETTINGS,
+  isAuthenticated,
   matchRoute,
   routes,
   STAGE_TRACING_ENABLED,
@@ -249,11 +250,17 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
     const methodArn = `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${API_ID}/${STAGE}/${method}${BASE_PATH}${resourcePath}`;
     // What API Gateway passes on, to the authorizer and the integration alike (proxy-event.ts).
     const passed = { headers: gatewayHeaderLines(request, STAGE_TRACING_ENABLED), query: queryParameters(url) };
-    const authorization = await authorize(request, passed, route, method, methodArn, path, pathParameters);
-    log.user = authorization.principalId;
-    // Context values reach the integration as strings; an object or array is a misconfigured authorizer.
-    const context = authorizerContext(authorization);
-    if (!context) throw new GatewayError('AUTHORIZER_CONFIGURATION_ERROR');
+    // A method with authorization NONE ("NONE for open access",
+    // https://docs.aws.amazon.com/apigateway/latest/api/API_Method.html) calls no authorizer; its
+    // event has no authorizer context.
+    let context: ReturnType<typeof authorizerContext> | undefined;
+    if (isAuthenticated(route)) {
+      const authorization = await authorize(request, passed, route, method, methodArn, path, pathParameters);
+      log.user = authorization.principalId;
+      // Context values reach the integration as strings; an object or array is a misconfigured authorizer.
+      context = authorizerContext(authorization);
+      if (!context) throw new GatewayError('AUTHORIZER_CONFIGURATION_ERROR');
+    }
     const event: APIGatewayProxyEvent = {
       // The resource and path as deployed: the `v1.1` resource is part of both.
       resource: `${BASE_PATH}${route.path}`,
@@ -267,7 +274,7 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
       ...eventBody(body),
       requestContext: {
         ...requestContext(request, route, method, path),
-        authorizer: context,
+        ...(context ? { authorizer: context } : {}),
       },
     } as unknown as APIGatewayProxyEvent;
     // An event over Lambda's payload limit is never delivered to the handler.

@@ -9,7 +9,16 @@ import { LIMITS } from '../../functions/events/limits.ts';
 import { PROBLEM_CONTENT_TYPE } from '../../functions/events/problems.ts';
 import { SCHEMA_DESCRIPTIONS } from '../../functions/events/event-schema.ts';
 import { methodNotAllowedResponse } from '../../functions/http/gateway-responses.ts';
-import { API_VERSION, BASE_PATH, resourceMethods, ROLES, routes, type OperationId, type Route } from '../../functions/routes.ts';
+import {
+  API_VERSION,
+  BASE_PATH,
+  isAuthenticated,
+  resourceMethods,
+  ROLES,
+  routes,
+  type OperationId,
+  type Route,
+} from '../../functions/routes.ts';
 import { ChangeEvent, ChangeFeedPage, EVENT_SCHEMAS, SpecialEventList } from './document-schemas.ts';
 import { componentSchemas } from './json-schemas.ts';
 import { operationDetails, successResponse, type OperationDetails } from './operations.ts';
@@ -19,6 +28,7 @@ import { READ_HEADERS, READ_SEMANTICS_DESCRIPTION } from './read-semantics.ts';
 import { JSON_LD_SCHEMAS, NEGOTIATION_HEADERS } from './json-ld-document.ts';
 import { INDEX_TAG, ServiceIndex, serviceIndexOperation } from './service-index-operation.ts';
 import { WEBHOOK_SCHEMAS, webhooksEntry } from './webhook-operations.ts';
+import { CALENDAR_SCHEMAS } from './calendar-operations.ts';
 
 export type OpenApiDocument = Record<string, unknown> & {
   openapi: string;
@@ -52,15 +62,18 @@ export const SERVERS = [
 
 const TAG = 'Special events';
 const WEBHOOK_TAG = 'Webhook subscriptions';
+const CALENDAR_TAG = 'Calendar feeds';
 
 /** Statuses every operation shares, answered by API Gateway or the shared middleware. */
 function sharedResponseRefs(route: Route): Record<number, unknown> {
   const ref = (name: string) => ({ $ref: `#/components/responses/${name}` });
   const everyRoleAllowed = route.role === ROLES[0];
+  // A route without credentials has no 401 or 403, and describes its own 429 (calendar-operations.ts).
+  const authenticated = isAuthenticated(route);
   return {
-    401: ref('Unauthorized'),
-    ...(everyRoleAllowed ? {} : { 403: ref('Forbidden') }),
-    429: ref('TooManyRequests'),
+    ...(authenticated ? { 401: ref('Unauthorized') } : {}),
+    ...(everyRoleAllowed || !authenticated ? {} : { 403: ref('Forbidden') }),
+    ...(authenticated ? { 429: ref('TooManyRequests') } : {}),
     500: ref('InternalServerError'),
     502: ref('BadGateway'),
     503: ref('ServiceUnavailable'),
@@ -75,11 +88,22 @@ function operation(route: Route<OperationId>, details: OperationDetails): OpenAp
     ...sharedResponseRefs(route),
   };
   const sorted = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)));
+  if (!isAuthenticated(route)) {
+    return {
+      operationId: route.operationId,
+      summary: route.summary,
+      description: `${details.description}\n\nNo credentials: the request itself carries its secret.`,
+      tags: [CALENDAR_TAG],
+      security: [],
+      ...(details.parameters.length ? { parameters: details.parameters } : {}),
+      responses: sorted,
+    };
+  }
   return {
     operationId: route.operationId,
     summary: route.summary,
     description: `${details.description}\n\nRequires the **${route.role}** role${route.role === ROLES[0] ? ' (every user has it)' : ''}.`,
-    tags: [route.path.startsWith('/webhook-subscriptions') ? WEBHOOK_TAG : TAG],
+    tags: [route.path.startsWith('/webhook-subscriptions') ? WEBHOOK_TAG : route.path.startsWith('/calendar') ? CALENDAR_TAG : TAG],
     security: [{ [SECURITY_SCHEME]: [] }],
     ...(details.parameters.length ? { parameters: details.parameters } : {}),
     ...(details.requestBody ? { requestBody: details.requestBody } : {}),
@@ -90,7 +114,7 @@ function operation(route: Route<OperationId>, details: OperationDetails): OpenAp
 
 const API_DESCRIPTION = `Create, list, read, partially update and delete the museum's special events.
 
-**Authentication.** Every operation needs HTTP Basic credentials (\`${SECURITY_SCHEME}\`). Users with the *viewer* role may read; the *partner* role may also manage its own webhook subscriptions; the *editor* role may also create, update and delete events and manage every subscription.
+**Authentication.** Every operation but a calendar feed's address (whose secret token is its credential) needs HTTP Basic credentials (\`${SECURITY_SCHEME}\`). Users with the *viewer* role may read; the *partner* role may also manage its own webhook subscriptions; the *editor* role may also create, update and delete events and manage every subscription.
 
 **Errors** are [RFC 9457](https://www.rfc-editor.org/rfc/rfc9457) problem details (\`${PROBLEM_CONTENT_TYPE}\`) whose \`type\` names the problem; validation failures list every invalid input in \`errors\`. A path the API does not have is a 404 problem; a method a path does not have is a 405 problem with the path's methods in \`Allow\` (see each path's \`x-method-not-allowed\`).
 
@@ -134,6 +158,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
       { name: TAG, description: 'Special events hosted by the museum: exhibitions, tours, talks' },
       { name: INDEX_TAG, description: 'Where the API starts: links to its description and documentation' },
       { name: WEBHOOK_TAG, description: 'Signed deliveries of every change to a URL of a partner (docs/WEBHOOKS.md)' },
+      { name: CALENDAR_TAG, description: "Secret iCalendar addresses a visitor's calendar app subscribes to, cancellations included" },
     ],
     paths,
     webhooks: webhooksEntry(),
@@ -143,6 +168,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
         ...problemSchemas(),
         ...WEBHOOK_SCHEMAS,
         ...JSON_LD_SCHEMAS,
+        ...CALENDAR_SCHEMAS,
       },
       parameters: parameters(),
       headers: { ...HEADERS, ...READ_HEADERS, ...NEGOTIATION_HEADERS },

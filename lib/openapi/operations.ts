@@ -29,6 +29,7 @@ import { notModifiedResponse, readSuccessHeaders } from './read-semantics.ts';
 import { bodyTooLarge, gatewayTooLarge, unsupportedMediaType } from './request-body-responses.ts';
 import { WEBHOOK_OPERATIONS } from './webhook-operations.ts';
 import { negotiatedContent, notAcceptableResponse } from './json-ld-document.ts';
+import { CALENDAR_OPERATIONS } from './calendar-operations.ts';
 
 /** A named example value, as OpenAPI's `examples` holds it. */
 export interface NamedExample {
@@ -49,6 +50,8 @@ export interface OperationDetails {
     body?: { schema: string; example: NamedExample };
     /** Also offered as schema.org JSON-LD, chosen by Accept (lib/openapi/json-ld-document.ts). */
     negotiated?: 'list' | 'get';
+    /** A success body that is not JSON (the calendar feed's iCalendar), as the document's `content`. */
+    content?: Record<string, unknown>;
   };
   /** The statuses the operation answers besides its success and the shared ones, with what they mean for it. */
   errors: Record<number, Record<string, unknown>>;
@@ -315,6 +318,7 @@ export const OPERATIONS = {
     mockHeaders: { Link: `<?since=${exampleChangePage.next}&limit=${LIMITS.defaultChangesLimit}>; rel="next"` },
   },
   ...WEBHOOK_OPERATIONS,
+  ...CALENDAR_OPERATIONS,
 } satisfies Record<OperationId, OperationDetails>;
 
 /** The details of a route of the route table. */

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { FRONT_END_KINDS, PROBLEM_KINDS, type ProblemKind } from '../../functions/events/problems.ts';
 import { PAYLOAD_LIMIT_ANSWER, REQUEST_TOO_LARGE_DEFAULT } from '../../functions/http/gateway-responses.ts';
 import { LIMITS } from '../../functions/events/limits.ts';
-import { allowHeader, API_VERSION, BASE_PATH, ROLES, routes } from '../../functions/routes.ts';
+import { allowHeader, API_VERSION, BASE_PATH, isAuthenticated, ROLES, routes } from '../../functions/routes.ts';
 import { buildOpenApiDocument, serializeOpenApiDocument } from '../../lib/openapi/openapi-document.ts';
 import { COMMITTED_OPENAPI_FILE, ContractChecker } from '../support/contract.ts';
 
@@ -51,21 +51,30 @@ describe('the OpenAPI document', () => {
       const operation = document.paths[route.path]?.[route.method.toLowerCase()];
       expect(operation?.operationId).toBe(route.operationId);
       expect(Object.keys(operation?.responses ?? {})).toContain(String(route.successStatus));
-      expect(operation?.['x-required-role']).toBe(route.role);
+      expect(operation?.['x-required-role']).toBe(isAuthenticated(route) ? route.role : undefined);
     }
   });
 
-  test('protects every operation with MuseumPlaceholderAuth, HTTP Basic', () => {
+  test('protects every operation with MuseumPlaceholderAuth, HTTP Basic, but those of routes without credentials (security: none)', () => {
     expect(json.components.securitySchemes.MuseumPlaceholderAuth).toMatchObject({ type: 'http', scheme: 'basic' });
-    for (const { operation } of operations) expect(operation.security).toEqual([{ MuseumPlaceholderAuth: [] }]);
+    for (const route of routes) {
+      const operation = document.paths[route.path]?.[route.method.toLowerCase()];
+      expect([route.operationId, operation?.security]).toEqual([
+        route.operationId,
+        isAuthenticated(route) ? [{ MuseumPlaceholderAuth: [] }] : [],
+      ]);
+    }
+    expect(routes.filter((route) => !isAuthenticated(route)).map((route) => route.operationId)).toEqual(['getCalendarFeed']);
   });
 
   test("documents the problems every operation can meet, as problem+json, and API Gateway's uncustomisable 413s beside them, outside `content`", () => {
     for (const { operation } of operations) {
       const statuses = Object.keys(operation.responses).map(Number);
-      expect(statuses).toEqual(expect.arrayContaining([400, 401, 413, 429, 500, 502, 503, 504]));
+      const authenticated = operation.security.length > 0;
+      expect(statuses).toEqual(expect.arrayContaining([400, 413, 429, 500, 502, 503, 504]));
+      expect(statuses.includes(401)).toBe(authenticated);
       // Only a role above viewer (every user's) can be refused.
-      expect(statuses.includes(403)).toBe(operation['x-required-role'] !== ROLES[0]);
+      expect(statuses.includes(403)).toBe(authenticated && operation['x-required-role'] !== ROLES[0]);
       for (const status of statuses.filter((s) => s >= 400 && s !== 413)) {
         expect(Object.keys(resolve(operation.responses[status] as Json).content)).toEqual(['application/problem+json']);
       }
@@ -148,7 +157,7 @@ describe('the OpenAPI document', () => {
     expect(headersOf('listSpecialEvents', 304)).toEqual(['ETag', 'Cache-Control', 'Vary']);
     expect(headersOf('updateSpecialEvent', 200)).toEqual(['ETag']);
     for (const operationId of Object.keys(byId)) {
-      expect(headersOf(operationId, 401)).toEqual(['WWW-Authenticate']);
+      if (byId[operationId]!.security.length > 0) expect(headersOf(operationId, 401)).toEqual(['WWW-Authenticate']);
       expect(headersOf(operationId, 429)).toEqual(['Retry-After']);
       expect(headersOf(operationId, 503)).toEqual(['Retry-After']);
     }

@@ -12,6 +12,7 @@ import { PROBLEM_CONTENT_TYPE, RETRY_AFTER_SECONDS } from '../../functions/event
 import {
   AUTHORIZER_HANDLER,
   authorizerEnvironments,
+  isAuthenticated,
   FUNCTION_SETTINGS,
   METHOD_THROTTLING,
   resourceMethods,
@@ -219,6 +220,7 @@ describe('IAM', () => {
       ...(access.dateIndex ?? []),
       ...(access.changes ?? []),
       ...(access.idempotency ?? []),
+      ...(access.calendarFeeds ?? []),
     ];
     expect(dynamodb.flatMap(actions).sort()).toEqual(expected.sort());
     for (const statement of dynamodb) {
@@ -229,16 +231,27 @@ describe('IAM', () => {
     }
   });
 
-  test('the list may Query both month indexes (byMonth, and byMonthEnd for a range starting mid-month), and nothing else may', () => {
+  test('the list and the calendar feed (its upcoming dates) may Query both month indexes (byMonth, and byMonthEnd for a range starting mid-month), and nothing else may', () => {
     const indexResources = (name: string) =>
       statementsOf(prod, name)
         .filter((s) => JSON.stringify(s.Resource).includes('/index/'))
         .map((s) => ({ actions: actions(s), resource: JSON.stringify(s.Resource) }));
-    const [list, ...more] = indexResources('list-special-events');
-    expect(more).toEqual([]);
-    expect(list?.actions).toEqual(['dynamodb:Query']);
-    for (const index of eventsTable.globalSecondaryIndexes) expect(list?.resource).toContain(`/index/${index.indexName}"`);
-    for (const name of FUNCTION_NAMES.filter((other) => other !== 'list-special-events')) expect(indexResources(name)).toEqual([]);
+    const readers = ['list-special-events', 'get-calendar-feed'];
+    for (const reader of readers) {
+      const [list, ...more] = indexResources(reader);
+      expect(more).toEqual([]);
+      expect(list?.actions).toEqual(['dynamodb:Query']);
+      for (const index of eventsTable.globalSecondaryIndexes) expect(list?.resource).toContain(`/index/${index.indexName}"`);
+    }
+    for (const name of FUNCTION_NAMES.filter((other) => !readers.includes(other))) expect(indexResources(name)).toEqual([]);
+  });
+
+  test('the calendar feed functions reach only the CALENDAR# partitions beside what the list and the change feed grant', () => {
+    for (const route of routes.filter((candidate) => candidate.grants.calendarFeeds)) {
+      const calendar = statementsOf(prod, route.handler).filter((s) => JSON.stringify(s.Condition ?? '').includes('CALENDAR#'));
+      expect(calendar.map((s) => s.Condition)).toEqual([{ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['CALENDAR#*'] } }]);
+      expect(calendar.flatMap(actions).sort()).toEqual([...(route.grants.calendarFeeds ?? [])].sort());
+    }
   });
 
   test("only the authorizer may read users' items (USER#<name>, not the directory), and the event handlers only EVENT# partitions", () => {
@@ -255,7 +268,7 @@ describe('IAM', () => {
     }
   });
 
-  test('the credential keys are a generated secret, retained in production, that only the authorizer may read (GetSecretValue, that secret only)', () => {
+  test('the credential keys are a generated secret, retained in production, that only the authorizer and the calendar token hashers may read (GetSecretValue, that secret only)', () => {
     for (const app of [prod, preview]) {
       const secrets = resourcesOfType(app.apiTemplate, 'AWS::SecretsManager::Secret');
       expect(Object.keys(secrets)).toHaveLength(1);
@@ -270,12 +283,15 @@ describe('IAM', () => {
       expect(secret.Properties.KmsKeyId).toBeUndefined();
       expect(secret.DeletionPolicy).toBe(app === prod ? 'Retain' : 'Delete');
       const readers = FUNCTION_NAMES.filter((name) => JSON.stringify(statementsOf(app, name)).includes('secretsmanager:'));
-      expect(readers).toEqual([AUTHORIZER_HANDLER]);
-      const grant = statementsOf(app, AUTHORIZER_HANDLER).find((statement) => JSON.stringify(statement.Action).includes('secretsmanager:'));
-      expect(grant).toMatchObject({ Action: 'secretsmanager:GetSecretValue', Resource: { Ref: secretId } });
-      const env = (resourcesOfType(app.apiTemplate, 'AWS::Lambda::Function')[functionLogicalId(app, AUTHORIZER_HANDLER)]?.Properties as any)
-        .Environment.Variables;
-      expect(env.CREDENTIAL_KEYS_SECRET).toEqual({ Ref: secretId });
+      // The authorizer, and the two calendar feed functions that hash a feed's token.
+      expect(readers.sort()).toEqual([AUTHORIZER_HANDLER, 'create-calendar-feed', 'get-calendar-feed'].sort());
+      for (const reader of readers) {
+        const grant = statementsOf(app, reader).find((statement) => JSON.stringify(statement.Action).includes('secretsmanager:'));
+        expect(grant).toMatchObject({ Action: 'secretsmanager:GetSecretValue', Resource: { Ref: secretId } });
+        const env = (resourcesOfType(app.apiTemplate, 'AWS::Lambda::Function')[functionLogicalId(app, reader)]?.Properties as any)
+          .Environment.Variables;
+        expect(env.CREDENTIAL_KEYS_SECRET).toEqual({ Ref: secretId });
+      }
     }
   });
 
@@ -291,7 +307,7 @@ describe('IAM', () => {
 });
 
 describe('REST API', () => {
-  test('every route of the route table is a method under /v1.1 behind the custom authorizer', () => {
+  test("every route of the route table is a method under /v1.1 behind the custom authorizer, but the calendar feed's address (NONE)", () => {
     const authorizerId = logicalId(prod.api, prod.api.api.authorizer);
     const methods = Object.values(resourcesOfType(prod.apiTemplate, 'AWS::ApiGateway::Method'))
       .map((m) => ({ ...(m.Properties as any), path: resourcePath(prod.apiTemplate, m.Properties?.ResourceId) }))
@@ -305,7 +321,14 @@ describe('REST API', () => {
     expect(found.sort()).toEqual(
       [...routes.flatMap((route) => routeMethods(route).map((method) => `${method} /v1.1${route.path}`)), ...documents].sort(),
     );
+    const withoutCredentials = routes.filter((route) => !isAuthenticated(route)).map((route) => `/v1.1${route.path}`);
+    expect(withoutCredentials).toEqual(['/v1.1/calendar.ics']);
     for (const method of methods.filter((m) => !documents.includes(`${m.HttpMethod} ${m.path}`))) {
+      if (withoutCredentials.includes(method.path)) {
+        expect(method).toMatchObject({ AuthorizationType: 'NONE', Integration: { Type: 'AWS_PROXY' } });
+        expect(method.AuthorizerId).toBeUndefined();
+        continue;
+      }
       expect(method).toMatchObject({
         AuthorizationType: 'CUSTOM',
         AuthorizerId: { Ref: authorizerId },

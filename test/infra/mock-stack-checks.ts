@@ -6,7 +6,7 @@ import * as v from 'valibot';
 import { ChangeFeedPage } from '../../lib/openapi/document-schemas.ts';
 import { SpecialEvent } from '../../functions/events/event-schema.ts';
 import { gatewayResponse } from '../../functions/http/gateway-responses.ts';
-import { routeMethods, routes, type OperationId } from '../../functions/routes.ts';
+import { isAuthenticated, routeMethods, routes, type OperationId } from '../../functions/routes.ts';
 import {
   SubscriptionId,
   type CreatedSubscription,
@@ -15,6 +15,9 @@ import {
 } from '../../functions/webhooks/webhook-schema.ts';
 import { ChangeTypes } from '../../functions/webhooks/webhook-schema.ts';
 import { mockAnswer, MOCK_STAGE_NAME } from '../../lib/cdk/museum-mock-api-stack.ts';
+import ICAL from 'ical.js';
+import { FEED_ID_PATTERN } from '../../functions/calendar/feed-rules.ts';
+import type { CreatedFeed, FeedView } from '../../functions/calendar/feed-schema.ts';
 import { resourcePath, resourcesOfType, type Synthesized } from './synthesize.ts';
 
 // The webhook handlers answer TypeScript types (functions/webhooks/webhook-schema.ts), not valibot
@@ -45,6 +48,19 @@ const WebhookDelivery: v.GenericSchema<unknown, DeliveryAttempt> = v.strictObjec
   outcome: v.picklist(['delivered', 'retrying', 'failed', 'disabled', 'skipped']),
 });
 
+// The calendar feed handlers answer TypeScript types (functions/calendar/feed-schema.ts), restated here.
+const CalendarFeed: v.GenericSchema<unknown, FeedView> = v.strictObject({
+  id: v.pipe(v.string(), v.regex(FEED_ID_PATTERN)),
+  label: v.optional(v.string()),
+  createdAt: isoTime,
+});
+const CreatedCalendarFeed: v.GenericSchema<unknown, CreatedFeed> = v.strictObject({
+  id: v.pipe(v.string(), v.regex(FEED_ID_PATTERN)),
+  label: v.optional(v.string()),
+  createdAt: isoTime,
+  url: v.pipe(v.string(), v.url()),
+});
+
 /** What each operation's success answer is (operations without content: undefined). */
 const SUCCESS_BODIES: Record<OperationId, v.GenericSchema | undefined> = {
   createSpecialEvent: SpecialEvent,
@@ -65,6 +81,11 @@ const SUCCESS_BODIES: Record<OperationId, v.GenericSchema | undefined> = {
   replayWebhookChanges: v.strictObject({ queued: v.pipe(v.number(), v.integer(), v.minValue(0)), next: v.string(), complete: v.boolean() }),
   listWebhookDeliveries: v.strictObject({ deliveries: v.array(WebhookDelivery) }),
   enableWebhookSubscription: WebhookSubscription,
+  createCalendarFeed: CreatedCalendarFeed,
+  listCalendarFeeds: v.strictObject({ feeds: v.array(CalendarFeed) }),
+  deleteCalendarFeed: undefined,
+  // text/calendar, checked below with the iCalendar parser.
+  getCalendarFeed: undefined,
 };
 
 interface IntegrationResponse {
@@ -110,7 +131,14 @@ export function mockStackChecks(synthesized: () => Synthesized): void {
 
       const body = success?.ResponseTemplates['application/json'] ?? '';
       const schema = SUCCESS_BODIES[operationId];
-      if (!schema) {
+      const text = mockAnswer(route).text;
+      if (text) {
+        // The example calendar, base64 in the template so that no character of it is template syntax.
+        const encoded = /^\$util\.base64Decode\("([A-Za-z0-9+/=]+)"\)$/.exec(body)?.[1] ?? '';
+        const calendar = new ICAL.Component(ICAL.parse(Buffer.from(encoded, 'base64').toString('utf8')) as unknown[]);
+        expect(calendar.getAllSubcomponents('vevent').length).toBeGreaterThan(0);
+        expect(success?.ResponseParameters['method.response.header.Content-Type']).toBe(`'${text.contentType}'`);
+      } else if (!schema) {
         expect(body).toBe('');
       } else {
         const parsed: unknown = JSON.parse(body);
@@ -124,7 +152,9 @@ export function mockStackChecks(synthesized: () => Synthesized): void {
       expect(JSON.parse(unauthorized?.ResponseTemplates['application/json'] ?? '')).toEqual(expected.body);
       expect(unauthorized?.ResponseParameters['method.response.header.WWW-Authenticate']).toBe(`'${expected.headers['WWW-Authenticate']}'`);
       const requestTemplate = method?.Integration.RequestTemplates['application/json'] as string;
-      expect(requestTemplate).toContain("$input.params('Authorization')");
+      // A route without credentials (the calendar feed) answers anyone.
+      if (isAuthenticated(route)) expect(requestTemplate).toContain("$input.params('Authorization')");
+      else expect(requestTemplate).toBe(`{"statusCode": ${route.successStatus}}`);
       expect(requestTemplate).toContain(`{"statusCode": ${route.successStatus}}`);
     },
   );

@@ -133,7 +133,8 @@ export class ContractChecker {
         `${where}: content type "${contentType}" is not documented (documented: ${Object.keys(content).join(', ')})`,
       );
     }
-    const body = parseJson(where, response.text);
+    // A body that is not JSON (the calendar feed's text/calendar) is checked as the text it is.
+    const body = /[/+]json$/.test(contentType) ? parseJson(where, response.text) : response.text;
     const validator = this.validator(media.schema as Json);
     if (!validator(body)) {
       throw new ContractViolation(

@@ -16,24 +16,30 @@ function allows(resources: string[], arn: string): boolean {
 }
 
 describe('authorizer policy', () => {
-  test('a viewer may call the three reads, whichever route was called first, and no writes', () => {
+  test('a viewer may call the three reads and manage its calendar feeds, whichever route was called first, and no event writes', () => {
     const resources = allowedResources(`${stageArn}/POST/special-events`, '/special-events', 'viewer');
-    // HEAD is its own method in API Gateway, served by the GET route's function.
+    // HEAD is its own method in API Gateway, served by the GET route's function. The calendar's
+    // address (authorization NONE) is no method of the authorizer's policy.
     expect(resources.sort()).toEqual([
+      `${stageArn}/DELETE/calendar-feeds/*`,
+      `${stageArn}/GET/calendar-feeds`,
       `${stageArn}/GET/special-events`,
       `${stageArn}/GET/special-events/*`,
       `${stageArn}/GET/special-events/changes`,
+      `${stageArn}/HEAD/calendar-feeds`,
       `${stageArn}/HEAD/special-events`,
       `${stageArn}/HEAD/special-events/*`,
       `${stageArn}/HEAD/special-events/changes`,
+      `${stageArn}/POST/calendar-feeds`,
     ]);
+    expect(resources.some((arn) => arn.includes('calendar.ics'))).toBe(false);
     expect(allows(resources, `${stageArn}/GET/special-events/6f1e8a57-5d1c-4b8e-9b35-2f7d8e4c1a90`)).toBe(true);
     expect(allows(resources, `${stageArn}/DELETE/special-events/6f1e8a57-5d1c-4b8e-9b35-2f7d8e4c1a90`)).toBe(false);
   });
 
-  test('an editor may call every operation (and HEAD wherever GET is)', () => {
+  test('an editor may call every operation behind the authorizer (and HEAD wherever GET is)', () => {
     const resources = allowedResources(`${stageArn}/GET/special-events`, '/special-events', 'editor');
-    expect(resources).toHaveLength(20);
+    expect(resources).toHaveLength(24);
     for (const arn of [
       'POST/special-events',
       'GET/special-events',

@@ -21,8 +21,8 @@ describe('the event fields', () => {
     expect(Object.keys(SpecialEvent.entries)).toEqual(['eventId', ...EVENT_FIELDS]);
   });
 
-  test('a list reads the id, every field and the version', () => {
-    expect(BASE_ATTRIBUTES).toEqual(['eventId', 'name', 'location', 'eventDescription', 'dates', 'price', 'version']);
+  test('a list reads the id, every field, the version and the commit time', () => {
+    expect(BASE_ATTRIBUTES).toEqual(['eventId', 'name', 'location', 'eventDescription', 'dates', 'price', 'version', 'updatedAt']);
   });
 
   test('a stored item reads back as the event it holds, its dates not shared with the item', () => {
