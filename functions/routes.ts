@@ -363,8 +363,9 @@ export const AUTHORIZER_SECONDS_PER_VERIFICATION = 0.025;
  */
 export const METHOD_THROTTLING = {
   api: { production: { rateLimit: 500, burstLimit: 100 }, preview: { rateLimit: 5, burstLimit: 5 } },
-  // 20 mock methods today.
-  mock: { rateLimit: 0.5, burstLimit: 10 },
+  // Every mock method at this rate stays within MOCK_API_MONTHLY_CEILING_USD (26 methods today:
+  // test/infra/throttling.test.ts sums them from the template).
+  mock: { rateLimit: 0.4, burstLimit: 10 },
 } as const;
 
 /**
