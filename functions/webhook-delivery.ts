@@ -125,10 +125,16 @@ async function settle(record: DeliveryRecord, batch: Batch): Promise<Disposition
     });
     return DONE;
   }
-  const step = nextStep(await store.progress(subscription.id, record.messageId), Date.now());
+  const progress = await store.progress(subscription.id, record.messageId);
+  let step = nextStep(progress, Date.now());
   if (step.kind === 'wait') return { kind: 'return', seconds: step.seconds };
-  // Every attempt was made and recorded, but the invocation ended before the message was dead-lettered.
-  if (step.kind === 'exhausted') return giveUp(record, subscription, message);
+  if (step.kind === 'exhausted') {
+    // Every attempt was made, but the invocation ended before the message was dead-lettered.
+    if (!progress.deadLettered) return giveUp(record, subscription, message);
+    // An operator redrove it from the dead-letter queue: the schedule starts again.
+    await store.restartSchedule(subscription.id, record.messageId);
+    step = { kind: 'attempt', attempt: 1 };
+  }
   // Too little of the invocation is left for an attempt: back at once, unattempted.
   if (batch.context.getRemainingTimeInMillis() < ATTEMPT_TIMEOUT_MS + ATTEMPT_OVERHEAD_MS) return { kind: 'return', seconds: 0 };
   return attempt(record, subscription, message, step.attempt, batch);
@@ -163,6 +169,7 @@ async function attempt(record: DeliveryRecord, subscription: Subscription, messa
 /** The schedule is used up: the message goes to the dead-letter queue, and the subscription is disabled as after a 410. */
 async function giveUp(record: DeliveryRecord, subscription: Subscription, message: DeliveryMessage): Promise<Disposition> {
   await deadLetter({ messageId: record.messageId, body: record.body, groupId: record.attributes.MessageGroupId });
+  await subscriptionsStore().markDeadLettered(subscription.id, record.messageId);
   logger.warn('Delivery given up: dead-lettered, the subscription disabled', {
     subscriptionId: subscription.id,
     changeId: message.changeId,

@@ -7,7 +7,7 @@
 // (DELIVERY#<message id>: attempts made, the next one's time), written in the same transaction as
 // each attempt, so the count is of attempts made, each counted once.
 import { randomBytes } from 'node:crypto';
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   GetCommand,
   PutCommand,
@@ -17,10 +17,11 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { CHANGE_ITEM, CHANGE_TYPES, type ChangeType } from '../changes/change-event.ts';
+import { CHANGE_ITEM, type ChangeType } from '../changes/change-event.ts';
 import { HttpProblem } from '../events/problems.ts';
 import { WEBHOOK_PIPELINE } from './pipeline-settings.ts';
 import type { DeliveryProgress } from './retry-schedule.ts';
+import { AttemptItem, conditionFailedAt, ProgressItem, SubscriptionItem } from './stored-items.ts';
 import type { DeliveryAttempt, SubscriptionView } from './webhook-schema.ts';
 import {
   ATTEMPT_RETENTION_SECONDS,
@@ -56,18 +57,6 @@ export function subscriptionView(subscription: Subscription): SubscriptionView {
   return { id, url, types, owner, enabled, createdAt, ...(disabledReason ? { disabledReason } : {}) };
 }
 
-/** A subscription item as stored (an item that does not fit is an error, never a guess). */
-const SubscriptionItem = v.object({
-  id: v.string(),
-  owner: v.string(),
-  url: v.string(),
-  types: v.array(v.picklist(CHANGE_TYPES)),
-  enabled: v.boolean(),
-  createdAt: v.string(),
-  disabledReason: v.optional(v.string()),
-  secrets: v.array(v.object({ ciphertext: v.string(), retiresAt: v.optional(v.number()) })),
-});
-
 function fromItem(item: unknown): Subscription {
   const { disabledReason, secrets, ...rest } = v.parse(SubscriptionItem, item);
   return {
@@ -75,22 +64,6 @@ function fromItem(item: unknown): Subscription {
     ...(disabledReason === undefined ? {} : { disabledReason }),
     secrets: secrets.map(({ ciphertext, retiresAt }) => ({ ciphertext, ...(retiresAt === undefined ? {} : { retiresAt }) })),
   };
-}
-
-const AttemptItem = v.object({
-  time: v.string(),
-  changeId: v.string(),
-  status: v.optional(v.number()),
-  error: v.optional(v.string()),
-  durationMs: v.number(),
-  outcome: v.picklist(['delivered', 'retrying', 'failed', 'disabled', 'skipped']),
-});
-
-const ProgressItem = v.object({ attempts: v.number(), nextAttemptAt: v.number() });
-
-/** Whether `error` is a cancelled transaction whose `index`th item failed its condition. */
-function conditionFailedAt(error: unknown, index: number): boolean {
-  return error instanceof TransactionCanceledException && error.CancellationReasons?.[index]?.Code === 'ConditionalCheckFailed';
 }
 
 export class SubscriptionsStore {
@@ -262,13 +235,44 @@ export class SubscriptionsStore {
     await this.client.send(new PutCommand({ TableName: this.tableName, Item: this.attemptItem(subscriptionId, attempt) }), this.options());
   }
 
-  /** The progress of one delivery (queue message `messageId`): attempts made, when the next is due. */
-  async progress(subscriptionId: string, messageId: string): Promise<DeliveryProgress> {
+  /** The progress of one delivery (queue message `messageId`): attempts made, when the next is due, whether it was dead-lettered. */
+  async progress(subscriptionId: string, messageId: string): Promise<DeliveryProgress & { deadLettered: boolean }> {
     const { Item } = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: WEBHOOK_KEYS.delivery(subscriptionId, messageId), ConsistentRead: true }),
       this.options(),
     );
-    return Item ? v.parse(ProgressItem, Item) : { attempts: 0, nextAttemptAt: 0 };
+    return Item ? v.parse(ProgressItem, Item) : { attempts: 0, nextAttemptAt: 0, deadLettered: false };
+  }
+
+  /** Notes that delivery `messageId` went to the dead-letter queue: received again, it was redriven. */
+  async markDeadLettered(subscriptionId: string, messageId: string): Promise<void> {
+    await this.client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: WEBHOOK_KEYS.delivery(subscriptionId, messageId),
+        UpdateExpression: 'SET deadLettered = :true',
+        ExpressionAttributeValues: { ':true': true },
+      }),
+      this.options(),
+    );
+  }
+
+  /** A redriven delivery starts the schedule again (once: a concurrent restart finds it done). */
+  async restartSchedule(subscriptionId: string, messageId: string): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: WEBHOOK_KEYS.delivery(subscriptionId, messageId),
+          UpdateExpression: 'SET attempts = :zero, nextAttemptAt = :zero REMOVE deadLettered',
+          ConditionExpression: 'deadLettered = :true',
+          ExpressionAttributeValues: { ':zero': 0, ':true': true },
+        }),
+        this.options(),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
   }
 
   /**
@@ -294,14 +298,14 @@ export class SubscriptionsStore {
                 TableName: this.tableName,
                 Key: WEBHOOK_KEYS.delivery(subscriptionId, messageId),
                 UpdateExpression: 'SET attempts = :number, nextAttemptAt = :next, changeId = :change, #expires = :expires',
-                ConditionExpression: number === 1 ? 'attribute_not_exists(attempts)' : 'attempts = :before',
+                ConditionExpression: number === 1 ? 'attribute_not_exists(attempts) OR attempts = :before' : 'attempts = :before',
                 ExpressionAttributeNames: { '#expires': CHANGE_ITEM.expiresAtAttribute },
                 ExpressionAttributeValues: {
                   ':number': number,
                   ':next': nextAttemptAt,
                   ':change': attempt.changeId,
                   ':expires': expiresAt,
-                  ...(number === 1 ? {} : { ':before': number - 1 }),
+                  ':before': number - 1,
                 },
               },
             },
