@@ -30,7 +30,6 @@ import {
   ListStreamsCommand,
   type _Record as StreamRecord,
 } from '@aws-sdk/client-dynamodb-streams';
-import type { DynamoDBBatchResponse } from 'aws-lambda';
 import { WEBHOOK_FUNCTIONS } from '../../functions/routes.ts';
 import { CHANGE_STREAM_FILTER, WEBHOOK_PIPELINE, WEBHOOK_QUEUE_NAMES } from '../../functions/webhooks/pipeline-settings.ts';
 import { retryScale } from '../../functions/webhooks/retry-schedule.ts';
@@ -39,6 +38,7 @@ import { LOCAL_REGION, localCredentials } from './dynamodb-local.ts';
 import { LOCAL_KMS_KEY_ID, startKmsStandIn } from './kms-stand-in.ts';
 import type { LocalLambda } from './lambda-runtime.ts';
 import { startQueueMapping, type QueueMapping } from './queue-mapping.ts';
+import { firstFailedRecord, lambdaRecord, matchesFilter } from './stream-records.ts';
 import { LOCAL_ACCOUNT, LocalSqs } from './sqs-stand-in.ts';
 
 export interface LocalWebhookPipelineOptions {
@@ -72,46 +72,6 @@ export interface LocalWebhookPipeline {
 const STREAM_POLL_MS = 250;
 /** How long a stop lets deliveries under way finish: an attempt ends within ATTEMPT_TIMEOUT_MS, recording it takes less than a second more. */
 const STOP_WAIT_MS = ATTEMPT_TIMEOUT_MS + 1_000;
-
-type Pattern = Record<string, unknown>;
-
-/** Lambda's event filtering for the forms CHANGE_STREAM_FILTER uses: a list of values or `{prefix}`, nested objects. */
-export function matchesFilter(pattern: Pattern, value: unknown): boolean {
-  return Object.entries(pattern).every(([key, rule]) => {
-    const field = (value as Record<string, unknown> | undefined)?.[key];
-    if (Array.isArray(rule)) {
-      return rule.some((option: unknown) =>
-        typeof option === 'object' && option !== null && 'prefix' in option
-          ? typeof field === 'string' && field.startsWith((option as { prefix: string }).prefix)
-          : field === option,
-      );
-    }
-    return typeof rule === 'object' && rule !== null && matchesFilter(rule as Pattern, field);
-  });
-}
-
-/**
- * Where a consumer's answer says to resume (ReportBatchItemFailures), as an index into `batch`:
- * undefined for a complete success (no answer, or an empty or null list), the lowest reported
- * record otherwise. An item failure without a string identifier, or with an empty one, fails the
- * whole batch (services-ddb-batchfailurereporting.html, "Success and failure conditions"); so does
- * one that names no record of the batch (not documented; the cautious reading).
- */
-export function firstFailedRecord(batch: readonly StreamRecord[], answer: unknown): number | undefined {
-  const failures = (answer as Partial<DynamoDBBatchResponse> | null | undefined)?.batchItemFailures;
-  if (!Array.isArray(failures) || failures.length === 0) return undefined;
-  let lowest = batch.length;
-  for (const failure of failures as unknown[]) {
-    const identifier = (failure as { itemIdentifier?: unknown } | null)?.itemIdentifier;
-    const index =
-      typeof identifier === 'string' && identifier !== ''
-        ? batch.findIndex((record) => record.dynamodb?.SequenceNumber === identifier)
-        : -1;
-    if (index < 0) return 0;
-    lowest = Math.min(lowest, index);
-  }
-  return lowest;
-}
 
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((done) => {
@@ -360,15 +320,5 @@ export async function startLocalWebhookPipeline(options: LocalWebhookPipelineOpt
       await stopMappings();
       await Promise.all([kms.close(), sqsEndpoint.close()]);
     },
-  };
-}
-
-/** A stream record as Lambda passes it to a function (the SDK's record, with epoch seconds and the source ARN). */
-function lambdaRecord(record: StreamRecord, streamArn: string): unknown {
-  const created = record.dynamodb?.ApproximateCreationDateTime;
-  return {
-    ...record,
-    dynamodb: { ...record.dynamodb, ...(created ? { ApproximateCreationDateTime: Math.floor(created.getTime() / 1000) } : {}) },
-    eventSourceARN: streamArn,
   };
 }
