@@ -103,7 +103,7 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-test("five never-answering receivers of one partner do not hold up another partner's: each of 10 changes reaches it within 5 s of its write", async () => {
+test("five never-answering receivers of one partner do not hold up another partner's: each of 10 changes reaches it sooner than one of their 10 s attempts lasts (the delays are printed)", async () => {
   const healthy = await receiver();
   const healthyId = await subscribe(healthy.url, USERS.partnerB);
   // Six environments of the delivery function warm first, as a deployed function's are once it has

@@ -12,7 +12,6 @@ import {
   retryDelaySeconds,
   VISIBILITY_CEILING_SECONDS,
 } from '../../functions/webhooks/retry-schedule.ts';
-import { failedMessages } from '../../lib/local/queue-mapping.ts';
 import { signingSecrets } from '../../functions/webhooks/subscription-rules.ts';
 
 describe('webhook URL rules, deployed (no loopback allowance)', () => {
@@ -169,15 +168,6 @@ describe("the pipeline's hops decode their input", () => {
     ])
       expect(v.safeParse(DeliveryMessageText, bad).success).toBe(false);
   });
-});
-
-test('the local queue mapping reads a partial batch response as Lambda does: an invalid identifier fails the whole batch', () => {
-  const batch = ['m1', 'm2', 'm3'].map((messageId) => ({ messageId, receiptHandle: messageId, body: '', attributes: {} as never }));
-  expect(failedMessages(batch, { batchItemFailures: [] })).toBeUndefined();
-  expect(failedMessages(batch, null)).toBeUndefined();
-  expect(failedMessages(batch, { batchItemFailures: [{ itemIdentifier: 'm2' }] })).toEqual(new Set(['m2']));
-  for (const invalid of [{ itemIdentifier: '' }, { itemIdentifier: null }, { itemIdentifier: 'm9' }, {}])
-    expect(failedMessages(batch, { batchItemFailures: [{ itemIdentifier: 'm1' }, invalid] })).toEqual(new Set(['m1', 'm2', 'm3']));
 });
 
 test('after a rotation both secrets sign until the old one retires', () => {
