@@ -1,5 +1,5 @@
-// The items of the webhook partitions as stored (functions/store/README.md, "Webhooks"), decoded
-// with valibot when read: an item that does not fit is an error, never a guess.
+// The items of the webhook partitions as stored (their keys: WEBHOOK_KEYS, subscription-rules.ts),
+// decoded with valibot when read: an item that does not fit is an error, never a guess.
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import * as v from 'valibot';
 import { CHANGE_TYPES } from '../changes/change-event.ts';

@@ -99,7 +99,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await local.stop();
-  if (process.env.KEEP_WEBHOOK_LOGS) await (await import('node:fs/promises')).cp(work, '/tmp/webhook-retries-work', { recursive: true });
   await rm(work, { recursive: true, force: true });
 });
 
