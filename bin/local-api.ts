@@ -24,6 +24,7 @@ import {
   localDynamoDb,
   localTableNames,
   removeOldRuntimeFile,
+  standInPorts,
   usesDataDirectory,
 } from '../lib/local/local-environment.ts';
 import { directoryProblems, endpointProblem, settingProblems, unknownSettings } from '../lib/local/local-settings.ts';
@@ -237,6 +238,13 @@ try {
   if (dynamodbPort && !(await portIsFree(dynamodbPort))) {
     await fail(`MUSEUM_DYNAMODB_PORT ${dynamodbPort} is already in use; stop what uses it or choose another port for DynamoDB Local.`);
   }
+  const ports = standInPorts();
+  for (const [variable, port] of [
+    ['MUSEUM_SQS_PORT', ports.sqs],
+    ['MUSEUM_KMS_PORT', ports.kms],
+    ['MUSEUM_SECRETS_MANAGER_PORT', ports.secretsManager],
+  ] as const)
+    if (port && !(await portIsFree(port))) await fail(`${variable} ${port} is already in use; stop what uses it or choose another port.`);
   await unlessStopping();
 
   let lock: DataDirectoryLock | undefined;
@@ -285,6 +293,7 @@ try {
   const secretsManager = await startSecretsManagerLocal({
     secrets: { [LOCAL_CREDENTIAL_KEYS_SECRET]: keysFile },
     accessKeyId: localCredentials(dynamodb.endpoint).accessKeyId,
+    port: ports.secretsManager,
   });
   cleanups.push(() => secretsManager.close());
   // A store other than the data directory: recorded, so that the users CLI does not write into
@@ -330,6 +339,7 @@ try {
         lambda,
         ...(usesDataDirectory() ? { dataDirectory: DATA_DIRECTORY } : {}),
         ...(process.env.MUSEUM_WEBHOOK_RETRY_SCALE ? { retryScale: process.env.MUSEUM_WEBHOOK_RETRY_SCALE } : {}),
+        ports,
         log: say,
       }),
     (pipeline) => `queues at ${pipeline.environment.AWS_ENDPOINT_URL_SQS} (SQS)`,

@@ -8,6 +8,7 @@
 // Target: the local store (the running `npm start`'s DynamoDB Local, or .data/ directly under its
 // lock; bin/local-store.ts says which run), or a deployed table with `--table <name> --secret <arn|name>`
 // (AWS credentials and region from the usual AWS_* settings).
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -22,6 +23,8 @@ import {
 import { ROLES, type Role } from '../functions/routes.ts';
 import { USERNAME_PATTERN, UsersStore } from '../functions/auth/users-store.ts';
 import { readCredentialKeysFile } from '../lib/local/credential-keys-file.ts';
+import { credentialKeysFile, DATA_DIRECTORY } from '../lib/local/local-environment.ts';
+import { runningRuns } from '../lib/local/run-registry.ts';
 import { openStore, storeSettingsProblem, type Store } from './local-store.ts';
 
 const USAGE = `Usage: npm run -s users -- <command> [options]
@@ -47,7 +50,7 @@ const OPTIONS = {
   table: { type: 'string' },
   secret: { type: 'string' },
   region: { type: 'string' },
-  help: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
 } as const;
 
 /** How long a removed user or an old password keeps working for a client that already used it. */
@@ -127,6 +130,50 @@ function parseArguments(): Arguments | number {
   };
 }
 
+/** `http://localhost:8000/` and `http://127.0.0.1:8000` are one endpoint. */
+function sameEndpoint(a: string, b: string): boolean {
+  const normal = (endpoint: string) => {
+    const url = new URL(endpoint);
+    return `${url.protocol}//${url.hostname === 'localhost' ? '127.0.0.1' : url.hostname}:${url.port}`;
+  };
+  try {
+    return normal(a) === normal(b);
+  } catch {
+    return false;
+  }
+}
+
+/** A file's text, or undefined when it cannot be read (not there yet). */
+function textOf(path: string | undefined): string | undefined {
+  try {
+    return path === undefined ? undefined : readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * With DYNAMODB_ENDPOINT: a refusal when a running local API (`npm start`) keeps its users there
+ * but verifies them with credential keys other than this data directory's (an in-memory run, or a
+ * run of another MUSEUM_DATA_DIR). The CLI would hash with its own key (creating one, under the
+ * same id `k1`, if the directory has none), and the user it adds could never log in there.
+ */
+function otherRunsKeysProblem(endpoint: string): string | undefined {
+  const ours = textOf(credentialKeysFile());
+  const run = runningRuns().find(
+    (candidate) => sameEndpoint(candidate.dynamodbEndpoint, endpoint) && textOf(candidate.credentialKeysFile) !== ours,
+  );
+  if (!run) return undefined;
+  const where =
+    run.store === 'in memory'
+      ? `MUSEUM_DATA_DIR=${run.dataDirectory} MUSEUM_IN_MEMORY=1 without DYNAMODB_ENDPOINT`
+      : `MUSEUM_DATA_DIR=${run.dataDirectory}`;
+  return (
+    `DYNAMODB_ENDPOINT=${endpoint} is the store of the local API running${run.url ? ` on ${run.url}` : ''} (pid ${run.pid}), whose credential keys are not those of ${DATA_DIRECTORY}: ` +
+    `its users would never log in; run the CLI with ${where}.`
+  );
+}
+
 /**
  * The credential to set: the one piped on stdin (the chosen one, checked), or a generated one
  * when there is none (a terminal, or empty input such as `< /dev/null`).
@@ -174,6 +221,10 @@ async function main(): Promise<number> {
     console.error((error as Error).message);
     return 1;
   }
+
+  const endpoint = table === undefined ? process.env.DYNAMODB_ENDPOINT : undefined;
+  const keysProblem = endpoint ? otherRunsKeysProblem(endpoint) : undefined;
+  if (keysProblem) return refuse(keysProblem);
 
   let store: Store | string;
   try {

@@ -283,19 +283,23 @@ export const AUTHORIZER_SECONDS_PER_VERIFICATION = 0.025;
  * METHOD: each method of a stage has its own token bucket ("per-API, per-stage throttling limits
  * are applied at the API method level for a stage",
  * https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-request-throttling.html).
- * The CDK stack deploys these numbers and the local gateway enforces them.
- * - authenticated: every method behind the authorizer, sized to traffic: 500 requests/s each,
- *   burst 100 (previews lower). API Gateway's account limit, 10,000 requests/s per region, is
- *   shared by every method of every API of the account. The authorizer is sized to them
- *   (authorizerEnvironments()), not the other way round.
- * - unauthenticated: each method that needs no credentials (MOCK integrations: the service index,
- *   documents, OPTIONS, 405 answers), sized to UNAUTHENTICATED_MONTHLY_BUDGET_USD at its ceiling.
- * - mock: each method of the mock deployment (no credentials checked), sized to the same budget.
+ * The CDK stack deploys these numbers (the stage's default method setting) and the local gateway
+ * enforces them.
+ * - api: every method of the API, behind the authorizer or not, sized to traffic: 500 requests/s
+ *   each, burst 100 (previews lower). The methods without credentials (the service index, the
+ *   documents, OPTIONS, the 405 answers) get the same: a browser sends a preflight before each
+ *   credentialed cross-origin request it has not cached, and every visitor of a site shares each
+ *   method's bucket. What a flood of them may cost is bounded per client by the WAF's rate-based
+ *   rule and watched by the cost budget (lib/cdk/api-firewall.ts, api-monitoring.ts), not by a
+ *   bucket every visitor shares. API Gateway's account limit, 10,000 requests/s per region, is
+ *   shared by every method of every API of the account. The authorizer is sized to the
+ *   authenticated methods (authorizerEnvironments()), not the other way round.
+ * - mock: each method of the mock deployment (no credentials checked, no WAF), sized so that it
+ *   costs at most MOCK_API_MONTHLY_CEILING_USD at its ceiling.
  */
 export const METHOD_THROTTLING = {
-  authenticated: { production: { rateLimit: 500, burstLimit: 100 }, preview: { rateLimit: 5, burstLimit: 5 } },
-  // 30 methods without credentials (documents, OPTIONS, the 405 ANY mocks) and 20 mock methods today.
-  unauthenticated: { rateLimit: 0.35, burstLimit: 5 },
+  api: { production: { rateLimit: 500, burstLimit: 100 }, preview: { rateLimit: 5, burstLimit: 5 } },
+  // 20 mock methods today.
   mock: { rateLimit: 0.5, burstLimit: 10 },
 } as const;
 
@@ -352,7 +356,7 @@ export const FUNCTION_SETTINGS = {
   authorizer: {
     memorySize: 512,
     timeoutSeconds: 10,
-    reservedConcurrency: authorizerEnvironments(METHOD_THROTTLING.authenticated.production),
+    reservedConcurrency: authorizerEnvironments(METHOD_THROTTLING.api.production),
   },
   // A batch of one stream shard's records: a Query and a few SendMessageBatch calls.
   webhookConsumer: { memorySize: 512, timeoutSeconds: 30 },
@@ -360,8 +364,8 @@ export const FUNCTION_SETTINGS = {
   webhookDelivery: { memorySize: 512, timeoutSeconds: 60 },
 } as const;
 
-/** What the methods without credentials of one API may cost in a month at their throttle ceiling. */
-export const UNAUTHENTICATED_MONTHLY_BUDGET_USD = 100;
+/** What the mock API (no credentials, no WAF) may cost in a month at its throttle ceiling. */
+export const MOCK_API_MONTHLY_CEILING_USD = 100;
 
 /** API Gateway REST API requests, first price tier (https://aws.amazon.com/api-gateway/pricing/): $3.50 per million. */
 export const REST_API_USD_PER_MILLION_REQUESTS = 3.5;

@@ -11,10 +11,7 @@ const gateway = await startLocalApiGateway({
   ...(process.env.BENCH_THROTTLE === 'deployed'
     ? {}
     : {
-        throttleLimits: {
-          authenticated: { rateLimit: 100_000, burstLimit: 100_000 },
-          unauthenticated: { rateLimit: 100_000, burstLimit: 100_000 },
-        },
+        throttleLimits: { rateLimit: 100_000, burstLimit: 100_000 },
       }),
 });
 console.error(`listening on ${gateway.url}`);

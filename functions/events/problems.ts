@@ -8,12 +8,14 @@ export const PROBLEM_TYPE_BASE = 'https://museum.example/problems/';
 export const PROBLEM_KINDS = {
   'validation-error': { status: 400, title: 'Invalid request' },
   'malformed-json': { status: 400, title: 'Malformed JSON body' },
+  'malformed-request': { status: 400, title: 'Malformed HTTP request' },
   unauthorized: { status: 401, title: 'Unauthorized' },
   forbidden: { status: 403, title: 'Forbidden' },
   'not-found': { status: 404, title: 'Not found' },
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
   conflict: { status: 409, title: 'Conflict' },
   'cursor-expired': { status: 410, title: 'Cursor expired' },
+  'request-timeout': { status: 408, title: 'Request timeout' },
   'precondition-failed': { status: 412, title: 'Precondition failed' },
   'payload-too-large': { status: 413, title: 'Payload too large' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
@@ -21,13 +23,29 @@ export const PROBLEM_KINDS = {
   'webhook-url-refused': { status: 422, title: 'Webhook URL refused' },
   'subscription-limit': { status: 409, title: 'Subscription limit reached' },
   'too-many-requests': { status: 429, title: 'Too many requests' },
+  'request-headers-too-large': { status: 431, title: 'Request header fields too large' },
   'internal-error': { status: 500, title: 'Internal server error' },
+  'not-implemented': { status: 501, title: 'Not implemented' },
   'bad-gateway': { status: 502, title: 'Bad gateway' },
   'service-unavailable': { status: 503, title: 'Service unavailable' },
   'gateway-timeout': { status: 504, title: 'Gateway timeout' },
 } as const;
 
 export type ProblemKind = keyof typeof PROBLEM_KINDS;
+
+/**
+ * What the HTTP front end refuses before API Gateway sees a request (bad framing, oversized headers,
+ * a method or transfer coding it does not implement, a request that never finished arriving). The
+ * local run's HTTP server answers them with these problems (lib/local/http-server.ts); deployed,
+ * AWS's front end answers them itself, so the OpenAPI document, which describes the API, leaves
+ * them out.
+ */
+export const FRONT_END_KINDS: readonly ProblemKind[] = [
+  'malformed-request',
+  'request-timeout',
+  'request-headers-too-large',
+  'not-implemented',
+];
 
 export interface FieldError {
   /** Dotted path of the failing field, e.g. `dates.2`; empty for the whole body or query. */

@@ -2,7 +2,7 @@
 // routes, throttling. The CDK stack configures them from this table (lib/cdk/problem-gateway-responses.ts)
 // and the local gateway answers with the same definitions (header mappings evaluated per request),
 // so both speak the same problem+json.
-import { PROBLEM_CONTENT_TYPE, problemBody, RETRY_AFTER_SECONDS, type ProblemKind } from '../events/problems.ts';
+import { PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE, problemBody, RETRY_AFTER_SECONDS, type ProblemKind } from '../events/problems.ts';
 import { allowHeader, CORS_EXPOSED_HEADERS } from '../routes.ts';
 
 export interface GatewayResponse {
@@ -99,11 +99,15 @@ const DEPLOYED_ONLY_RESPONSES: Record<string, { statusCode?: number; headers?: R
   BAD_REQUEST_BODY: { statusCode: 400, body: problemBody('validation-error', 'The request body is invalid') },
   // The optional WAF web ACL (rate-based rule, size rule) blocked the request.
   WAF_FILTERED: { statusCode: 403, body: problemBody('forbidden', 'The request was blocked by the firewall') },
-  // Any other 4xx keeps its own status; RFC 9457 makes `status` optional, so it is left out
-  // rather than guessed. messageString is API Gateway's message, already quoted for JSON.
-  // (REQUEST_TOO_LARGE is not among them: API Gateway does not let it be customised,
-  // https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-known-issues.html)
-  DEFAULT_4XX: { body: '{"type":"about:blank","title":"Request rejected","detail":$context.error.messageString}' },
+  // Any other 4xx keeps its own status, so it cannot be a kind of the catalogue (each has one
+  // status); RFC 9457 makes `status` optional, so it is left out rather than guessed. Its type is
+  // under the API's namespace like every other. messageString is API Gateway's message, already
+  // quoted for JSON. What reaches it: response types of features this API does not use (API keys,
+  // usage plans, IAM signatures). REQUEST_TOO_LARGE is not among them: API Gateway does not let it
+  // be customised (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-known-issues.html).
+  DEFAULT_4XX: {
+    body: `{"type":"${PROBLEM_TYPE_BASE}request-rejected","title":"Request rejected","detail":$context.error.messageString}`,
+  },
   // Any other 5xx (API or authorizer misconfiguration) is an internal error.
   DEFAULT_5XX: { statusCode: 500, body: problemBody('internal-error', 'The API gateway failed to handle the request; it has been logged') },
 };

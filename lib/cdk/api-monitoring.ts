@@ -1,8 +1,11 @@
 // Alarms to an SNS topic and one dashboard. Production must name where alarms go (an e-mail, or
 // an existing topic for chat integrations); without either, its template requires the AlarmEmail
 // parameter, so CloudFormation refuses to deploy it. Every alarm needs a minimum volume or M of
-// N periods, so one failed request on a quiet night pages no one. Runbook: docs/DEPLOY.md.
+// N periods, so one failed request on a quiet night pages no one. A monthly cost budget (AWS
+// Budgets) notifies the same topic: what a flood of requests from many addresses may cost is not
+// bounded by any limit a visitor shares, so it is watched. Runbook: docs/DEPLOY.md.
 import { CfnParameter, Duration, Stack } from 'aws-cdk-lib';
+import type * as budgets from 'aws-cdk-lib/aws-budgets';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -10,6 +13,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
+import { costBudget } from './cost-budget.ts';
 import { METRICS_NAMESPACE, type MuseumFunctions } from './museum-functions.ts';
 import type { MuseumTables } from './museum-tables.ts';
 import type { SpecialEventsApi } from './special-events-api.ts';
@@ -58,12 +62,14 @@ export class ApiMonitoring extends Construct {
   readonly topic: sns.ITopic;
   readonly alarms: cloudwatch.Alarm[] = [];
   readonly dashboard: cloudwatch.Dashboard;
+  readonly costBudget: budgets.CfnBudget;
 
   constructor(scope: Construct, id: string, props: ApiMonitoringProps) {
     super(scope, id);
     const { config, api, functions, tables } = props;
     const stage = api.api.deploymentStage;
     this.topic = alarmTopic(this, config);
+    this.costBudget = costBudget(this, config, this.topic);
 
     const requests = stage.metricCount({ statistic: 'Sum', period: PERIOD, label: 'requests' });
     // Not the stage's 5XXError metric: API Gateway counts a gateway response whose status was

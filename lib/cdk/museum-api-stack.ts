@@ -13,7 +13,6 @@ import { CredentialKeysSecret } from './credential-keys-secret.ts';
 import { MuseumFunctions } from './museum-functions.ts';
 import { MuseumTables } from './museum-tables.ts';
 import { SpecialEventsApi } from './special-events-api.ts';
-import { UnauthenticatedThrottling } from './unauthenticated-throttling.ts';
 import { WebhookPipeline, WebhookResources } from './webhook-pipeline.ts';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { StageConfig } from './stage-config.ts';
@@ -54,8 +53,6 @@ export class MuseumApiStack extends Stack {
     });
     this.acknowledgeTableGrants();
     this.api = new SpecialEventsApi(this, 'SpecialEvents', { config, functions: this.functions, documents: apiDocuments() });
-
-    new UnauthenticatedThrottling(this, 'UnauthenticatedThrottling', { config, api: this.api.api });
 
     this.firewall = config.waf ? new ApiFirewall(this, 'Firewall', { config, stage: this.api.api.deploymentStage }) : undefined;
     if (!this.firewall) acknowledgeNoFirewall(this.api.api.deploymentStage, config);

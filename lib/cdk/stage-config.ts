@@ -17,8 +17,9 @@ export interface StageConfig {
   stage: string;
   isProduction: boolean;
   /**
-   * Requests per second and burst of EACH authenticated method (the stage's default method
-   * setting; API Gateway throttles per method). A flood at all of them fits the authorizer (authorizerFits()).
+   * Requests per second and burst of EACH method, with or without credentials (the stage's default
+   * method setting; API Gateway throttles per method). A flood at all the authenticated ones fits
+   * the authorizer (authorizerFits()).
    */
   throttle: { rateLimit: number; burstLimit: number };
   logRetentionDays: number;
@@ -33,6 +34,8 @@ export interface StageConfig {
   /** Where alarms go: an e-mail subscribed to the stack's topic, or an existing topic (chat integrations). */
   alarmEmail: string | undefined;
   alarmTopicArn: string | undefined;
+  /** The monthly cost budget (USD) whose actual or forecast spending notifies the alarm topic (with monitoring on). */
+  monthlyCostBudgetUsd: number;
   /** p99 latency (ms) above which the latency alarm fires. */
   latencyP99AlarmMs: number;
   /** The WAF web ACL (per-IP rate limit, AWS managed rules, logging): on in production, opt out with `-c waf=false`. */
@@ -67,6 +70,13 @@ export interface StageConfig {
  * minutes.
  */
 export const WAF_RATE_LIMIT_PER_5_MINUTES = 3000;
+
+/**
+ * The monthly cost budget's default: about what production costs serving a museum site with
+ * 10,000 visitors an hour (docs/DEPLOY.md, "What it costs": about $265), with some margin. Set
+ * `-c monthlyCostBudgetUsd=` to what you expect to spend.
+ */
+export const MONTHLY_COST_BUDGET_USD = 300;
 
 /**
  * Requests one credential (one Authorization value, from any number of addresses) may send in
@@ -111,8 +121,8 @@ export function readStageConfig(node: Context): StageConfig {
     stage,
     isProduction,
     throttle: authorizerFits({
-      rateLimit: integer(node, 'throttleRateLimit', METHOD_THROTTLING.authenticated[isProduction ? 'production' : 'preview'].rateLimit),
-      burstLimit: integer(node, 'throttleBurstLimit', METHOD_THROTTLING.authenticated[isProduction ? 'production' : 'preview'].burstLimit),
+      rateLimit: integer(node, 'throttleRateLimit', METHOD_THROTTLING.api[isProduction ? 'production' : 'preview'].rateLimit),
+      burstLimit: integer(node, 'throttleBurstLimit', METHOD_THROTTLING.api[isProduction ? 'production' : 'preview'].burstLimit),
     }),
     logRetentionDays: retentionDays(integer(node, 'logRetentionDays', isProduction ? 90 : 7)),
     authorizerCacheTtlSeconds,
@@ -122,6 +132,7 @@ export function readStageConfig(node: Context): StageConfig {
     alarmEmail: email(string(node, 'alarmEmail')),
     alarmTopicArn: topicArn(string(node, 'alarmTopicArn')),
     latencyP99AlarmMs: integer(node, 'latencyP99AlarmMs', 2000),
+    monthlyCostBudgetUsd: costBudget(integer(node, 'monthlyCostBudgetUsd', MONTHLY_COST_BUDGET_USD)),
     waf: boolean(node, 'waf', isProduction),
     wafRateLimitPer5Minutes: wafRateLimit(
       'wafRateLimitPer5Minutes',
@@ -204,6 +215,12 @@ function topicArn(value: string | undefined): string | undefined {
 }
 
 // AWS WAF's bounds for a rate-based rule.
+/** AWS Budgets refuses a budget of $0: a budget that notifies at once says nothing. */
+function costBudget(usd: number): number {
+  if (usd < 1) throw new Error('Context "monthlyCostBudgetUsd" must be a whole number of US dollars from 1');
+  return usd;
+}
+
 function wafRateLimit(key: string, limit: number): number {
   if (limit < 10 || limit > 2_000_000_000) throw new Error(`Context "${key}" must be between 10 and 2,000,000,000`);
   return limit;

@@ -1,9 +1,9 @@
 // API Gateway's stage method throttling, locally: a token bucket per API Gateway METHOD as the
 // stack deploys them (rate: tokens per second, burst: the bucket's size, full at start), checked
 // before anything else runs (the authorizer included); an empty bucket is THROTTLED, a 429 with
-// Retry-After. The limits are the ones the stack deploys (METHOD_THROTTLING, functions/routes.ts):
-// the routes' methods have the authenticated limit each, every other method (index, documents,
-// OPTIONS, 405, the unknown-path mocks) the unauthenticated one.
+// Retry-After. The limits are the ones the stack deploys (METHOD_THROTTLING.api, functions/routes.ts,
+// as the stage's default method setting): the same for every method, the routes' and those without
+// credentials (index, documents, OPTIONS, 405, the unknown-path mocks) alike.
 // https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-request-throttling.html
 // ("API Gateway throttles requests to your API using the token bucket algorithm"; "per-API,
 // per-stage throttling limits are applied at the API method level for a stage").
@@ -18,19 +18,8 @@ export interface Throttle {
   burstLimit: number;
 }
 
-export interface MethodThrottleLimits {
-  authenticated: Throttle;
-  unauthenticated: Throttle;
-}
-
 /** Below the base path: the resource lib/cdk/api-documents.ts adds for unknown paths when CORS is on. */
 export const UNKNOWN_PATH_RESOURCE = '/{proxy+}';
-
-/** An API Gateway method as deployed: `HTTP-METHOD /resource/{template}` below the base path, and whether it is behind the authorizer. */
-export interface ApiGatewayMethod {
-  key: string;
-  authenticated: boolean;
-}
 
 /** What decides which methods an API has besides the routes' (lib/cdk/special-events-api.ts). */
 export interface ApiResources {
@@ -42,22 +31,22 @@ export interface ApiResources {
 
 /**
  * The method that answers `method` on `resourcePath` (below the base path, without a trailing
- * slash) in the deployed stack (lib/cdk/special-events-api.ts and api-documents.ts): a route's
+ * slash) in the deployed stack, as `HTTP-METHOD /resource/{template}` (lib/cdk/special-events-api.ts and api-documents.ts): a route's
  * method; a document's GET, HEAD or OPTIONS, or its ANY (405); a route resource's OPTIONS or ANY
  * (405); with CORS on, the OPTIONS or ANY of `/{proxy+}`; otherwise none.
  */
-export function apiGatewayMethod(method: string, resourcePath: string, api: ApiResources): ApiGatewayMethod | undefined {
+export function apiGatewayMethod(method: string, resourcePath: string, api: ApiResources): string | undefined {
   const own = (resource: string, methods: readonly string[]) => `${methods.includes(method) ? method : 'ANY'} ${resource}`;
-  if (api.documentPaths.includes(resourcePath)) return { key: own(resourcePath, ['GET', 'HEAD', 'OPTIONS']), authenticated: false };
+  if (api.documentPaths.includes(resourcePath)) return own(resourcePath, ['GET', 'HEAD', 'OPTIONS']);
   const match = matchRoute(method, resourcePath || '/');
-  if (match.route) return { key: `${method} ${match.route.path}`, authenticated: true };
+  if (match.route) return `${method} ${match.route.path}`;
   const [resourceMethod] = match.allowedMethods;
   if (resourceMethod) {
     // Any method of the resource matches the same route path: its template names the resource.
     const resource = matchRoute(resourceMethod, resourcePath).route?.path ?? resourcePath;
-    return { key: own(resource, ['OPTIONS']), authenticated: false };
+    return own(resource, ['OPTIONS']);
   }
-  if (api.unknownPaths && resourcePath !== '') return { key: own(UNKNOWN_PATH_RESOURCE, ['OPTIONS']), authenticated: false };
+  if (api.unknownPaths && resourcePath !== '') return own(UNKNOWN_PATH_RESOURCE, ['OPTIONS']);
   return undefined;
 }
 
@@ -83,11 +72,12 @@ class TokenBucket {
 
 export class MethodThrottling {
   private readonly buckets = new Map<string, TokenBucket>();
-  private readonly limits: MethodThrottleLimits;
+  private readonly throttle: Throttle;
   private readonly api: ApiResources;
 
-  constructor(limits: MethodThrottleLimits, api: ApiResources) {
-    this.limits = limits;
+  /** `throttle`: each method's rate and burst, as the stage's default method setting gives every method. */
+  constructor(throttle: Throttle, api: ApiResources) {
+    this.throttle = throttle;
     this.api = api;
   }
 
@@ -95,10 +85,10 @@ export class MethodThrottling {
   admit(method: string, resourcePath: string): boolean {
     const apiMethod = apiGatewayMethod(method, resourcePath, this.api);
     if (!apiMethod) return true;
-    let bucket = this.buckets.get(apiMethod.key);
+    let bucket = this.buckets.get(apiMethod);
     if (!bucket) {
-      bucket = new TokenBucket(apiMethod.authenticated ? this.limits.authenticated : this.limits.unauthenticated);
-      this.buckets.set(apiMethod.key, bucket);
+      bucket = new TokenBucket(this.throttle);
+      this.buckets.set(apiMethod, bucket);
     }
     return bucket.take();
   }
@@ -109,11 +99,10 @@ export class MethodThrottling {
  * those for every method (the local counterpart of the stack's `-c throttleRateLimit=…`; the test
  * harness raises them for the suites that measure something else than throttling).
  */
-export function localThrottleLimits(environment: NodeJS.ProcessEnv = process.env): MethodThrottleLimits {
+export function localThrottleLimits(environment: NodeJS.ProcessEnv = process.env): Throttle {
   const rate = environment.MUSEUM_THROTTLE_RATE_LIMIT || undefined;
   const burst = environment.MUSEUM_THROTTLE_BURST_LIMIT || undefined;
-  if (rate === undefined && burst === undefined)
-    return { authenticated: METHOD_THROTTLING.authenticated.production, unauthenticated: METHOD_THROTTLING.unauthenticated };
+  if (rate === undefined && burst === undefined) return METHOD_THROTTLING.api.production;
   const rateLimit = Number(rate);
   const burstLimit = Number(burst);
   if (!(rateLimit > 0) || !Number.isInteger(burstLimit) || burstLimit < 1) {
@@ -121,5 +110,5 @@ export function localThrottleLimits(environment: NodeJS.ProcessEnv = process.env
       `MUSEUM_THROTTLE_RATE_LIMIT and MUSEUM_THROTTLE_BURST_LIMIT must be set together: requests per second (> 0) and a burst (an integer >= 1), not "${rate}" and "${burst}"`,
     );
   }
-  return { authenticated: { rateLimit, burstLimit }, unauthenticated: { rateLimit, burstLimit } };
+  return { rateLimit, burstLimit };
 }

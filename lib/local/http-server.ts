@@ -4,6 +4,7 @@
 // the answer to a request that was already executed on the same connection (pipelining).
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { problemBody, type ProblemKind } from '../../functions/events/problems.ts';
 import { GATEWAY_RESPONSE_HEADERS } from '../../functions/http/gateway-responses.ts';
 
 export interface Answer {
@@ -23,15 +24,13 @@ export interface AccessLogEntry {
 }
 
 /**
- * A problem for what Node's HTTP parser or the gateway refuses before any route is known. These
- * say nothing specific to this API, so they use `about:blank` and the status phrase (RFC 9457 4.2.1).
+ * A problem for what Node's HTTP parser or the gateway refuses before any route is known, from the
+ * catalogue (FRONT_END_KINDS in functions/events/problems.ts): its type is under the API's problem
+ * namespace like every other answer's.
  */
-export function plainProblem(status: number, detail: string): Answer {
-  return {
-    statusCode: status,
-    headers: { ...GATEWAY_RESPONSE_HEADERS },
-    body: { type: 'about:blank', title: STATUS_CODES[status] ?? 'Error', status, detail },
-  };
+export function plainProblem(kind: ProblemKind, detail: string): Answer {
+  const body = problemBody(kind, detail);
+  return { statusCode: body.status, headers: { ...GATEWAY_RESPONSE_HEADERS }, body };
 }
 
 type ParserError = NodeJS.ErrnoException & { rawPacket?: Buffer; bytesParsed?: number };
@@ -53,18 +52,21 @@ function failedRequest(error: ParserError): string {
 function parserProblem(error: ParserError): Answer {
   switch (error.code) {
     case 'HPE_HEADER_OVERFLOW':
-      return plainProblem(431, 'The request line and headers exceed 16 KB');
+      return plainProblem('request-headers-too-large', 'The request line and headers exceed 16 KB');
     case 'HPE_HEADERS_TIMEOUT':
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return plainProblem(408, 'The request did not arrive in time');
+      return plainProblem('request-timeout', 'The request did not arrive in time');
     case 'HPE_INVALID_METHOD': {
       const method = /^[A-Z]+(?= )/.exec(failedRequest(error))?.[0];
       return method
-        ? plainProblem(501, `The method ${method} is not implemented by this API`)
-        : plainProblem(400, 'The request method is not valid (methods are case-sensitive: GET, POST, PATCH, DELETE, OPTIONS)');
+        ? plainProblem('not-implemented', `The method ${method} is not implemented by this API`)
+        : plainProblem(
+            'malformed-request',
+            'The request method is not valid (methods are case-sensitive: GET, POST, PATCH, DELETE, OPTIONS)',
+          );
     }
     default:
-      return plainProblem(400, 'The request is not valid HTTP/1.1 (request line, header syntax or message framing)');
+      return plainProblem('malformed-request', 'The request is not valid HTTP/1.1 (request line, header syntax or message framing)');
   }
 }
 
@@ -99,18 +101,18 @@ function headerLines(request: IncomingMessage, name: string): string[] {
 export function framingProblem(request: IncomingMessage): Answer | undefined {
   const hosts = headerLines(request, 'host');
   if (hosts.length === 0 && request.httpVersion !== '1.0')
-    return plainProblem(400, 'An HTTP/1.1 request must carry a Host header (RFC 9112 §3.2)');
+    return plainProblem('malformed-request', 'An HTTP/1.1 request must carry a Host header (RFC 9112 §3.2)');
   if (hosts.length > 1)
-    return plainProblem(400, `The request carries ${hosts.length} Host headers; exactly one is allowed (RFC 9112 §3.2)`);
+    return plainProblem('malformed-request', `The request carries ${hosts.length} Host headers; exactly one is allowed (RFC 9112 §3.2)`);
   if (hosts.length === 1 && !HOST_VALUE.test(hosts[0] as string))
-    return plainProblem(400, 'The Host header is not a host name or address with an optional port');
+    return plainProblem('malformed-request', 'The Host header is not a host name or address with an optional port');
   const codings = headerLines(request, 'transfer-encoding')
     .flatMap((value) => value.split(','))
     .map((coding) => coding.trim().toLowerCase());
   const unknown = codings.filter((coding) => coding !== 'chunked');
   if (unknown.length > 0)
-    return plainProblem(501, `The transfer coding ${unknown.join(', ')} is not implemented; only chunked is (RFC 9112 §6.1)`);
-  if (codings.length > 1) return plainProblem(400, 'chunked may be applied only once (RFC 9112 §7.1)');
+    return plainProblem('not-implemented', `The transfer coding ${unknown.join(', ')} is not implemented; only chunked is (RFC 9112 §6.1)`);
+  if (codings.length > 1) return plainProblem('malformed-request', 'chunked may be applied only once (RFC 9112 §7.1)');
   return undefined;
 }
 
@@ -200,7 +202,7 @@ function trackInFlight(request: IncomingMessage, response: ServerResponse) {
 }
 
 function startingUp(_request: IncomingMessage, response: ServerResponse) {
-  const { statusCode, headers, body } = plainProblem(503, 'The local API is starting; retry in a moment');
+  const { statusCode, headers, body } = plainProblem('service-unavailable', 'The local API is starting; retry in a moment');
   response.writeHead(statusCode, { ...headers, 'Retry-After': '1' });
   response.end(JSON.stringify(body));
 }
@@ -250,7 +252,7 @@ export function serve(
   server.on('clientError', (error: ParserError, socket: Duplex) => answerClientError(error, socket, accessLog));
   // This is no proxy: CONNECT (which Node hands over as a raw socket) is not implemented.
   server.on('connect', (request: IncomingMessage, socket: Duplex) => {
-    const answer = plainProblem(501, 'This server is not a proxy: CONNECT is not implemented');
+    const answer = plainProblem('not-implemented', 'This server is not a proxy: CONNECT is not implemented');
     writeRawAnswer(socket, answer);
     accessLog({ method: 'CONNECT', path: logPath(request.url), status: answer.statusCode, durationMs: 0 });
   });

@@ -34,7 +34,7 @@ import {
 } from '../openapi/mock-answers.ts';
 import { localDocuments, PUBLIC_DOCUMENT_PATHS } from '../openapi/public-documents.ts';
 import { AuthorizerEmulator } from './authorizer-emulator.ts';
-import { localThrottleLimits, MethodThrottling, type MethodThrottleLimits } from './gateway-throttling.ts';
+import { localThrottleLimits, MethodThrottling, type Throttle } from './gateway-throttling.ts';
 import { listenOnLoopback, logPath, plainProblem, serve, type AccessLogEntry } from './http-server.ts';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from './lambda-context.ts';
 import { LambdaFunctionError, LambdaThrottledError, LocalLambda, type FunctionConfiguration } from './lambda-runtime.ts';
@@ -78,8 +78,8 @@ export interface LocalApiGatewayOptions {
   corsAllowedOrigins?: string[];
   /** Called once per request; defaults to a JSON line on stdout. */
   accessLog?: (entry: AccessLogEntry) => void;
-  /** Method throttling (default: the deployed production limits, or MUSEUM_THROTTLE_RATE_LIMIT/BURST_LIMIT). */
-  throttleLimits?: MethodThrottleLimits;
+  /** Each method's throttle (default: the deployed production limits, or MUSEUM_THROTTLE_RATE_LIMIT/BURST_LIMIT). */
+  throttleLimits?: Throttle;
 }
 
 export interface LocalApiGateway {
@@ -191,7 +191,7 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
     }
     const url = parseTarget(request.url ?? '');
     if (url === 'dot-segment') throw new GatewayError('MISSING_AUTHENTICATION_TOKEN');
-    if (url === 'not-a-path') throw new GatewayAnswer(jsonAnswer(plainProblem(400, 'The request target is not a path')));
+    if (url === 'not-a-path') throw new GatewayAnswer(jsonAnswer(plainProblem('malformed-request', 'The request target is not a path')));
     // API Gateway routes by the method X-HTTP-Method-Override names, not the request line's
     // (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-known-issues.html);
     // the handlers refuse such requests (functions/http/method-override.ts).
@@ -240,7 +240,9 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
       unsupported: () => new GatewayError('UNSUPPORTED_MEDIA_TYPE'),
       malformed: () =>
         new GatewayAnswer(
-          jsonAnswer(plainProblem(400, 'The request body is not valid HTTP/1.1 message framing (chunk sizes are hexadecimal)')),
+          jsonAnswer(
+            plainProblem('malformed-request', 'The request body is not valid HTTP/1.1 message framing (chunk sizes are hexadecimal)'),
+          ),
         ),
     });
 

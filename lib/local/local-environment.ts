@@ -53,6 +53,15 @@ export function dynamoDbLocalPort(): number {
   return process.env.DYNAMODB_ENDPOINT ? 0 : Number(process.env.MUSEUM_DYNAMODB_PORT || 0);
 }
 
+/** The ports the stand-ins listen on (MUSEUM_SQS_PORT, MUSEUM_KMS_PORT, MUSEUM_SECRETS_MANAGER_PORT), 0 for any free one. */
+export function standInPorts(): { sqs: number; kms: number; secretsManager: number } {
+  return {
+    sqs: Number(process.env.MUSEUM_SQS_PORT || 0),
+    kms: Number(process.env.MUSEUM_KMS_PORT || 0),
+    secretsManager: Number(process.env.MUSEUM_SECRETS_MANAGER_PORT || 0),
+  };
+}
+
 export async function localDynamoDb(signal?: AbortSignal): Promise<{ endpoint: string; started?: DynamoDbLocal }> {
   if (process.env.DYNAMODB_ENDPOINT) return { endpoint: process.env.DYNAMODB_ENDPOINT };
   const port = dynamoDbLocalPort();

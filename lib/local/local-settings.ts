@@ -36,6 +36,9 @@ const TABLE_NAME: Rule = {
 export const SETTINGS = {
   PORT: { schema: integerFrom(0, 65_535), accepted: 'a port number from 0 to 65535 (0: any free port)' },
   MUSEUM_DYNAMODB_PORT: { schema: integerFrom(0, 65_535), accepted: 'a port number from 0 to 65535 (0 or unset: any free port)' },
+  MUSEUM_SQS_PORT: { schema: integerFrom(0, 65_535), accepted: 'a port number from 0 to 65535 (0 or unset: any free port)' },
+  MUSEUM_KMS_PORT: { schema: integerFrom(0, 65_535), accepted: 'a port number from 0 to 65535 (0 or unset: any free port)' },
+  MUSEUM_SECRETS_MANAGER_PORT: { schema: integerFrom(0, 65_535), accepted: 'a port number from 0 to 65535 (0 or unset: any free port)' },
   MUSEUM_ADMIN_PASSWORD: {
     schema: v.pipe(
       v.string(),
@@ -160,6 +163,25 @@ export function settingProblems(
   const port = Number(env.PORT || 3000);
   if (names.includes('PORT') && env.MUSEUM_DYNAMODB_PORT && Number(env.MUSEUM_DYNAMODB_PORT) === port && port !== 0) {
     problems.push(`MUSEUM_DYNAMODB_PORT=${env.MUSEUM_DYNAMODB_PORT} is the API's own PORT: use another port for DynamoDB Local.`);
+  }
+  if (names.includes('PORT')) problems.push(...sharedPorts(env, port));
+  return problems;
+}
+
+/** The stand-ins' port settings, each a listener of its own. */
+const STAND_IN_PORTS = ['MUSEUM_SQS_PORT', 'MUSEUM_KMS_PORT', 'MUSEUM_SECRETS_MANAGER_PORT'] as const;
+
+/** One line per stand-in port setting that names a port another listener of the run was given (PORT, DynamoDB Local's, another stand-in's). */
+function sharedPorts(env: NodeJS.ProcessEnv, apiPort: number): string[] {
+  const taken = new Map<number, string>([[apiPort, 'PORT']]);
+  if (env.MUSEUM_DYNAMODB_PORT) taken.set(Number(env.MUSEUM_DYNAMODB_PORT), 'MUSEUM_DYNAMODB_PORT');
+  const problems: string[] = [];
+  for (const name of STAND_IN_PORTS) {
+    const port = Number(env[name] || 0);
+    if (port === 0) continue;
+    const other = taken.get(port);
+    if (other) problems.push(`${name}=${port} is also ${other}: give each listener of the run its own port.`);
+    else taken.set(port, name);
   }
   return problems;
 }

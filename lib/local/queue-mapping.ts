@@ -7,9 +7,9 @@
 //   stand-in hands out no message of a group with one in flight, so the invocations are as many as
 //   the groups with a message ready, up to the maximum. Lambda documents no ramp-up for FIFO queues;
 //   none is modelled.
-// - Partial batch responses: an item failure whose identifier is empty, null or names no message
-//   of the batch makes the whole batch a failure (services-sqs-errorhandling.html); so does a
-//   function error, and the batch returns after its visibility timeout.
+// - Partial batch responses: what stays in the queue is messagesToKeep (sqs-partial-batch.ts): an
+//   invalid answer or item failure keeps the whole batch (services-sqs-errorhandling.html); so does
+//   a function error, and the batch returns after its visibility timeout.
 // - Stopping (the local run's own event, which has no AWS counterpart): no batch is taken any more,
 //   invocations under way may finish for `stopWaitMs` (an attempt is bounded at 10 s), and the
 //   messages of any still running are made visible again at once (ChangeMessageVisibility 0), so a
@@ -17,6 +17,7 @@
 // https://docs.aws.amazon.com/lambda/latest/dg/with-sqs.html
 // https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-scaling.html
 // https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-errorhandling.html
+import { messagesToKeep } from './sqs-partial-batch.ts';
 import type { LocalSqs, ReceivedMessage } from './sqs-stand-in.ts';
 
 export interface QueueMappingOptions {
@@ -37,22 +38,6 @@ export interface QueueMappingOptions {
 export interface QueueMapping {
   /** Takes no more batches; resolves once every invocation has finished or had its messages returned. */
   stop(): Promise<void>;
-}
-
-/**
- * The messages a partial batch response reports failed: undefined when it names none (an empty or
- * null list, or no answer), every message when one identifier is not a string naming a message of
- * the batch (services-sqs-errorhandling.html, "Success and failure conditions").
- */
-export function failedMessages(batch: readonly ReceivedMessage[], answer: unknown): Set<string> | undefined {
-  const failures = typeof answer === 'object' && answer !== null && 'batchItemFailures' in answer ? answer.batchItemFailures : undefined;
-  if (!Array.isArray(failures) || failures.length === 0) return undefined;
-  const ids = new Set(batch.map((message) => message.messageId));
-  const named = failures.map((failure: unknown) =>
-    typeof failure === 'object' && failure !== null && 'itemIdentifier' in failure ? failure.itemIdentifier : undefined,
-  );
-  if (named.every((id): id is string => typeof id === 'string' && ids.has(id))) return new Set(named);
-  return ids;
 }
 
 export function startQueueMapping(options: QueueMappingOptions): QueueMapping {
@@ -79,8 +64,8 @@ export function startQueueMapping(options: QueueMappingOptions): QueueMapping {
 
   async function invokeBatch(messages: ReceivedMessage[]): Promise<void> {
     try {
-      const failed = failedMessages(messages, await options.invoke(lambdaEvent(messages)));
-      for (const message of messages) if (!failed?.has(message.messageId)) sqs.delete(queueName, message.receiptHandle);
+      const kept = messagesToKeep(messages, await options.invoke(lambdaEvent(messages)));
+      for (const message of messages) if (!kept.has(message.messageId)) sqs.delete(queueName, message.receiptHandle);
     } catch (error) {
       // A function error: the whole batch returns after its visibility timeout.
       if (!stopping) options.log(`webhooks: the delivery function failed (${error instanceof Error ? error.message : String(error)})`);

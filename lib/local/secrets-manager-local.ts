@@ -12,10 +12,11 @@
 // request's `SecretId` is the secret's name or ARN; the answer carries ARN, Name, VersionId,
 // SecretString, VersionStages and CreatedDate; an unknown secret is a 400
 // `ResourceNotFoundException`. Like DynamoDB Local here (lib/local/dynamodb-local.ts), it answers
-// only the run's own access key id: other local users of the machine cannot read the key.
+// only the run's own access key id (lib/local/aws-json-endpoint.ts): other local users of the
+// machine cannot read the key.
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { AwsJsonError, startAwsJsonEndpoint } from './aws-json-endpoint.ts';
 import { LOCAL_REGION } from './dynamodb-local.ts';
 
 /** What the local run calls the credential keys' secret (CREDENTIAL_KEYS_SECRET of the functions). */
@@ -30,30 +31,11 @@ export interface SecretsManagerLocal {
   close(): Promise<void>;
 }
 
+/** Secrets Manager's answer to a request without the run's key id (as AWS answers an unknown one). */
+const invalidToken = () => new AwsJsonError('UnrecognizedClientException', 'The security token included in the request is invalid.');
+
 function secretArn(name: string): string {
   return `arn:aws:secretsmanager:${LOCAL_REGION}:${LOCAL_ACCOUNT}:secret:${name}`;
-}
-
-function answer(response: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  response.writeHead(status, { 'Content-Type': 'application/x-amz-json-1.1', 'Content-Length': Buffer.byteLength(text) });
-  response.end(text);
-}
-
-/** A JSON 1.1 error: HTTP 400 with the error's type in `__type`. */
-function failure(type: string, message: string): [number, unknown] {
-  return [400, { __type: type, message, Message: message }];
-}
-
-async function body(request: IncomingMessage): Promise<string | undefined> {
-  let size = 0;
-  const chunks: Buffer[] = [];
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_REQUEST_BYTES) return undefined;
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /**
@@ -63,69 +45,47 @@ async function body(request: IncomingMessage): Promise<string | undefined> {
 export async function startSecretsManagerLocal(options: {
   secrets: Record<string, string>;
   accessKeyId: string;
+  /** MUSEUM_SECRETS_MANAGER_PORT; 0 or unset: any free port. */
+  port?: number;
 }): Promise<SecretsManagerLocal> {
   const byId = new Map<string, { name: string; file: string }>();
   for (const [name, file] of Object.entries(options.secrets)) {
     byId.set(name, { name, file });
     byId.set(secretArn(name), { name, file });
   }
-  /** The answer to one request: status and JSON body. */
-  const handle = async (request: IncomingMessage): Promise<[number, unknown]> => {
-    const text = await body(request);
-    if (request.method !== 'POST' || request.url !== '/' || text === undefined)
-      return failure('InvalidRequestException', 'Not a Secrets Manager request.');
-    // SigV4's Authorization header names the access key id: `Credential=<id>/<date>/...`.
-    const keyId = /Credential=([^/,\s]+)\//.exec(request.headers.authorization ?? '')?.[1];
-    if (keyId !== options.accessKeyId)
-      return failure('UnrecognizedClientException', 'The security token included in the request is invalid.');
-    const target = request.headers['x-amz-target'];
-    if (target !== 'secretsmanager.GetSecretValue') return failure('UnknownOperationException', `${String(target)} is not served locally.`);
-    let secretId: unknown;
-    try {
-      secretId = (JSON.parse(text) as { SecretId?: unknown }).SecretId;
-    } catch {
-      return failure('SerializationException', 'The request body is not JSON.');
-    }
-    const secret = typeof secretId === 'string' ? byId.get(secretId) : undefined;
-    if (!secret) return failure('ResourceNotFoundException', "Secrets Manager can't find the specified secret.");
-    let value: string;
-    try {
-      value = await readFile(secret.file, 'utf8');
-    } catch {
-      return failure('ResourceNotFoundException', "Secrets Manager can't find the specified secret value for staging label: AWSCURRENT");
-    }
-    const digest = createHash('sha256').update(value).digest('hex');
-    return [
-      200,
-      {
-        ARN: secretArn(secret.name),
-        Name: secret.name,
-        // A version id per content, shaped like AWS's (a UUID): it changes when the file does.
-        VersionId: [digest.slice(0, 8), digest.slice(8, 12), digest.slice(12, 16), digest.slice(16, 20), digest.slice(20, 32)].join('-'),
-        SecretString: value,
-        VersionStages: ['AWSCURRENT'],
-        CreatedDate: Math.floor(Date.now() / 1000),
+  const served = await startAwsJsonEndpoint({
+    name: 'Secrets Manager',
+    contentType: 'application/x-amz-json-1.1',
+    accessKeyId: options.accessKeyId,
+    ...(options.port ? { port: options.port } : {}),
+    maxRequestBytes: MAX_REQUEST_BYTES,
+    unsigned: invalidToken,
+    foreignKey: invalidToken,
+    operations: {
+      GetSecretValue: async (input) => {
+        const secret = typeof input.SecretId === 'string' ? byId.get(input.SecretId) : undefined;
+        if (!secret) throw new AwsJsonError('ResourceNotFoundException', "Secrets Manager can't find the specified secret.");
+        let value: string;
+        try {
+          value = await readFile(secret.file, 'utf8');
+        } catch {
+          throw new AwsJsonError(
+            'ResourceNotFoundException',
+            "Secrets Manager can't find the specified secret value for staging label: AWSCURRENT",
+          );
+        }
+        const digest = createHash('sha256').update(value).digest('hex');
+        return {
+          ARN: secretArn(secret.name),
+          Name: secret.name,
+          // A version id per content, shaped like AWS's (a UUID): it changes when the file does.
+          VersionId: [digest.slice(0, 8), digest.slice(8, 12), digest.slice(12, 16), digest.slice(16, 20), digest.slice(20, 32)].join('-'),
+          SecretString: value,
+          VersionStages: ['AWSCURRENT'],
+          CreatedDate: Math.floor(Date.now() / 1000),
+        };
       },
-    ];
-  };
-  const server = createServer((request, response) => {
-    handle(request).then(
-      ([status, json]) => answer(response, status, json),
-      () => answer(response, 500, { __type: 'InternalServiceError', message: 'The local stand-in failed.' }),
-    );
+    },
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return { endpoint: served.url, close: () => served.close() };
 }

@@ -1,33 +1,54 @@
-// The local run's SQS: the queues of the webhook pipeline with the behaviour the pipeline relies
-// on, reached by the functions through the SDK (AWS_ENDPOINT_URL_SQS, the JSON protocol) and by the
-// local event source mapping in-process (it stands in for Lambda's poller, which is AWS's own).
+// The local run's SQS: the queues of the webhook pipeline with the rules the pipeline relies on,
+// reached by the functions through the SDK (AWS_ENDPOINT_URL_SQS, the JSON protocol:
+// lib/local/sqs-api.ts) and by the local event source mapping in-process (it stands in for
+// Lambda's poller, which is AWS's own). Each rule follows the SQS page it cites:
 // - FIFO: messages of one group are received in the order sent, and none of a group while an
-//   earlier one of it is in flight; a deduplication id seen in the last 5 minutes is accepted
-//   but not queued again.
-// - Visibility: a received message is invisible for the queue's visibility timeout, or what
-//   ChangeMessageVisibility sets (0 to 43,200 s); ApproximateReceiveCount counts receives.
+//   earlier one of it is in flight; MessageGroupId and (without content-based deduplication)
+//   MessageDeduplicationId are required; a deduplication id seen in the last 5 minutes is
+//   accepted, answered with the first message's id, and not queued again; DelaySeconds is a queue
+//   setting only (a message's own non-zero DelaySeconds is refused; the send's checks are in
+//   lib/local/sqs-errors.ts).
+//   https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/FIFO-queues-understanding-logic.html
+//   https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SendMessage.html
+// - Size: a message body is 1 byte to 1 MiB (1,048,576 bytes), a batch's bodies together at most 1 MiB.
+//   https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/quotas-messages.html
+// - Visibility: a received message is invisible for the queue's visibility timeout or the
+//   receive's VisibilityTimeout; ChangeMessageVisibility sets 0 to 43,200 s from now, refused when
+//   that is later than 12 hours after the receive ("greater than the maximum time left"), or when
+//   the message is not in flight under that receipt handle. A receipt handle this queue never
+//   issued is invalid; an earlier receive's handle deletes nothing (DeleteMessage succeeds).
+//   https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_ChangeMessageVisibility.html
+//   https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_DeleteMessage.html
+//   https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-visibility-timeout.html
+// - ReceiveMessage: 1 to 10 messages; ApproximateReceiveCount counts receives.
+//   https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_ReceiveMessage.html
 // - Redrive: a message received maxReceiveCount times and not deleted moves to the dead-letter
-//   queue instead of being received again; StartMessageMoveTask moves dead letters back.
-// - Retention: a message older than the retention period is dropped.
-// State is kept in memory and, with a data directory, written to <data>/webhooks/sqs.json after
-// each change, so queued deliveries survive a restart of the local run.
-// https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/FIFO-queues-understanding-logic.html
-// https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-visibility-timeout.html
-// https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-dead-letter-queues.html
-// https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_StartMessageMoveTask.html
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { AwsJsonError, startAwsJsonEndpoint, text, type AwsJsonEndpoint } from './aws-json-endpoint.ts';
+//   queue instead of being received again, keeping its enqueue time from a standard queue and
+//   starting a new one from a FIFO queue; StartMessageMoveTask moves dead letters back.
+//   https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-dead-letter-queues.html
+//   https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/setting-up-dead-letter-queue-retention.html
+//   https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_StartMessageMoveTask.html
+// - Retention: a message enqueued longer ago than the retention period is dropped.
+// State is kept in memory and, with a data directory, written to <data>/webhooks/sqs.json (0600,
+// in a 0700 directory: the bodies are partners' deliveries) after each change, so queued
+// deliveries survive a restart of the local run.
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { text } from './aws-json-endpoint.ts';
+import { writePrivateFile } from './private-files.ts';
+import { checkOutgoing, invalidValue, SQS_ERRORS, type OutgoingMessage } from './sqs-errors.ts';
 
 export const LOCAL_ACCOUNT = '000000000000';
 const DEDUPLICATION_MS = 5 * 60_000;
-const MAX_VISIBILITY_SECONDS = 43_200;
+/** The longest visibility timeout, and the longest a message stays in flight from its receive: 12 hours. */
+export const MAX_VISIBILITY_SECONDS = 43_200;
 
 export interface QueueSettings {
   name: string;
   visibilityTimeoutSeconds: number;
   retentionSeconds: number;
+  /** The queue's DelaySeconds (0 to 900); the only delay a FIFO queue has. */
+  delaySeconds?: number;
   /** The redrive policy: after this many receives, the message moves to `deadLetterQueue`. */
   redrive?: { deadLetterQueue: string; maxReceiveCount: number };
 }
@@ -36,11 +57,18 @@ export interface QueuedMessage {
   messageId: string;
   body: string;
   groupId?: string;
+  deduplicationId?: string;
+  /** SentTimestamp: when it was sent. */
   sentAt: number;
+  /** When it entered this queue: retention counts from it. */
+  enqueuedAt: number;
   receiveCount: number;
+  firstReceivedAt?: number;
+  /** The last receive: its time (the 12-hour bound counts from it) and its receipt handle. */
+  receivedAt?: number;
+  receiptHandle?: string;
   /** Epoch ms when it may be received (again). */
   visibleAt: number;
-  receiptHandle?: string;
   /** Where it was first sent (the source of a redrive). */
   sourceQueue: string;
 }
@@ -48,29 +76,38 @@ export interface QueuedMessage {
 interface Queue {
   settings: QueueSettings;
   messages: QueuedMessage[];
-  deduplication: Map<string, number>;
+  /** Deduplication id -> the message id it was first sent as, and until when it is remembered. */
+  deduplication: Map<string, { messageId: string; until: number }>;
 }
 
 export interface ReceivedMessage {
   messageId: string;
   receiptHandle: string;
   body: string;
-  attributes: { ApproximateReceiveCount: string; SentTimestamp: string; MessageGroupId?: string; ApproximateFirstReceiveTimestamp: string };
+  attributes: Record<string, string>;
 }
+
+const isFifo = (queue: Queue) => queue.settings.name.endsWith('.fifo');
 
 export class LocalSqs {
   private readonly queues = new Map<string, Queue>();
   private readonly stateFile: string | undefined;
+  /** Signs receipt handles: a handle this run's queues did not issue is recognised as invalid. */
+  private readonly handleKey = randomBytes(32);
+  private readonly waiters = new Set<() => void>();
   private saveScheduled = false;
   /** Called when a message becomes receivable (sent, or made visible at once): the poller need not wait. */
   onMessage: () => void = () => undefined;
 
   constructor(queues: QueueSettings[], stateFile?: string) {
     this.stateFile = stateFile;
-    const saved =
-      stateFile && existsSync(stateFile) ? (JSON.parse(readFileSync(stateFile, 'utf8')) as Record<string, QueuedMessage[]>) : {};
-    for (const settings of queues)
-      this.queues.set(settings.name, { settings, messages: saved[settings.name] ?? [], deduplication: new Map() });
+    type Saved = Omit<QueuedMessage, 'enqueuedAt'> & Partial<Pick<QueuedMessage, 'enqueuedAt'>>;
+    const saved = stateFile && existsSync(stateFile) ? (JSON.parse(readFileSync(stateFile, 'utf8')) as Record<string, Saved[]>) : {};
+    for (const settings of queues) {
+      // Files of earlier versions have no enqueuedAt: they were enqueued when sent.
+      const messages = (saved[settings.name] ?? []).map((message) => ({ ...message, enqueuedAt: message.enqueuedAt ?? message.sentAt }));
+      this.queues.set(settings.name, { settings, messages, deduplication: new Map() });
+    }
   }
 
   queueUrl(endpoint: string, name: string): string {
@@ -80,59 +117,111 @@ export class LocalSqs {
   private queue(nameOrUrl: unknown): Queue {
     const name = text(nameOrUrl).split('/').pop() ?? '';
     const queue = this.queues.get(name);
-    if (!queue) throw new AwsJsonError('AWS.SimpleQueueService.NonExistentQueue', 'The specified queue does not exist.');
+    if (!queue) throw SQS_ERRORS.QueueDoesNotExist('The specified queue does not exist.');
     return queue;
   }
 
-  private save(): void {
+  private changed(receivable = false): void {
+    if (receivable) {
+      this.onMessage();
+      for (const wake of [...this.waiters]) wake();
+    }
     if (!this.stateFile || this.saveScheduled) return;
     this.saveScheduled = true;
     setImmediate(() => {
       this.saveScheduled = false;
-      const file = this.stateFile as string;
-      mkdirSync(dirname(file), { recursive: true });
       const state = Object.fromEntries([...this.queues].map(([name, queue]) => [name, queue.messages]));
-      writeFileSync(`${file}.tmp`, JSON.stringify(state));
-      renameSync(`${file}.tmp`, file);
+      writePrivateFile(this.stateFile as string, JSON.stringify(state));
     });
   }
 
-  send(queueName: string, entry: { body: string; groupId?: string; deduplicationId?: string }, now = Date.now()): string {
+  /** Resolves when a message may have become receivable, or after `ms` (long polling). */
+  waitForMessage(ms: number): Promise<void> {
+    return new Promise((done) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.waiters.delete(wake);
+        done();
+      };
+      const timer = setTimeout(wake, ms);
+      timer.unref();
+      this.waiters.add(wake);
+    });
+  }
+
+  send(queueName: string, entry: OutgoingMessage, now = Date.now()): string {
     const queue = this.queue(queueName);
-    const fifo = queue.settings.name.endsWith('.fifo');
-    if (fifo && !entry.groupId) throw new AwsJsonError('MissingParameter', 'The request must contain the parameter MessageGroupId.');
-    if (fifo) {
-      // Content-based deduplication is not enabled on these queues: the id is required.
-      if (!entry.deduplicationId)
-        throw new AwsJsonError(
-          'InvalidParameterValue',
-          'The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly',
-        );
-      for (const [id, until] of queue.deduplication) if (until <= now) queue.deduplication.delete(id);
-      const seen = queue.deduplication.has(entry.deduplicationId);
-      if (seen) return createHash('sha256').update(entry.deduplicationId).digest('hex').slice(0, 32);
-      queue.deduplication.set(entry.deduplicationId, now + DEDUPLICATION_MS);
+    checkOutgoing(isFifo(queue), entry);
+    if (entry.deduplicationId !== undefined && isFifo(queue)) {
+      for (const [id, seen] of queue.deduplication) if (seen.until <= now) queue.deduplication.delete(id);
+      const seen = queue.deduplication.get(entry.deduplicationId);
+      if (seen) return seen.messageId;
     }
     const messageId = randomUUID();
+    if (entry.deduplicationId !== undefined && isFifo(queue))
+      queue.deduplication.set(entry.deduplicationId, { messageId, until: now + DEDUPLICATION_MS });
+    // A FIFO message's DelaySeconds can only be 0 (checkOutgoing), which leaves the queue's.
+    const delay = (isFifo(queue) ? undefined : entry.delaySeconds) ?? queue.settings.delaySeconds ?? 0;
     queue.messages.push({
       messageId,
       body: entry.body,
       ...(entry.groupId ? { groupId: entry.groupId } : {}),
+      ...(entry.deduplicationId && isFifo(queue) ? { deduplicationId: entry.deduplicationId } : {}),
       sentAt: now,
+      enqueuedAt: now,
       receiveCount: 0,
-      visibleAt: now,
+      visibleAt: now + delay * 1000,
       sourceQueue: queue.settings.name,
     });
-    this.save();
-    this.onMessage();
+    this.changed(delay === 0);
     return messageId;
   }
 
-  /** Up to `max` messages, FIFO groups in order and one group at a time in flight; dead letters are moved on the way. */
-  receive(queueName: string, max: number, now = Date.now()): ReceivedMessage[] {
+  /** A receipt handle for this receive of `message`, signed so that an invented one is recognised. */
+  private receiptHandle(queue: Queue, message: QueuedMessage): string {
+    const payload = Buffer.from(JSON.stringify([queue.settings.name, message.messageId, message.receiveCount, randomUUID()])).toString(
+      'base64url',
+    );
+    return `${payload}.${createHmac('sha256', this.handleKey).update(payload).digest('base64url')}`;
+  }
+
+  /** True when this queue issued `handle` (to any receive of any message, current or not). */
+  private issued(queue: Queue, handle: string): boolean {
+    const [payload = '', signature] = handle.split('.');
+    if (signature !== createHmac('sha256', this.handleKey).update(payload).digest('base64url')) return false;
+    try {
+      return (JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as unknown[])[0] === queue.settings.name;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Moves a message received maxReceiveCount times to the dead-letter queue; true if it moved. */
+  private deadLetter(queue: Queue, message: QueuedMessage, now: number): boolean {
+    const redrive = queue.settings.redrive;
+    if (!redrive || message.receiveCount < redrive.maxReceiveCount) return false;
+    queue.messages.splice(queue.messages.indexOf(message), 1);
+    const { receiptHandle: _handle, ...kept } = message;
+    // Standard queues keep the enqueue time; "for FIFO queues, the enqueue timestamp resets when
+    // the message is moved to a dead-letter queue" (setting-up-dead-letter-queue-retention.html).
+    this.queue(redrive.deadLetterQueue).messages.push({ ...kept, visibleAt: now, ...(isFifo(queue) ? { enqueuedAt: now } : {}) });
+    return true;
+  }
+
+  /**
+   * Up to `max` (1 to 10) messages, FIFO groups in order and one group at a time in flight; dead
+   * letters are moved on the way. `visibilityTimeoutSeconds` overrides the queue's for this receive.
+   */
+  receive(queueName: string, max: number, options: { now?: number; visibilityTimeoutSeconds?: number } = {}): ReceivedMessage[] {
+    const now = options.now ?? Date.now();
     const queue = this.queue(queueName);
-    queue.messages = queue.messages.filter((message) => message.sentAt + queue.settings.retentionSeconds * 1000 > now);
-    const fifo = queue.settings.name.endsWith('.fifo');
+    if (!Number.isInteger(max) || max < 1 || max > 10)
+      throw invalidValue('MaxNumberOfMessages', max, 'Must be between 1 and 10, if provided.');
+    const visibility = options.visibilityTimeoutSeconds ?? queue.settings.visibilityTimeoutSeconds;
+    const stored = queue.messages.length;
+    queue.messages = queue.messages.filter((message) => message.enqueuedAt + queue.settings.retentionSeconds * 1000 > now);
+    let moved = queue.messages.length !== stored;
+    const fifo = isFifo(queue);
     const lockedGroups = new Set<string>();
     const received: ReceivedMessage[] = [];
     for (const message of [...queue.messages]) {
@@ -143,59 +232,58 @@ export class LocalSqs {
         if (fifo && group !== undefined) lockedGroups.add(group);
         continue;
       }
-      const redrive = queue.settings.redrive;
-      if (redrive && message.receiveCount >= redrive.maxReceiveCount) {
-        // "If the source queue ... the message is moved to the dead-letter queue" when it would be received beyond the count.
-        queue.messages.splice(queue.messages.indexOf(message), 1);
-        const { receiptHandle: _handle, ...kept } = message;
-        this.queue(redrive.deadLetterQueue).messages.push({ ...kept, visibleAt: now });
+      if (this.deadLetter(queue, message, now)) {
+        moved = true;
         continue;
       }
       message.receiveCount++;
-      message.receiptHandle = randomBytes(24).toString('base64url');
-      message.visibleAt = now + queue.settings.visibilityTimeoutSeconds * 1000;
+      message.firstReceivedAt ??= now;
+      message.receivedAt = now;
+      message.receiptHandle = this.receiptHandle(queue, message);
+      message.visibleAt = now + visibility * 1000;
       received.push({
         messageId: message.messageId,
         receiptHandle: message.receiptHandle,
         body: message.body,
-        attributes: {
-          ApproximateReceiveCount: String(message.receiveCount),
-          SentTimestamp: String(message.sentAt),
-          ApproximateFirstReceiveTimestamp: String(now),
-          ...(group !== undefined ? { MessageGroupId: group } : {}),
-        },
+        attributes: attributes(message),
       });
     }
-    if (received.length > 0) this.save();
+    if (moved || received.length > 0) this.changed();
     return received;
   }
 
-  private byHandle(queue: Queue, receiptHandle: unknown): QueuedMessage {
-    const message = queue.messages.find((candidate) => candidate.receiptHandle === receiptHandle);
-    if (!message) throw new AwsJsonError('ReceiptHandleIsInvalid', 'The input receipt handle is invalid.');
+  /** The message `handle` names while it is in flight under that handle; refusals as ChangeMessageVisibility answers them. */
+  private inFlight(queue: Queue, handle: string, now: number): QueuedMessage {
+    if (!this.issued(queue, handle)) throw SQS_ERRORS.ReceiptHandleIsInvalid('The input receipt handle is invalid.');
+    const message = queue.messages.find((candidate) => candidate.receiptHandle === handle);
+    if (!message || message.visibleAt <= now) throw SQS_ERRORS.MessageNotInflight('The message referred to is not in flight.');
     return message;
   }
 
   changeVisibility(queueName: string, receiptHandle: string, seconds: number, now = Date.now()): void {
     const queue = this.queue(queueName);
-    if (!Number.isInteger(seconds) || seconds < 0 || seconds > MAX_VISIBILITY_SECONDS) {
-      throw new AwsJsonError(
-        'InvalidParameterValue',
-        `Value ${seconds} for parameter VisibilityTimeout is invalid. Reason: Must be between 0 and 43200.`,
+    if (!Number.isInteger(seconds) || seconds < 0 || seconds > MAX_VISIBILITY_SECONDS)
+      throw invalidValue('VisibilityTimeout', seconds, `Must be between 0 and ${MAX_VISIBILITY_SECONDS}.`);
+    const message = this.inFlight(queue, receiptHandle, now);
+    // "If you attempt to set the VisibilityTimeout to a value greater than the maximum time left,
+    // Amazon SQS returns an error" (API_ChangeMessageVisibility): 12 hours from the receive.
+    if (now + seconds * 1000 > (message.receivedAt ?? now) + MAX_VISIBILITY_SECONDS * 1000)
+      throw invalidValue(
+        'VisibilityTimeout',
+        seconds,
+        `Total VisibilityTimeout for the message is beyond the limit [${MAX_VISIBILITY_SECONDS} seconds].`,
       );
-    }
-    const message = this.byHandle(queue, receiptHandle);
-    if (message.visibleAt <= now) throw new AwsJsonError('MessageNotInflight', 'The message is not in flight.');
     message.visibleAt = now + seconds * 1000;
-    this.save();
-    if (seconds === 0) this.onMessage();
+    this.changed(seconds === 0);
   }
 
+  /** Deletes the message received with `receiptHandle`; an earlier receive's handle deletes nothing. */
   delete(queueName: string, receiptHandle: string): void {
     const queue = this.queue(queueName);
+    if (!this.issued(queue, receiptHandle)) throw SQS_ERRORS.ReceiptHandleIsInvalid('The input receipt handle is invalid.');
     const index = queue.messages.findIndex((candidate) => candidate.receiptHandle === receiptHandle);
     if (index >= 0) queue.messages.splice(index, 1);
-    this.save();
+    this.changed();
   }
 
   /** Moves every message of a dead-letter queue back to the queue it came from (StartMessageMoveTask without a destination). */
@@ -206,8 +294,7 @@ export class LocalSqs {
       const { receiptHandle: _handle, ...kept } = message;
       this.queue(message.sourceQueue).messages.push({ ...kept, receiveCount: 0, visibleAt: now });
     }
-    this.save();
-    this.onMessage();
+    this.changed(true);
     return moved.length;
   }
 
@@ -225,82 +312,16 @@ export class LocalSqs {
       .map((message) => message.visibleAt);
     return times.length > 0 ? Math.min(...times) : undefined;
   }
+}
 
-  /** The SDK's JSON protocol over HTTP, for the functions. */
-  serve(): Promise<AwsJsonEndpoint> {
-    const fail = (error: unknown) => {
-      const known = error instanceof AwsJsonError ? error : new AwsJsonError('InternalError', (error as Error).message);
-      return { SenderFault: true, Code: known.type, Message: known.message };
-    };
-    return startAwsJsonEndpoint('application/x-amz-json-1.0', {
-      SendMessage: (input) => ({
-        MessageId: this.send(text(input.QueueUrl), {
-          body: text(input.MessageBody),
-          ...(input.MessageGroupId ? { groupId: text(input.MessageGroupId) } : {}),
-          ...(input.MessageDeduplicationId ? { deduplicationId: text(input.MessageDeduplicationId) } : {}),
-        }),
-        // The SDK checks it against the body it sent (as for SendMessageBatch below).
-        MD5OfMessageBody: createHash('md5').update(text(input.MessageBody)).digest('hex'),
-      }),
-      SendMessageBatch: (input) => {
-        const entries = input.Entries as { Id: string; MessageBody: string; MessageGroupId?: string; MessageDeduplicationId?: string }[];
-        if (entries.length === 0 || entries.length > 10)
-          throw new AwsJsonError('AWS.SimpleQueueService.TooManyEntriesInBatchRequest', 'A batch holds 1 to 10 entries.');
-        const Successful: unknown[] = [];
-        const Failed: unknown[] = [];
-        for (const entry of entries) {
-          try {
-            const MessageId = this.send(text(input.QueueUrl), {
-              body: entry.MessageBody,
-              ...(entry.MessageGroupId ? { groupId: entry.MessageGroupId } : {}),
-              ...(entry.MessageDeduplicationId ? { deduplicationId: entry.MessageDeduplicationId } : {}),
-            });
-            Successful.push({ Id: entry.Id, MessageId, MD5OfMessageBody: createHash('md5').update(entry.MessageBody).digest('hex') });
-          } catch (error) {
-            Failed.push({ Id: entry.Id, ...fail(error) });
-          }
-        }
-        return { Successful, Failed };
-      },
-      ReceiveMessage: (input) => ({
-        Messages: this.receive(text(input.QueueUrl), Number(input.MaxNumberOfMessages ?? 1)).map((message) => ({
-          MessageId: message.messageId,
-          ReceiptHandle: message.receiptHandle,
-          Body: message.body,
-          MD5OfBody: createHash('md5').update(message.body).digest('hex'),
-          Attributes: message.attributes,
-        })),
-      }),
-      DeleteMessage: (input) => {
-        this.delete(text(input.QueueUrl), text(input.ReceiptHandle));
-        return {};
-      },
-      ChangeMessageVisibility: (input) => {
-        this.changeVisibility(text(input.QueueUrl), text(input.ReceiptHandle), Number(input.VisibilityTimeout));
-        return {};
-      },
-      ChangeMessageVisibilityBatch: (input) => {
-        const Successful: unknown[] = [];
-        const Failed: unknown[] = [];
-        for (const entry of input.Entries as { Id: string; ReceiptHandle: string; VisibilityTimeout: number }[]) {
-          try {
-            this.changeVisibility(text(input.QueueUrl), entry.ReceiptHandle, entry.VisibilityTimeout);
-            Successful.push({ Id: entry.Id });
-          } catch (error) {
-            Failed.push({ Id: entry.Id, ...fail(error) });
-          }
-        }
-        return { Successful, Failed };
-      },
-      GetQueueAttributes: (input) => {
-        const { visible, notVisible } = this.counts(text(input.QueueUrl));
-        return { Attributes: { ApproximateNumberOfMessages: String(visible), ApproximateNumberOfMessagesNotVisible: String(notVisible) } };
-      },
-      StartMessageMoveTask: (input) => {
-        const source = text(input.SourceArn).split(':').pop() ?? '';
-        this.redrive(source);
-        return { TaskHandle: randomUUID() };
-      },
-    });
-  }
+/** The message's system attributes, as a receive asking for All gets them. */
+function attributes(message: QueuedMessage): Record<string, string> {
+  return {
+    ApproximateReceiveCount: String(message.receiveCount),
+    SentTimestamp: String(message.sentAt),
+    ApproximateFirstReceiveTimestamp: String(message.firstReceivedAt ?? message.receivedAt),
+    SenderId: LOCAL_ACCOUNT,
+    ...(message.groupId !== undefined ? { MessageGroupId: message.groupId } : {}),
+    ...(message.deduplicationId !== undefined ? { MessageDeduplicationId: message.deduplicationId } : {}),
+  };
 }

@@ -20,7 +20,7 @@
 // https://docs.aws.amazon.com/lambda/latest/dg/with-sqs.html
 // https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-errorhandling.html
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   DescribeStreamCommand,
@@ -37,7 +37,9 @@ import { ATTEMPT_TIMEOUT_MS } from '../../functions/webhooks/webhook-sender.ts';
 import { LOCAL_REGION, localCredentials } from './dynamodb-local.ts';
 import { LOCAL_KMS_KEY_ID, startKmsStandIn } from './kms-stand-in.ts';
 import type { LocalLambda } from './lambda-runtime.ts';
+import { privateDirectory, writePrivateFile } from './private-files.ts';
 import { startQueueMapping, type QueueMapping } from './queue-mapping.ts';
+import { serveSqs } from './sqs-api.ts';
 import { firstFailedRecord, lambdaRecord, matchesFilter } from './stream-records.ts';
 import { LOCAL_ACCOUNT, LocalSqs } from './sqs-stand-in.ts';
 
@@ -50,6 +52,8 @@ export interface LocalWebhookPipelineOptions {
   dataDirectory?: string;
   /** MUSEUM_WEBHOOK_RETRY_SCALE: compresses the retry schedule (docs/WEBHOOKS.md). */
   retryScale?: string;
+  /** The stand-ins' ports (MUSEUM_SQS_PORT, MUSEUM_KMS_PORT); 0 or unset: any free port. */
+  ports?: { sqs?: number; kms?: number };
   log: (line: string) => void;
 }
 
@@ -86,7 +90,14 @@ const sleep = (ms: number, signal: AbortSignal) =>
 
 export async function startLocalWebhookPipeline(options: LocalWebhookPipelineOptions): Promise<LocalWebhookPipeline> {
   const directory = options.dataDirectory ? join(options.dataDirectory, 'webhooks') : undefined;
-  const kms = await startKmsStandIn(directory && join(directory, 'kms-key'));
+  if (directory) privateDirectory(directory);
+  // The stand-ins answer only the key the functions sign with (local-environment.ts handlerEnvironment).
+  const { accessKeyId } = localCredentials(options.dynamodbEndpoint);
+  const kms = await startKmsStandIn({
+    ...(directory ? { keyFile: join(directory, 'kms-key') } : {}),
+    accessKeyId,
+    port: options.ports?.kms ?? 0,
+  });
   const { queue } = WEBHOOK_PIPELINE;
   const sqs = new LocalSqs(
     [
@@ -101,7 +112,7 @@ export async function startLocalWebhookPipeline(options: LocalWebhookPipelineOpt
     ],
     directory && join(directory, 'sqs.json'),
   );
-  const sqsEndpoint = await sqs.serve();
+  const sqsEndpoint = await serveSqs(sqs, { accessKeyId, port: options.ports?.sqs ?? 0 });
   const environment: Record<string, string> = {
     AWS_ENDPOINT_URL_SQS: sqsEndpoint.url,
     AWS_ENDPOINT_URL_KMS: kms.url,
@@ -126,10 +137,7 @@ export async function startLocalWebhookPipeline(options: LocalWebhookPipelineOpt
     checkpointFile && existsSync(checkpointFile) ? (JSON.parse(readFileSync(checkpointFile, 'utf8')) as Record<string, string>) : {};
   const saveCheckpoint = (shard: string, sequenceNumber: string) => {
     checkpoints[shard] = sequenceNumber;
-    if (!checkpointFile || !directory) return;
-    mkdirSync(directory, { recursive: true });
-    writeFileSync(`${checkpointFile}.tmp`, JSON.stringify(checkpoints));
-    renameSync(`${checkpointFile}.tmp`, checkpointFile);
+    if (checkpointFile) writePrivateFile(checkpointFile, JSON.stringify(checkpoints));
   };
 
   async function streamMapping(): Promise<void> {

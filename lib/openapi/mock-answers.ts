@@ -30,8 +30,14 @@ export interface StaticDocument {
 /** The methods of a public document's resource (OPTIONS and the 405 list them with HEAD and OPTIONS). */
 export const DOCUMENT_METHODS = ['GET'] as const;
 
-/** How long a browser may reuse a preflight answer. */
-export const PREFLIGHT_MAX_AGE_SECONDS = 600;
+/**
+ * How long a browser may reuse a preflight answer (per URL): a day, Firefox's cap. Each browser
+ * clamps the value to its own maximum (Chromium 7,200 s, WebKit 600 s; the Fetch standard lets
+ * a user agent impose a limit, https://fetch.spec.whatwg.org/#http-access-control-max-age), so
+ * the largest cap is the one value that gets every browser its longest cache. The preflight
+ * answer changes only with a release that adds methods or request headers.
+ */
+export const PREFLIGHT_MAX_AGE_SECONDS = 86_400;
 
 const PREFLIGHT_HEADERS = {
   'Access-Control-Allow-Methods': CORS_ALLOWED_METHODS,

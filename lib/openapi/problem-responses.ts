@@ -11,6 +11,7 @@ import {
   type GatewayResponseType,
 } from '../../functions/http/gateway-responses.ts';
 import {
+  FRONT_END_KINDS,
   PROBLEM_CONTENT_TYPE,
   PROBLEM_KINDS,
   PROBLEM_TYPE_BASE,
@@ -32,13 +33,14 @@ export function problemSchemaName(status: number): string {
   return `${statusName(status)}Problem`;
 }
 
+/** The catalogue's kinds that the API answers (not the front end's, FRONT_END_KINDS: the document describes the API). */
+const API_KINDS = (Object.keys(PROBLEM_KINDS) as ProblemKind[]).filter((kind) => !FRONT_END_KINDS.includes(kind));
+
 function kindsWithStatus(status: number): ProblemKind[] {
-  return (Object.keys(PROBLEM_KINDS) as ProblemKind[]).filter((kind) => PROBLEM_KINDS[kind].status === status);
+  return API_KINDS.filter((kind) => PROBLEM_KINDS[kind].status === status);
 }
 
-export const PROBLEM_STATUSES: readonly number[] = [...new Set(Object.values(PROBLEM_KINDS).map((kind) => kind.status))].sort(
-  (a, b) => a - b,
-);
+export const PROBLEM_STATUSES: readonly number[] = [...new Set(API_KINDS.map((kind) => PROBLEM_KINDS[kind].status))].sort((a, b) => a - b);
 
 const FieldError = v.pipe(
   v.strictObject({
@@ -122,25 +124,31 @@ export function problemResponse(
   };
 }
 
-/** The media type the document gives API Gateway's text answer over its 10 MB payload limit. */
-export const PAYLOAD_LIMIT_MEDIA_TYPE = 'text/plain';
+/** The extension of a 413 response that describes API Gateway's own answers, which are not problems. */
+export const GATEWAY_ANSWERS_EXTENSION = 'x-api-gateway-answers';
 
 /**
  * API Gateway's own 413s, which are not problems and cannot be customised
- * (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-known-issues.html):
+ * (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-known-issues.html:
+ * "Customizing the default gateway response for 413 REQUEST_TOO_LARGE isn't currently supported"):
  * over its 10 MB payload limit, a text body (PAYLOAD_LIMIT_ANSWER, observed in community reports:
- * AWS documents no body), described as `text/plain` so that a typed client's error type stays the
- * problem schemas; over Lambda's 6 MB invocation payload, `{"message": "Request Too Long"}` as
- * `application/json`, named in the description only: a second JSON member beside the problems
- * would join every operation's error type (a client reading `error.type` would no longer compile).
+ * AWS documents no body); over Lambda's 6 MB invocation payload, `{"message": "Request Too Long"}`.
+ * They are described in the response's description and in an extension, by media type with an
+ * example, not in `content`: a typed client (openapi-typescript + openapi-fetch) makes an
+ * operation's error type the union of every error's content, so a `text/plain` member made it
+ * `string | Problem` and `error.type` stopped compiling, and no media-type filter helps (openapi-fetch
+ * falls back to the whole content map when no member matches). A client meets them only by sending
+ * a body over 6 MB, which every operation refuses anyway.
  */
-export function payloadLimitContent(): Record<string, unknown> {
+export function gatewayPayloadLimitAnswers(): Record<string, { description: string; example: unknown }> {
   return {
-    [PAYLOAD_LIMIT_MEDIA_TYPE]: {
-      schema: { type: 'string', description: "API Gateway's own text, not a problem (sent as `text; charset=utf-8`)" },
-      examples: {
-        payloadLimit: { summary: 'The request exceeds 10 MB, or decodes past it (API Gateway)', value: PAYLOAD_LIMIT_ANSWER.body },
-      },
+    [PAYLOAD_LIMIT_ANSWER.headers['Content-Type']]: {
+      description: "Over API Gateway's 10 MB payload limit, on the wire or once a `Content-Encoding` is decoded",
+      example: PAYLOAD_LIMIT_ANSWER.body,
+    },
+    [REQUEST_TOO_LARGE_DEFAULT.headers['Content-Type']]: {
+      description: "Over Lambda's 6 MB invocation payload (REQUEST_TOO_LARGE)",
+      example: REQUEST_TOO_LARGE_DEFAULT.body,
     },
   };
 }
@@ -148,7 +156,9 @@ export function payloadLimitContent(): Record<string, unknown> {
 /** What every 413's description says of API Gateway's own answers. */
 export const PAYLOAD_LIMIT_DESCRIPTION =
   `Over API Gateway's 10 MB payload limit (on the wire or once a \`Content-Encoding\` is decoded), API Gateway's own text \`${PAYLOAD_LIMIT_ANSWER.body}\`; ` +
-  `when the request passes Lambda's 6 MB invocation payload, API Gateway's \`${JSON.stringify(REQUEST_TOO_LARGE_DEFAULT.body)}\` as \`application/json\`. Neither is a problem: tell them by the status and media type`;
+  `when the request passes Lambda's 6 MB invocation payload, API Gateway's \`${JSON.stringify(REQUEST_TOO_LARGE_DEFAULT.body)}\` as \`application/json\`. ` +
+  `Neither is a problem, and API Gateway does not let either be customised: they are listed in \`${GATEWAY_ANSWERS_EXTENSION}\`, not in \`content\`, ` +
+  'so that a generated client\'s error type stays the problem. Tell them by the status: a typed client\'s `error` is then a string or `{"message"}` at run time';
 
 export function gatewayExample(type: GatewayResponseType, summary: string): ProblemExample {
   return { summary, value: gatewayResponse(type).body };

@@ -3,19 +3,25 @@
 // (functions/http/http.ts jsonRequestBody()).
 import { LIMITS } from '../../functions/events/limits.ts';
 import { problemExamples as problems } from './examples.ts';
-import { HEADER_REFS, PAYLOAD_LIMIT_DESCRIPTION, payloadLimitContent, problemResponse } from './problem-responses.ts';
+import {
+  GATEWAY_ANSWERS_EXTENSION,
+  gatewayPayloadLimitAnswers,
+  HEADER_REFS,
+  PAYLOAD_LIMIT_DESCRIPTION,
+  problemResponse,
+} from './problem-responses.ts';
 
-/** API Gateway's own 413s (payloadLimitContent()), which cannot be customised. */
+/** API Gateway's own 413s (gatewayPayloadLimitAnswers()), which cannot be customised: described, with no problem content. */
 export const gatewayTooLarge = {
   description: PAYLOAD_LIMIT_DESCRIPTION,
-  content: payloadLimitContent(),
+  [GATEWAY_ANSWERS_EXTENSION]: gatewayPayloadLimitAnswers(),
 };
 /** The handler's 413 problem for a body over the API's limit, beside API Gateway's own 413s. */
 export const bodyTooLarge = (() => {
   const handler = problemResponse(413, `The body exceeds ${LIMITS.maxBodyBytes} bytes (64 KiB): a problem. ${PAYLOAD_LIMIT_DESCRIPTION}`, {
     bodyTooLarge: problems.bodyTooLarge,
   });
-  return { ...handler, content: { ...(handler.content as Record<string, unknown>), ...payloadLimitContent() } };
+  return { ...handler, [GATEWAY_ANSWERS_EXTENSION]: gatewayPayloadLimitAnswers() };
 })();
 export const unsupportedMediaType = problemResponse(
   415,

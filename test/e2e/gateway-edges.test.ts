@@ -8,6 +8,7 @@ import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { PROBLEM_TYPE_BASE } from '../../functions/events/problems.ts';
 import { AUTHORIZER_HANDLER, FUNCTION_SETTINGS } from '../../functions/routes.ts';
 import { deployedFunctions, listenOnLoopback, startLocalApiGateway } from '../../lib/local/local-api-gateway.ts';
 import { LocalLambda } from '../../lib/local/lambda-runtime.ts';
@@ -61,9 +62,11 @@ function dechunk(body: string): string {
 function expectProblem(response: RawResponse, status: number) {
   expect(response.status).toBe(status);
   expect(response.headers['content-type']).toBe('application/problem+json');
-  const problem = JSON.parse(response.body) as { status: number; title: string; detail: string };
+  const problem = JSON.parse(response.body) as { type: string; status: number; title: string; detail: string };
   // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- jest's asymmetric matchers are typed any
   expect(problem).toEqual(expect.objectContaining({ status, title: expect.any(String), detail: expect.any(String) }));
+  // Every problem's type is under the API's namespace (docs/API.md, "Problems"), never about:blank.
+  expect(problem.type.startsWith(PROBLEM_TYPE_BASE)).toBe(true);
   return problem;
 }
 
@@ -315,7 +318,7 @@ export async function handler() {
     const gateway = await startLocalApiGateway({
       lambda: new LocalLambda({ functions: { ...deployedFunctions(work), [AUTHORIZER_HANDLER]: authorizer } }),
       accessLog: () => undefined,
-      throttleLimits: { authenticated: unlimited, unauthenticated: unlimited },
+      throttleLimits: unlimited,
     });
     const consoleError = console.error;
     console.error = () => undefined; // the gateway reports each timed-out or throttled authorizer: expected here

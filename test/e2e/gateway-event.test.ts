@@ -48,7 +48,7 @@ beforeAll(async () => {
     functionsDirectory: work,
     accessLog: () => undefined,
     authorizerCacheTtlSeconds: 0,
-    throttleLimits: { authenticated: unlimited, unauthenticated: unlimited },
+    throttleLimits: unlimited,
   });
 });
 

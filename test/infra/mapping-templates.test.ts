@@ -46,7 +46,7 @@ beforeAll(async () => {
   gateway = await startLocalApiGateway({
     corsAllowedOrigins: ORIGINS,
     accessLog: () => undefined,
-    throttleLimits: { authenticated: unlimited, unauthenticated: unlimited },
+    throttleLimits: unlimited,
   });
 }, 180_000);
 

@@ -10,7 +10,7 @@ test('without context the stage is production: monitoring and WAF on, higher thr
     stage: 'prod',
     isProduction: true,
     monitoring: true,
-    throttle: METHOD_THROTTLING.authenticated.production,
+    throttle: METHOD_THROTTLING.api.production,
     logRetentionDays: 90,
     authorizerCacheTtlSeconds: 300,
     corsOrigins: [],
@@ -30,7 +30,7 @@ test('any other stage is a preview: lower throttling, 7-day logs, no alarms or W
     isProduction: false,
     monitoring: false,
     waf: false,
-    throttle: METHOD_THROTTLING.authenticated.preview,
+    throttle: METHOD_THROTTLING.api.preview,
     logRetentionDays: 7,
   });
   expect(readStageConfig(context({ stage: 'pr-42', monitoring: 'true' })).monitoring).toBe(true);
@@ -63,6 +63,7 @@ test.each([
   [{ alarmEmail: 'ops' }, /alarmEmail/],
   [{ alarmTopicArn: 'museum-ops' }, /alarmTopicArn/],
   [{ wafRateLimitPer5Minutes: '5' }, /wafRateLimitPer5Minutes/],
+  [{ monthlyCostBudgetUsd: '0' }, /monthlyCostBudgetUsd/],
 ])('refuses %j', (values, message) => {
   expect(() => readStageConfig(context(values))).toThrow(message);
 });

@@ -6,16 +6,23 @@
 //   the authorizer (at most 512 MB) reserves the environments a flood of new credentials at all
 //   those limits keeps busy (authorizerEnvironments() in functions/routes.ts): the sustained rates
 //   and each method's burst within one second, at AUTHORIZER_SECONDS_PER_VERIFICATION each.
-// - The methods without credentials (and the whole mock API) cost at most the stated monthly
-//   budget at their ceiling ($3.50 per million REST requests, https://aws.amazon.com/api-gateway/pricing/).
-import type { Template } from 'aws-cdk-lib/assertions';
+// - The methods without credentials (preflights, documents, the service index, 405 answers) have
+//   at least the limits of the authenticated ones: every visitor of a site shares each bucket. What
+//   a flood of them costs is bounded per client by the WAF's rate-based rule on every request and
+//   watched by a monthly cost budget notifying the alarm topic.
+// - The mock API (no credentials, no WAF) costs at most its stated ceiling
+//   ($3.50 per million REST requests, https://aws.amazon.com/api-gateway/pricing/).
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import {
   AUTHORIZER_SECONDS_PER_VERIFICATION,
   authenticatedMethods,
   FUNCTION_SETTINGS,
+  MOCK_API_MONTHLY_CEILING_USD,
   REST_API_USD_PER_MILLION_REQUESTS,
-  UNAUTHENTICATED_MONTHLY_BUDGET_USD,
 } from '../../functions/routes.ts';
+import { COST_BUDGET_THRESHOLDS } from '../../lib/cdk/cost-budget.ts';
+import { FIREWALL_RULES } from '../../lib/cdk/api-firewall.ts';
+import { MONTHLY_COST_BUDGET_USD, WAF_RATE_LIMIT_PER_5_MINUTES } from '../../lib/cdk/stage-config.ts';
 import { synthesize } from './synthesize.ts';
 
 interface Throttle {
@@ -117,15 +124,31 @@ describe.each([
     expect(authorizerFunction(apiTemplate).memorySize).toBeLessThanOrEqual(512);
   });
 
-  test(`the methods without credentials cost at most $${UNAUTHENTICATED_MONTHLY_BUDGET_USD} a month at their ceiling`, () => {
-    expect(unauthenticated.length).toBeGreaterThan(0);
-    expect(monthlyCostUsd(unauthenticated)).toBeLessThanOrEqual(UNAUTHENTICATED_MONTHLY_BUDGET_USD);
+  test('each method without credentials (OPTIONS, documents, index, 405) has at least the limits of every authenticated method', () => {
+    expect(unauthenticated.map((method) => method.method)).toEqual(
+      expect.arrayContaining([
+        'OPTIONS /v1.1/special-events',
+        'GET /v1.1/openapi.json',
+        'GET /v1.1/docs',
+        'GET /v1.1',
+        'ANY /v1.1/special-events',
+      ]),
+    );
+    const rate = Math.max(...authenticated.map((method) => method.rateLimit));
+    const burst = Math.max(...authenticated.map((method) => method.burstLimit));
+    for (const method of unauthenticated) {
+      expect({ method: method.method, rateLimit: method.rateLimit >= rate, burstLimit: method.burstLimit >= burst }).toEqual({
+        method: method.method,
+        rateLimit: true,
+        burstLimit: true,
+      });
+    }
   });
 
-  test(`the mock API, which checks no credentials, costs at most $${UNAUTHENTICATED_MONTHLY_BUDGET_USD} a month at its ceiling`, () => {
+  test(`the mock API, which checks no credentials and has no WAF, costs at most $${MOCK_API_MONTHLY_CEILING_USD} a month at its ceiling`, () => {
     const mock = methodThrottles(mockTemplate);
     expect(mock.length).toBeGreaterThan(0);
-    expect(monthlyCostUsd(mock)).toBeLessThanOrEqual(UNAUTHENTICATED_MONTHLY_BUDGET_USD);
+    expect(monthlyCostUsd(mock)).toBeLessThanOrEqual(MOCK_API_MONTHLY_CEILING_USD);
   });
 });
 
@@ -139,6 +162,54 @@ test('production throttles each authenticated method at 500 requests/s or more w
       burstLimit: true,
     });
   }
+});
+
+test('production preflights, documents and 405 answers have 500 requests/s or more with a burst of 100 or more, each', () => {
+  const methods = methodThrottles(synthesize({ stage: 'prod', corsOrigins: 'https://museum.example' }).apiTemplate).filter(
+    (method) => method.authorization === 'NONE',
+  );
+  expect(methods.some((method) => method.method === 'OPTIONS /v1.1/{proxy+}')).toBe(true);
+  for (const method of methods) {
+    expect({ method: method.method, rateLimit: method.rateLimit >= 500, burstLimit: method.burstLimit >= 100 }).toEqual({
+      method: method.method,
+      rateLimit: true,
+      burstLimit: true,
+    });
+  }
+});
+
+test("production's web ACL limits every request per client address, those without credentials included (no scope-down)", () => {
+  const rules = Object.values(synthesize({ stage: 'prod' }).apiTemplate.findResources('AWS::WAFv2::WebACL')).flatMap(
+    (acl) =>
+      (acl as { Properties: { Rules: { Name: string; Action?: object; Statement: Record<string, Record<string, unknown>> }[] } }).Properties
+        .Rules,
+  );
+  const perAddress = rules.find((rule) => rule.Name === FIREWALL_RULES.rateLimit);
+  expect(perAddress?.Action).toEqual({ Block: {} });
+  const statement = perAddress?.Statement.RateBasedStatement;
+  expect(statement).toMatchObject({ AggregateKeyType: 'IP', Limit: WAF_RATE_LIMIT_PER_5_MINUTES });
+  expect(statement).not.toHaveProperty('ScopeDownStatement');
+});
+
+test('production has a monthly cost budget that notifies the alarm topic, which lets AWS Budgets publish', () => {
+  const template = synthesize({ stage: 'prod', alarmEmail: 'ops@museum.example' }).apiTemplate;
+  const topics = Object.keys(template.findResources('AWS::SNS::Topic'));
+  expect(topics).toHaveLength(1);
+  template.hasResourceProperties('AWS::Budgets::Budget', {
+    Budget: { BudgetType: 'COST', TimeUnit: 'MONTHLY', BudgetLimit: { Amount: MONTHLY_COST_BUDGET_USD, Unit: 'USD' } },
+    NotificationsWithSubscribers: COST_BUDGET_THRESHOLDS.map(({ notificationType, threshold }) => ({
+      Notification: Match.objectLike({ NotificationType: notificationType, Threshold: threshold, ThresholdType: 'PERCENTAGE' }),
+      Subscribers: [{ SubscriptionType: 'SNS', Address: { Ref: topics[0] } }],
+    })),
+  });
+  template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+    PolicyDocument: {
+      Statement: Match.arrayWith([
+        Match.objectLike({ Effect: 'Allow', Principal: { Service: 'budgets.amazonaws.com' }, Action: 'sns:Publish' }),
+      ]),
+    },
+  });
+  expect(Object.keys(synthesize({ stage: 'pr-7' }).apiTemplate.findResources('AWS::Budgets::Budget'))).toHaveLength(0);
 });
 
 test('a stage throttle the authorizer cannot keep up with is refused at synthesis', () => {
