@@ -370,7 +370,9 @@ try {
   // A stop first lets the requests under way finish and answer, then stops DynamoDB Local (which
   // stops cleanly, writing what it acknowledged): a write answered 2xx is never lost.
   cleanups.push(async () => {
-    await drain(server, DRAIN_MS);
+    // The webhook deliveries under way finish too (or go back to their queue) before the shared
+    // Lambda's environments end: a stop strands no delivery (docs/WEBHOOKS.md, "Stopping").
+    await Promise.all([drain(server, DRAIN_MS), webhooks.stopMappings()]);
     await gateway.close();
   });
   if (flags.watch) {

@@ -2,9 +2,11 @@
 // (functions/changes/, GET /special-events/changes) owns the cursor's form, its expiry (a 410
 // `cursor-expired` problem) and a malformed cursor (400): its reader throws those HttpProblems and
 // this interface passes them through.
-import type { ChangeEvent, ChangeType } from '../changes/change-event.ts';
+import * as v from 'valibot';
+import type { ChangeType } from '../changes/change-event.ts';
 import { encodeCursor, requestedWindow } from '../changes/change-feed.ts';
 import { changeFeedReader } from '../config.ts';
+import { ChangeCloudEventText } from './pipeline-messages.ts';
 
 export interface ChangeRecord {
   /** The change's id (the CloudEvent's `id`). */
@@ -42,7 +44,8 @@ export function changesReader(signal?: AbortSignal): ChangesReader {
       const window = requestedWindow(cursor, new Date());
       const page = await reader.page(window, limit);
       const changes = page.changes.map((cloudEvent) => {
-        const change = JSON.parse(cloudEvent) as ChangeEvent;
+        // A change item the pipeline could not deliver is an error here too, not a guess.
+        const change = v.parse(ChangeCloudEventText, cloudEvent);
         return { id: change.id, type: change.type, eventId: change.subject, cloudEvent };
       });
       return { changes, next: encodeCursor(page.next), complete: page.next >= window.until };

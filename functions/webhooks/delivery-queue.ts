@@ -5,17 +5,11 @@
 // (the same stream batch again) from queueing a change twice within SQS's 5-minute window.
 // https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/FIFO-queues-understanding-logic.html
 import { createHash } from 'node:crypto';
-import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { requiredEnv } from '../store/dynamodb-client.ts';
+import type { DeliveryMessage } from './pipeline-messages.ts';
 
-export interface DeliveryMessage {
-  subscriptionId: string;
-  /** The change's id (the CloudEvent's `id`): the `webhook-id` header. */
-  changeId: string;
-  eventId: string;
-  /** The exact text delivered as the body. */
-  cloudEvent: string;
-}
+export type { DeliveryMessage };
 
 let client: SQSClient | undefined;
 export function sqs(): SQSClient {
@@ -56,4 +50,35 @@ export async function enqueueDeliveries(messages: readonly DeliveryMessage[], re
     for (const failed of answer.Failed ?? []) failures.push(`${failed.Code ?? 'error'}: ${failed.Message ?? ''}`);
   }
   if (failures.length > 0) throw new Error(`SendMessageBatch failed for ${failures.length} messages (${failures[0] ?? ''})`);
+}
+
+/**
+ * Makes a received message visible again after `seconds` (0: at once). SQS refuses a value beyond
+ * the 12 hours left since the receive; the caller keeps within them (retry-schedule.ts, hopSeconds).
+ * https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_ChangeMessageVisibility.html
+ */
+export async function returnAfter(receiptHandle: string, seconds: number): Promise<void> {
+  await sqs().send(
+    new ChangeMessageVisibilityCommand({
+      QueueUrl: requiredEnv('WEBHOOK_QUEUE_URL'),
+      ReceiptHandle: receiptHandle,
+      VisibilityTimeout: seconds,
+    }),
+  );
+}
+
+/**
+ * Puts a delivery the function gave up on (its schedule used, or a body that is no delivery) into
+ * the dead-letter queue, in its message group, deduplicated by its message id as SQS's own redrive
+ * does (sqs-configure-dead-letter-queue-redrive.html); the caller then lets the mapping delete it.
+ */
+export async function deadLetter(record: { messageId: string; body: string; groupId: string }): Promise<void> {
+  await sqs().send(
+    new SendMessageCommand({
+      QueueUrl: requiredEnv('WEBHOOK_DEAD_LETTER_QUEUE_URL'),
+      MessageBody: record.body,
+      MessageGroupId: record.groupId,
+      MessageDeduplicationId: record.messageId,
+    }),
+  );
 }

@@ -1,7 +1,6 @@
 // The webhook pipeline's settings, in one place: the CDK stack deploys them (lib/cdk/webhook-pipeline.ts)
 // and the local run's event source mappings and SQS stand-in apply them (lib/local/webhook-pipeline.ts).
 import { CHANGE_ITEM } from '../changes/change-event.ts';
-import { MAX_DELIVERY_ATTEMPTS } from './retry-schedule.ts';
 
 /**
  * The stream event source mapping's filter (Lambda FilterCriteria, EventBridge pattern syntax):
@@ -26,12 +25,28 @@ export const WEBHOOK_PIPELINE = {
     maximumRecordAgeSeconds: 6 * 3600,
   },
   queue: {
-    /** Messages per invocation of the delivery function; each attempt takes at most 10 s. */
-    batchSize: 5,
+    /**
+     * One message per invocation: no delivery waits on another's attempt (a dead receiver holds its
+     * invocation for the 10 s attempt, and only its own). On a FIFO queue Lambda runs as many
+     * invocations at once as there are message groups with a message ready, up to
+     * maximumConcurrency (services-sqs-scaling.html); a group is a subscription and an event.
+     */
+    batchSize: 1,
+    /**
+     * ScalingConfig.MaximumConcurrency (2 to 1000): the deliveries' share of the account's 1,000
+     * concurrent executions, which the API's handlers use too. Other subscriptions are delayed only
+     * once this many deliveries are under way at once (docs/WEBHOOKS.md, "Isolation").
+     */
+    maximumConcurrency: 100,
     /** Six times the delivery function's timeout, as Lambda advises for SQS event sources (services-sqs-configure). */
     visibilityTimeoutSeconds: 360,
-    /** The first attempt and every retry of the schedule; after it, the dead-letter queue. */
-    maxReceiveCount: MAX_DELIVERY_ATTEMPTS,
+    /**
+     * The redrive policy's receive count, SQS's maximum: a backstop for a message the function never
+     * finishes. The function dead-letters a delivery itself after its last attempt; until then a
+     * delivery's receives (17 for the whole schedule: 12 attempts and a hop per 12-hour wait) stay
+     * far below it.
+     */
+    maxReceiveCount: 1000,
     /** SQS's maximum: 14 days, beyond the 77.6 h schedule. */
     retentionSeconds: 14 * 24 * 3600,
   },

@@ -18,6 +18,8 @@ export const WEBHOOK_KEYS = {
   ownerCount: (owner: string) => ({ pk: 'WEBHOOKS', sk: `OWNER#${owner}` }),
   /** A subscription's delivery attempts: `WEBHOOK#<id>`, sorted by time. */
   attemptsPartition: (id: string) => `WEBHOOK#${id}`,
+  /** One delivery's progress (its queue message's attempts), beside the subscription's attempts. */
+  delivery: (id: string, messageId: string) => ({ pk: `WEBHOOK#${id}`, sk: `DELIVERY#${messageId}` }),
   /** The LeadingKeys the webhook functions are confined to (lib/cdk/function-permissions.ts). */
   leadingKeys: ['WEBHOOKS', 'WEBHOOK#*'],
 } as const;

@@ -3,8 +3,11 @@
 // few (SUBSCRIPTIONS_PER_OWNER each), and the stream consumer reads them all with one Query per
 // batch. Each owner's count sits beside them and is changed in the same transaction as a create or
 // delete, so the cap holds under concurrent creates. Attempts live in WEBHOOK#<id> and expire by
-// TTL (the table's `expiresAt`, which the change items use too).
+// TTL (the table's `expiresAt`, which the change items use too), beside each delivery's progress
+// (DELIVERY#<message id>: attempts made, the next one's time), written in the same transaction as
+// each attempt, so the count is of attempts made, each counted once.
 import { randomBytes } from 'node:crypto';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   GetCommand,
   PutCommand,
@@ -13,9 +16,12 @@ import {
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import type { ChangeType } from '../changes/change-event.ts';
-import { CHANGE_ITEM } from '../changes/change-event.ts';
+import * as v from 'valibot';
+import { CHANGE_ITEM, type ChangeType } from '../changes/change-event.ts';
 import { HttpProblem } from '../events/problems.ts';
+import { WEBHOOK_PIPELINE } from './pipeline-settings.ts';
+import type { DeliveryProgress } from './retry-schedule.ts';
+import { AttemptItem, conditionFailedAt, ProgressItem, SubscriptionItem } from './stored-items.ts';
 import type { DeliveryAttempt, SubscriptionView } from './webhook-schema.ts';
 import {
   ATTEMPT_RETENTION_SECONDS,
@@ -51,16 +57,12 @@ export function subscriptionView(subscription: Subscription): SubscriptionView {
   return { id, url, types, owner, enabled, createdAt, ...(disabledReason ? { disabledReason } : {}) };
 }
 
-function fromItem(item: Record<string, unknown>): Subscription {
+function fromItem(item: unknown): Subscription {
+  const { disabledReason, secrets, ...rest } = v.parse(SubscriptionItem, item);
   return {
-    id: item.id as string,
-    owner: item.owner as string,
-    url: item.url as string,
-    types: item.types as ChangeType[],
-    enabled: item.enabled as boolean,
-    createdAt: item.createdAt as string,
-    ...(typeof item.disabledReason === 'string' ? { disabledReason: item.disabledReason } : {}),
-    secrets: item.secrets as StoredSecret[],
+    ...rest,
+    ...(disabledReason === undefined ? {} : { disabledReason }),
+    secrets: secrets.map(({ ciphertext, retiresAt }) => ({ ciphertext, ...(retiresAt === undefined ? {} : { retiresAt }) })),
   };
 }
 
@@ -106,10 +108,7 @@ export class SubscriptionsStore {
         this.options(),
       );
     } catch (error) {
-      const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
-      if ((error as Error).name === 'TransactionCanceledException' && reasons?.[1]?.Code === 'ConditionalCheckFailed') {
-        throw new SubscriptionLimitError(subscription.owner);
-      }
+      if (conditionFailedAt(error, 1)) throw new SubscriptionLimitError(subscription.owner);
       throw error;
     }
   }
@@ -168,10 +167,7 @@ export class SubscriptionsStore {
         this.options(),
       );
     } catch (error) {
-      const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
-      if ((error as Error).name === 'TransactionCanceledException' && reasons?.[0]?.Code === 'ConditionalCheckFailed') {
-        throw new SubscriptionNotFoundError(subscription.id);
-      }
+      if (conditionFailedAt(error, 0)) throw new SubscriptionNotFoundError(subscription.id);
       throw error;
     }
   }
@@ -198,7 +194,7 @@ export class SubscriptionsStore {
         this.options(),
       );
     } catch (error) {
-      if ((error as Error).name === 'ConditionalCheckFailedException') {
+      if (error instanceof ConditionalCheckFailedException) {
         throw new HttpProblem('conflict', 'The subscription changed while its secret was being rotated; nothing was changed, retry');
       }
       throw error;
@@ -219,24 +215,109 @@ export class SubscriptionsStore {
         this.options(),
       );
     } catch (error) {
-      if ((error as Error).name === 'ConditionalCheckFailedException') throw new SubscriptionNotFoundError(id);
+      if (error instanceof ConditionalCheckFailedException) throw new SubscriptionNotFoundError(id);
       throw error;
     }
   }
 
+  /** An attempt item of the deliveries log (GET .../deliveries), kept ATTEMPT_RETENTION_SECONDS. */
+  private attemptItem(subscriptionId: string, attempt: DeliveryAttempt) {
+    return {
+      pk: WEBHOOK_KEYS.attemptsPartition(subscriptionId),
+      sk: `ATTEMPT#${attempt.time}#${randomBytes(4).toString('hex')}`,
+      ...attempt,
+      [CHANGE_ITEM.expiresAtAttribute]: Math.floor(Date.parse(attempt.time) / 1000) + ATTEMPT_RETENTION_SECONDS,
+    };
+  }
+
+  /** Logs a receive that made no attempt (`skipped`: the subscription is disabled). */
   async recordAttempt(subscriptionId: string, attempt: DeliveryAttempt): Promise<void> {
+    await this.client.send(new PutCommand({ TableName: this.tableName, Item: this.attemptItem(subscriptionId, attempt) }), this.options());
+  }
+
+  /** The progress of one delivery (queue message `messageId`): attempts made, when the next is due, whether it was dead-lettered. */
+  async progress(subscriptionId: string, messageId: string): Promise<DeliveryProgress & { deadLettered: boolean }> {
+    const { Item } = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: WEBHOOK_KEYS.delivery(subscriptionId, messageId), ConsistentRead: true }),
+      this.options(),
+    );
+    return Item ? v.parse(ProgressItem, Item) : { attempts: 0, nextAttemptAt: 0, deadLettered: false };
+  }
+
+  /** Notes that delivery `messageId` went to the dead-letter queue: received again, it was redriven. */
+  async markDeadLettered(subscriptionId: string, messageId: string): Promise<void> {
     await this.client.send(
-      new PutCommand({
+      new UpdateCommand({
         TableName: this.tableName,
-        Item: {
-          pk: WEBHOOK_KEYS.attemptsPartition(subscriptionId),
-          sk: `ATTEMPT#${attempt.time}#${randomBytes(4).toString('hex')}`,
-          ...attempt,
-          [CHANGE_ITEM.expiresAtAttribute]: Math.floor(Date.parse(attempt.time) / 1000) + ATTEMPT_RETENTION_SECONDS,
-        },
+        Key: WEBHOOK_KEYS.delivery(subscriptionId, messageId),
+        UpdateExpression: 'SET deadLettered = :true',
+        ExpressionAttributeValues: { ':true': true },
       }),
       this.options(),
     );
+  }
+
+  /** A redriven delivery starts the schedule again (once: a concurrent restart finds it done). */
+  async restartSchedule(subscriptionId: string, messageId: string): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: WEBHOOK_KEYS.delivery(subscriptionId, messageId),
+          UpdateExpression: 'SET attempts = :zero, nextAttemptAt = :zero REMOVE deadLettered',
+          ConditionExpression: 'deadLettered = :true',
+          ExpressionAttributeValues: { ':zero': 0, ':true': true },
+        }),
+        this.options(),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+
+  /**
+   * Logs attempt number `number` of delivery `messageId` and its progress in one transaction,
+   * conditional on the attempts before it being recorded: a repeat of the same attempt (its
+   * invocation run twice) is not counted again. False for such a repeat.
+   */
+  async recordCountedAttempt(
+    subscriptionId: string,
+    messageId: string,
+    number: number,
+    attempt: DeliveryAttempt,
+    nextAttemptAt: number,
+  ): Promise<boolean> {
+    const expiresAt = Math.floor(Date.parse(attempt.time) / 1000) + WEBHOOK_PIPELINE.queue.retentionSeconds;
+    try {
+      await this.client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Put: { TableName: this.tableName, Item: this.attemptItem(subscriptionId, attempt) } },
+            {
+              Update: {
+                TableName: this.tableName,
+                Key: WEBHOOK_KEYS.delivery(subscriptionId, messageId),
+                UpdateExpression: 'SET attempts = :number, nextAttemptAt = :next, changeId = :change, #expires = :expires',
+                ConditionExpression: number === 1 ? 'attribute_not_exists(attempts) OR attempts = :before' : 'attempts = :before',
+                ExpressionAttributeNames: { '#expires': CHANGE_ITEM.expiresAtAttribute },
+                ExpressionAttributeValues: {
+                  ':number': number,
+                  ':next': nextAttemptAt,
+                  ':change': attempt.changeId,
+                  ':expires': expiresAt,
+                  ':before': number - 1,
+                },
+              },
+            },
+          ],
+        }),
+        this.options(),
+      );
+      return true;
+    } catch (error) {
+      if (conditionFailedAt(error, 1)) return false;
+      throw error;
+    }
   }
 
   async listAttempts(subscriptionId: string): Promise<DeliveryAttempt[]> {
@@ -251,7 +332,7 @@ export class SubscriptionsStore {
       this.options(),
     );
     return (page.Items ?? []).map((item) => {
-      const { time, changeId, status, error, durationMs, outcome } = item as DeliveryAttempt;
+      const { time, changeId, status, error, durationMs, outcome } = v.parse(AttemptItem, item);
       return {
         time,
         changeId,

@@ -1,6 +1,7 @@
 // Who may see and change a subscription: its owner (a partner or an editor who created it) and
 // every editor. A subscription the caller may not see is answered 404, as if it did not exist, so
 // partners cannot probe each other's ids.
+import * as v from 'valibot';
 import { getDocumentClient, requiredEnv } from '../store/dynamodb-client.ts';
 import { ROLES, type Role } from '../routes.ts';
 import type { HttpEvent } from '../http/http.ts';
@@ -11,13 +12,13 @@ export interface Caller {
   role: Role;
 }
 
+const AuthorizerContext = v.object({ username: v.string(), role: v.picklist(ROLES) });
+
 /** The caller the authorizer verified: its context carries `username` and `role` (functions/authorizer.ts). */
 export function callerOf(event: HttpEvent): Caller {
-  const context: Record<string, unknown> | null | undefined = event.requestContext.authorizer;
-  const username = context?.username;
-  const role = context?.role;
-  if (typeof username !== 'string' || !ROLES.includes(role as Role)) throw new Error('The authorizer passed no username and role');
-  return { username, role: role as Role };
+  const context = v.safeParse(AuthorizerContext, event.requestContext.authorizer);
+  if (!context.success) throw new Error('The authorizer passed no username and role');
+  return context.output;
 }
 
 export function seesAll(caller: Caller): boolean {

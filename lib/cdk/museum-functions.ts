@@ -77,6 +77,8 @@ export class MuseumFunctions extends Construct {
     const webhookEnvironment = {
       WEBHOOK_QUEUE_URL: props.webhooks.queue.queueUrl,
       WEBHOOK_SECRETS_KEY_ID: props.webhooks.key.keyArn,
+      // Where the delivery function puts a change whose retry schedule is used up.
+      WEBHOOK_DEAD_LETTER_QUEUE_URL: props.webhooks.deadLetters.queueUrl,
     };
     const webhookResources = { queueArn: props.webhooks.queue.queueArn, keyArn: props.webhooks.key.keyArn };
     const handlerEnvironment = {

@@ -113,13 +113,18 @@ export class WebhookPipeline extends Construct {
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason: 'dynamodb:ListStreams supports no resource-level permissions; the event source mapping calls it.',
     });
+    // One message per invocation, as many at once as there are message groups ready, up to
+    // maximumConcurrency (docs/WEBHOOKS.md, "Isolation"; services-sqs-scaling.html).
     new lambda.EventSourceMapping(this, 'DeliveryQueue', {
       target: delivery,
       eventSourceArn: resources.queue.queueArn,
       batchSize: queue.batchSize,
+      maxConcurrency: queue.maximumConcurrency,
       reportBatchItemFailures: true,
     });
     resources.queue.grantConsumeMessages(delivery);
+    // The function dead-letters a delivery itself after its last attempt (WEBHOOK_DEAD_LETTER_QUEUE_URL).
+    resources.deadLetters.grantSendMessages(delivery);
     if (!config.monitoring) return;
     const anyMessage = cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD;
     this.alarm(

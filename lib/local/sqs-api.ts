@@ -165,7 +165,9 @@ export function serveSqs(sqs: LocalSqs, options: { accessKeyId: string; port?: n
         return { Attributes: { ApproximateNumberOfMessages: String(visible), ApproximateNumberOfMessagesNotVisible: String(notVisible) } };
       },
       StartMessageMoveTask: (input) => {
-        sqs.redrive(text(required(input, 'SourceArn')).split(':').pop() ?? '');
+        const queueName = (arn: unknown) => text(arn).split(':').pop() ?? '';
+        const destination = input.DestinationArn === undefined ? undefined : queueName(input.DestinationArn);
+        sqs.moveMessages(queueName(required(input, 'SourceArn')), destination);
         return { TaskHandle: randomUUID() };
       },
     },

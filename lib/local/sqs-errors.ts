@@ -21,6 +21,8 @@ export const SQS_ERRORS = {
   TooManyEntriesInBatchRequest: sqsError('TooManyEntriesInBatchRequest', 'AWS.SimpleQueueService.TooManyEntriesInBatchRequest', 400),
   BatchEntryIdsNotDistinct: sqsError('BatchEntryIdsNotDistinct', 'AWS.SimpleQueueService.BatchEntryIdsNotDistinct', 400),
   BatchRequestTooLong: sqsError('BatchRequestTooLong', 'AWS.SimpleQueueService.BatchRequestTooLong', 400),
+  UnsupportedOperation: sqsError('UnsupportedOperation', 'AWS.SimpleQueueService.UnsupportedOperation', 400),
+  ResourceNotFoundException: sqsError('ResourceNotFoundException', 'ResourceNotFoundException', 400),
   InvalidParameterValue: sqsError('InvalidParameterValue', 'InvalidParameterValue', 400, false),
   MissingParameter: sqsError('MissingParameter', 'MissingParameter', 400, false),
   InvalidClientTokenId: sqsError('InvalidClientTokenId', 'InvalidClientTokenId', 403, false),

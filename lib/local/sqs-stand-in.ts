@@ -24,7 +24,9 @@
 //   https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_ReceiveMessage.html
 // - Redrive: a message received maxReceiveCount times and not deleted moves to the dead-letter
 //   queue instead of being received again, keeping its enqueue time from a standard queue and
-//   starting a new one from a FIFO queue; StartMessageMoveTask moves dead letters back.
+//   starting a new one from a FIFO queue; StartMessageMoveTask moves dead letters back, to their
+//   source queues or to its DestinationArn (moveMessages).
+//   https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-configure-dead-letter-queue-redrive.html
 //   https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-dead-letter-queues.html
 //   https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/setting-up-dead-letter-queue-retention.html
 //   https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_StartMessageMoveTask.html
@@ -286,16 +288,34 @@ export class LocalSqs {
     this.changed();
   }
 
-  /** Moves every message of a dead-letter queue back to the queue it came from (StartMessageMoveTask without a destination). */
-  redrive(deadLetterQueue: string, now = Date.now()): number {
+  /**
+   * StartMessageMoveTask, done at once: moves the messages of `deadLetterQueue` (a dead-letter queue
+   * of another queue, else UnsupportedOperation), oldest first, to `destination` (a queue of the same
+   * type) or, without one, each to the queue redrive moved it from. A message sent to the dead-letter
+   * queue directly has no such queue: the task fails there (unverified: SQS documents no reason),
+   * leaving it and those after it. Moved messages are new: new message id, enqueue time and receive
+   * count (sqs-configure-dead-letter-queue-redrive.html). Answers how many moved.
+   */
+  moveMessages(deadLetterQueue: string, destination?: string, now = Date.now()): number {
     const queue = this.queue(deadLetterQueue);
-    const moved = queue.messages.splice(0);
-    for (const message of moved) {
-      const { receiptHandle: _handle, ...kept } = message;
-      this.queue(message.sourceQueue).messages.push({ ...kept, receiveCount: 0, visibleAt: now });
+    if (![...this.queues.values()].some((other) => other.settings.redrive?.deadLetterQueue === queue.settings.name))
+      throw SQS_ERRORS.UnsupportedOperation('Source queue must be configured as a Dead Letter Queue.');
+    const target = destination === undefined ? undefined : this.queues.get(destination);
+    if (destination !== undefined && !target)
+      throw SQS_ERRORS.ResourceNotFoundException('The resource that you specified for the DestinationArn parameter does not exist.');
+    if (target && isFifo(target) !== isFifo(queue))
+      throw invalidValue('DestinationArn', destination, 'The destination queue must be of the same type as the source queue.');
+    let moved = 0;
+    for (const message of [...queue.messages]) {
+      const to = target ?? (message.sourceQueue === queue.settings.name ? undefined : this.queue(message.sourceQueue));
+      if (!to) break;
+      queue.messages.splice(queue.messages.indexOf(message), 1);
+      const { receiptHandle: _handle, receivedAt: _received, firstReceivedAt: _first, ...kept } = message;
+      to.messages.push({ ...kept, messageId: randomUUID(), enqueuedAt: now, receiveCount: 0, visibleAt: now });
+      moved++;
     }
-    this.changed(true);
-    return moved.length;
+    this.changed(moved > 0);
+    return moved;
   }
 
   /** ApproximateNumberOfMessages (visible) and ...NotVisible (in flight or delayed). */

@@ -9,8 +9,11 @@
 //   maximumRetryAttempts the failed records are discarded, their metadata goes to the on-failure
 //   queue and the mapping moves past them.
 // https://docs.aws.amazon.com/lambda/latest/dg/services-dynamodb-errors.html
-// - the queue mapping receives batches from the delivery queue, invokes the delivery function,
-//   and deletes the messages it did not report failed (partial batch responses).
+// - the queue mapping (queue-mapping.ts) receives batches from the delivery queue, invokes the
+//   delivery function as many at once as Lambda would, and deletes the messages it did not report
+//   failed (partial batch responses).
+// A stop ends both: the stream mapping after the consumer's batch under way, the queue mapping
+// after the deliveries under way (or with their messages made visible again).
 // https://docs.aws.amazon.com/lambda/latest/dg/with-ddb.html
 // https://docs.aws.amazon.com/lambda/latest/dg/services-ddb-batchfailurereporting.html
 // https://docs.aws.amazon.com/lambda/latest/dg/invocation-eventfiltering.html
@@ -27,16 +30,17 @@ import {
   ListStreamsCommand,
   type _Record as StreamRecord,
 } from '@aws-sdk/client-dynamodb-streams';
-import type { DynamoDBBatchResponse } from 'aws-lambda';
 import { WEBHOOK_FUNCTIONS } from '../../functions/routes.ts';
 import { CHANGE_STREAM_FILTER, WEBHOOK_PIPELINE, WEBHOOK_QUEUE_NAMES } from '../../functions/webhooks/pipeline-settings.ts';
 import { retryScale } from '../../functions/webhooks/retry-schedule.ts';
+import { ATTEMPT_TIMEOUT_MS } from '../../functions/webhooks/webhook-sender.ts';
 import { LOCAL_REGION, localCredentials } from './dynamodb-local.ts';
 import { LOCAL_KMS_KEY_ID, startKmsStandIn } from './kms-stand-in.ts';
 import type { LocalLambda } from './lambda-runtime.ts';
 import { privateDirectory, writePrivateFile } from './private-files.ts';
+import { startQueueMapping, type QueueMapping } from './queue-mapping.ts';
 import { serveSqs } from './sqs-api.ts';
-import { messagesToKeep } from './sqs-partial-batch.ts';
+import { firstFailedRecord, lambdaRecord, matchesFilter } from './stream-records.ts';
 import { LOCAL_ACCOUNT, LocalSqs } from './sqs-stand-in.ts';
 
 export interface LocalWebhookPipelineOptions {
@@ -59,53 +63,19 @@ export interface LocalWebhookPipeline {
   sqs: LocalSqs;
   /** Starts the two event source mappings (after `environment` is in process.env). */
   start(): void;
+  /**
+   * Stops the event source mappings (before the local Lambda ends its environments): deliveries
+   * under way finish, or their messages are made visible again after STOP_WAIT_MS.
+   */
+  stopMappings(): Promise<void>;
+  /** stopMappings(), then the SQS and KMS stand-ins. */
   close(): Promise<void>;
 }
 
 /** Lambda polls a stream shard about four times a second (with-ddb.html, "Polling and batching streams"). */
 const STREAM_POLL_MS = 250;
-/** Concurrent pollers of the delivery queue: FIFO groups keep each event's order among them. */
-const QUEUE_POLLERS = 3;
-
-type Pattern = Record<string, unknown>;
-
-/** Lambda's event filtering for the forms CHANGE_STREAM_FILTER uses: a list of values or `{prefix}`, nested objects. */
-export function matchesFilter(pattern: Pattern, value: unknown): boolean {
-  return Object.entries(pattern).every(([key, rule]) => {
-    const field = (value as Record<string, unknown> | undefined)?.[key];
-    if (Array.isArray(rule)) {
-      return rule.some((option: unknown) =>
-        typeof option === 'object' && option !== null && 'prefix' in option
-          ? typeof field === 'string' && field.startsWith((option as { prefix: string }).prefix)
-          : field === option,
-      );
-    }
-    return typeof rule === 'object' && rule !== null && matchesFilter(rule as Pattern, field);
-  });
-}
-
-/**
- * Where a consumer's answer says to resume (ReportBatchItemFailures), as an index into `batch`:
- * undefined for a complete success (no answer, or an empty or null list), the lowest reported
- * record otherwise. An item failure without a string identifier, or with an empty one, fails the
- * whole batch (services-ddb-batchfailurereporting.html, "Success and failure conditions"); so does
- * one that names no record of the batch (not documented; the cautious reading).
- */
-export function firstFailedRecord(batch: readonly StreamRecord[], answer: unknown): number | undefined {
-  const failures = (answer as Partial<DynamoDBBatchResponse> | null | undefined)?.batchItemFailures;
-  if (!Array.isArray(failures) || failures.length === 0) return undefined;
-  let lowest = batch.length;
-  for (const failure of failures as unknown[]) {
-    const identifier = (failure as { itemIdentifier?: unknown } | null)?.itemIdentifier;
-    const index =
-      typeof identifier === 'string' && identifier !== ''
-        ? batch.findIndex((record) => record.dynamodb?.SequenceNumber === identifier)
-        : -1;
-    if (index < 0) return 0;
-    lowest = Math.min(lowest, index);
-  }
-  return lowest;
-}
+/** How long a stop lets deliveries under way finish: an attempt ends within ATTEMPT_TIMEOUT_MS, recording it takes less than a second more. */
+const STOP_WAIT_MS = ATTEMPT_TIMEOUT_MS + 1_000;
 
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((done) => {
@@ -147,6 +117,7 @@ export async function startLocalWebhookPipeline(options: LocalWebhookPipelineOpt
     AWS_ENDPOINT_URL_SQS: sqsEndpoint.url,
     AWS_ENDPOINT_URL_KMS: kms.url,
     WEBHOOK_QUEUE_URL: sqs.queueUrl(sqsEndpoint.url, WEBHOOK_QUEUE_NAMES.deliveries),
+    WEBHOOK_DEAD_LETTER_QUEUE_URL: sqs.queueUrl(sqsEndpoint.url, WEBHOOK_QUEUE_NAMES.deadLetters),
     WEBHOOK_SECRETS_KEY_ID: LOCAL_KMS_KEY_ID,
     WEBHOOK_ALLOW_LOOPBACK: '1',
     ...(options.retryScale ? { WEBHOOK_RETRY_SCALE: options.retryScale } : {}),
@@ -326,75 +297,36 @@ export async function startLocalWebhookPipeline(options: LocalWebhookPipelineOpt
     );
   }
 
-  /** Pollers waiting for a message: woken when one is sent or made visible, or the run stops. */
-  const waiting = new Set<() => void>();
-  sqs.onMessage = () => {
-    for (const wake of [...waiting]) wake();
-  };
-  stopping.signal.addEventListener('abort', () => sqs.onMessage(), { once: true });
-
-  async function queueMapping(): Promise<void> {
-    const queueArn = `arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${WEBHOOK_QUEUE_NAMES.deliveries}`;
-    while (!stopped()) {
-      const messages = sqs.receive(WEBHOOK_QUEUE_NAMES.deliveries, queue.batchSize);
-      if (messages.length === 0) {
-        const nextAt = sqs.nextVisibleAt(WEBHOOK_QUEUE_NAMES.deliveries);
-        await new Promise<void>((done) => {
-          const wake = () => {
-            clearTimeout(timer);
-            waiting.delete(wake);
-            done();
-          };
-          const timer = setTimeout(wake, Math.min(1000, Math.max(20, (nextAt ?? Infinity) - Date.now())));
-          waiting.add(wake);
-        });
-        continue;
-      }
-      try {
-        const answer = await delivery.invoke<unknown>({
-          Records: messages.map((message) => ({
-            messageId: message.messageId,
-            receiptHandle: message.receiptHandle,
-            body: message.body,
-            attributes: { ...message.attributes, SenderId: LOCAL_ACCOUNT, MessageDeduplicationId: '' },
-            messageAttributes: {},
-            md5OfBody: '',
-            eventSource: 'aws:sqs',
-            eventSourceARN: queueArn,
-            awsRegion: LOCAL_REGION,
-          })),
-        });
-        const failed = messagesToKeep(messages, answer);
-        for (const message of messages)
-          if (!failed.has(message.messageId)) sqs.delete(WEBHOOK_QUEUE_NAMES.deliveries, message.receiptHandle);
-      } catch (error) {
-        // A function error: the whole batch returns after its visibility timeout.
-        options.log(`webhooks: the delivery function failed (${(error as Error).message})`);
-      }
-    }
-  }
+  let queueMapping: QueueMapping | undefined;
+  let mappingsStopped: Promise<void> | undefined;
+  const stopMappings = () =>
+    (mappingsStopped ??= (async () => {
+      stopping.abort();
+      await Promise.all([Promise.allSettled(loops), queueMapping?.stop()]);
+    })());
 
   return {
     environment,
     sqs,
     start() {
       loops.push(streamMapping());
-      for (let poller = 0; poller < QUEUE_POLLERS; poller++) loops.push(queueMapping());
+      queueMapping = startQueueMapping({
+        sqs,
+        queueName: WEBHOOK_QUEUE_NAMES.deliveries,
+        queueArn: `arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${WEBHOOK_QUEUE_NAMES.deliveries}`,
+        region: LOCAL_REGION,
+        account: LOCAL_ACCOUNT,
+        batchSize: queue.batchSize,
+        maximumConcurrency: queue.maximumConcurrency,
+        invoke: (event) => delivery.invoke<unknown>(event),
+        stopWaitMs: STOP_WAIT_MS,
+        log: options.log,
+      });
     },
+    stopMappings,
     async close() {
-      stopping.abort();
-      await Promise.allSettled(loops);
+      await stopMappings();
       await Promise.all([kms.close(), sqsEndpoint.close()]);
     },
-  };
-}
-
-/** A stream record as Lambda passes it to a function (the SDK's record, with epoch seconds and the source ARN). */
-function lambdaRecord(record: StreamRecord, streamArn: string): unknown {
-  const created = record.dynamodb?.ApproximateCreationDateTime;
-  return {
-    ...record,
-    dynamodb: { ...record.dynamodb, ...(created ? { ApproximateCreationDateTime: Math.floor(created.getTime() / 1000) } : {}) },
-    eventSourceARN: streamArn,
   };
 }

@@ -5,8 +5,6 @@
 // so that the pipeline is tested on its own; the tests marked "(with the change feed)" use the
 // API's own writes and the feed's cursors instead.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -23,6 +21,7 @@ import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.ts';
 import { ungranted } from '../support/granted-access.ts';
 import { startOwnLocalApi, type OwnLocalApi } from '../support/local-api-process.ts';
 import { TEST_USERS, testCredentialHash, testEnvironment } from '../support/test-environment.ts';
+import { receiver, until } from '../support/webhook-receiver.ts';
 
 const suffix = randomBytes(4).toString('hex');
 const TABLE = `museum-webhooks-${suffix}`;
@@ -39,34 +38,6 @@ const documents = () => createDocumentClient(localClient(testEnvironment().dynam
 
 const call = <T = unknown>(method: string, path: string, who: Credentials, json?: unknown): Promise<ApiResponse<T>> =>
   api<T>(method, path, { baseUrl: local.url, as: who, ...(json === undefined ? {} : { json }) });
-
-interface Received {
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** A loopback receiver: records every request and answers with `answer(n)` (n: 1-based request number). */
-async function receiver(answer: (n: number) => number = () => 204): Promise<{ url: string; received: Received[]; server: Server }> {
-  const received: Received[] = [];
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      received.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
-      response.writeHead(answer(received.length)).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, received, server };
-}
-
-async function until<T>(read: () => T | undefined, timeoutMs = 60_000): Promise<T> {
-  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 100))) {
-    const value = read();
-    if (value !== undefined) return value;
-  }
-  throw new Error('timed out');
-}
 
 /** Puts a change item as the store writes one, and returns its CloudEvent. */
 async function putChange(eventId: string, type: ChangeType, version: number): Promise<{ id: string; text: string }> {

@@ -124,6 +124,41 @@ test('a message received maxReceiveCount times moves to the dead-letter queue, a
   await drain(SOURCE);
 });
 
+test('StartMessageMoveTask: a dead letter the function sent itself moves only with a DestinationArn, as a new message', async () => {
+  const arn = (queue: string) => `arn:aws:sqs:eu-west-1:${LOCAL_ACCOUNT}:${queue}`;
+  const sent = await client.send(
+    new SendMessageCommand({ QueueUrl: url(DEAD_LETTERS), MessageBody: 'given-up', MessageGroupId: 'g', MessageDeduplicationId: 'dl1' }),
+  );
+  // No source queue to send it back to: the task moves nothing, and the message is not lost.
+  await client.send(new StartMessageMoveTaskCommand({ SourceArn: arn(DEAD_LETTERS) }));
+  expect(sqs.counts(DEAD_LETTERS).visible).toBe(1);
+  expect(sqs.counts(SOURCE).visible).toBe(0);
+  // Only a dead-letter queue is a source; the destination must exist and be of the same type.
+  expect(await failure(client.send(new StartMessageMoveTaskCommand({ SourceArn: arn(SOURCE) })))).toMatchObject({
+    name: 'UnsupportedOperation',
+    status: 400,
+  });
+  for (const [destination, name] of [
+    ['nowhere.fifo', 'ResourceNotFoundException'],
+    [PLAIN.auth, 'InvalidParameterValue'],
+  ] as const)
+    expect(
+      await failure(client.send(new StartMessageMoveTaskCommand({ SourceArn: arn(DEAD_LETTERS), DestinationArn: arn(destination) }))),
+    ).toMatchObject({ name, status: 400 });
+  expect(sqs.counts(DEAD_LETTERS).visible).toBe(1);
+
+  await client.send(new StartMessageMoveTaskCommand({ SourceArn: arn(DEAD_LETTERS), DestinationArn: arn(SOURCE) }));
+  expect(sqs.counts(DEAD_LETTERS).visible).toBe(0);
+  const { Messages = [] } = await client.send(
+    new ReceiveMessageCommand({ QueueUrl: url(SOURCE), MaxNumberOfMessages: 10, MessageSystemAttributeNames: ['All'] }),
+  );
+  expect(Messages.map((message) => message.Body)).toEqual(['given-up']);
+  // A redriven message is a new message: a new id, received for the first time.
+  expect(Messages[0]?.MessageId).not.toBe(sent.MessageId);
+  expect(Messages[0]?.Attributes?.ApproximateReceiveCount).toBe('1');
+  await client.send(new DeleteMessageCommand({ QueueUrl: url(SOURCE), ReceiptHandle: Messages[0]?.ReceiptHandle }));
+});
+
 test('only the run’s access key id is answered: unsigned is MissingAuthenticationToken, another key InvalidClientTokenId (403 both)', async () => {
   const other = sqsClient('SOMEONEELSE');
   expect(await failure(other.send(new SendMessageCommand({ QueueUrl: url(PLAIN.auth), MessageBody: 'forged' })))).toMatchObject({

@@ -2,7 +2,7 @@
 // conditions of https://docs.aws.amazon.com/lambda/latest/dg/services-ddb-batchfailurereporting.html.
 // The give-up path runs end to end in test/e2e/webhooks.test.ts.
 import type { _Record as StreamRecord } from '@aws-sdk/client-dynamodb-streams';
-import { firstFailedRecord } from '../../lib/local/webhook-pipeline.ts';
+import { firstFailedRecord } from '../../lib/local/stream-records.ts';
 
 const batch: StreamRecord[] = ['100', '200', '300'].map((SequenceNumber) => ({ dynamodb: { SequenceNumber } }));
 
