@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { synthesize, TEST_REGION } from './synthesize.ts';
+import { synthesize, TEST_REGION } from '../infra/synthesize.ts';
 
 /** The version on CI's machine image (`.ci/run` checks it is installed); the accepted findings are judged against it. */
 const CFN_LINT_VERSION = '1.51.0';
