@@ -25,7 +25,7 @@ import {
 import { DEPLOYED_THROTTLING, LOCAL_API_START_TIMEOUT_MS, startOwnLocalApi, type OwnLocalApi } from '../support/local-api-process.ts';
 import { TEST_USERS } from '../support/test-environment.ts';
 import { recordFigures } from './figures.ts';
-import { atRate } from '../support/open-loop.ts';
+import { atRate } from '../../bench/support/open-loop.ts';
 import { addViewers, closeTableClient } from './stored-items.ts';
 
 let local: OwnLocalApi | undefined;

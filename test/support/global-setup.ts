@@ -10,7 +10,7 @@ import { credentialKeysFileIn, ensureCredentialKeysFile, readCredentialKeysFile 
 import { UsersStore } from '../../functions/auth/users-store.ts';
 import { ensureLocalTables, LOCAL_TABLE_NAMES, localClient, startDynamoDbLocal } from '../../lib/local/dynamodb-local.ts';
 import { CHILD_COVERAGE_DIRECTORY } from './coverage-paths.ts';
-import { behaviourFromEnvironment, startFaultProxy } from './fault-proxy.ts';
+import { behaviourFromEnvironment, startFaultProxy } from '../../bench/support/fault-proxy.ts';
 import { startLocalApiProcess } from './local-api-process.ts';
 import { openRunScratch } from './run-scratch.ts';
 import { TEST_USERS } from './test-environment.ts';

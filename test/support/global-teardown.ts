@@ -1,5 +1,5 @@
 import type { DynamoDbLocal } from '../../lib/local/dynamodb-local.ts';
-import type { FaultProxy } from './fault-proxy.ts';
+import type { FaultProxy } from '../../bench/support/fault-proxy.ts';
 import type { LocalApiProcess } from './local-api-process.ts';
 import { removeRunScratch } from './run-scratch.ts';
 
