@@ -301,7 +301,7 @@ async function inits(name: string): Promise<{ started: number; mostAtOnce: numbe
   return { started: lines.filter((line) => line.startsWith('start')).length, mostAtOnce };
 }
 
-test('an Init past its 10 s limit is retried within the invocation, which then has what is left of the timeout', async () => {
+test('an Init past its limit is retried within the invocation, which then has what is left of the timeout', async () => {
   fakeClock();
   const bundleUrl = await initBundle('slow-first-init');
   const lambda = localLambda({ functions: { fn: { bundleUrl, settings: { memorySize: 256, timeoutSeconds: 8 } } } });
