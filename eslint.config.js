@@ -36,7 +36,7 @@ export default tseslint.config(
   },
   {
     // These tests walk untyped JSON documents (CloudFormation templates, the OpenAPI document).
-    files: ['test/infra/**/*.ts', 'test/contract/**/*.ts'],
+    files: ['test/infra/**/*.ts', 'test/infra-engines/**/*.ts', 'test/contract/**/*.ts'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-unsafe-member-access': 'off',

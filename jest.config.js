@@ -1,6 +1,16 @@
-// Jest runs in native ESM mode (middy 7 and Powertools are ESM-only), with ts-jest
-// transpiling only (isolatedModules in tsconfig.json). Node 24 itself loads the global setup with
-// its built-in type stripping, hence `erasableSyntaxOnly` in tsconfig.json. `npm test` type-checks the whole tree once with `tsc --noEmit` first.
+// The fast tier, `npm test` (and plain `npx jest <files>`): every suite that needs no process of its
+// own, no browser and no Java, judged by folder so that a new file lands in a tier by where it is:
+// test/unit/ and test/infra/ (the synthesized CDK app and the deploy scripts; they may run a short
+// bash or git, nothing that serves). Everything else is the system tier (jest.system.config.js).
+//
+// Jest runs in native ESM mode (middy 7 and Powertools are ESM-only), with ts-jest transpiling only
+// (isolatedModules in tsconfig.json). Node 24 itself loads the global setup with its built-in type
+// stripping, hence `erasableSyntaxOnly` in tsconfig.json. Both tiers type-check the whole tree once
+// with `tsc --noEmit` first (`npm test`).
+
+/** The fast tier's folders; jest.system.config.js runs every other test file. */
+export const FAST_TIER_FOLDERS = ['test/unit', 'test/infra'];
+
 /** @type {import('jest').Config} */
 export default {
   testEnvironment: 'node',
@@ -9,24 +19,22 @@ export default {
   transform: {
     '^.+\\.ts$': ['ts-jest', { useESM: true, diagnostics: false }],
   },
-  testMatch: ['<rootDir>/test/**/*.test.ts'],
-  globalSetup: '<rootDir>/test/support/global-setup.ts',
-  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  testMatch: FAST_TIER_FOLDERS.map((folder) => `<rootDir>/${folder}/**/*.test.ts`),
+  // The run's scratch directory only (TMPDIR): nothing of a run stays in the temporary directory.
+  globalSetup: '<rootDir>/test/support/fast-tier-setup.ts',
+  globalTeardown: '<rootDir>/test/support/scratch-teardown.ts',
   testTimeout: 60_000,
   // jest's transform cache stays with the checkout, not in the system's temporary directory.
   cacheDirectory: '<rootDir>/node_modules/.cache/jest',
-  // Most suites wait on HTTP, DynamoDB Local and child processes, not on the CPU: three workers on
-  // two cores (jest's default is cores - 1, which on two cores runs every file in one process)
-  // keep the cores busy. Every suite already holds with others beside it: they share the one
-  // local API and DynamoDB Local through their own keys and years, and the ones that need a
-  // server or a data directory of their own start it. A worker whose heap has grown past 1 GB
-  // (aws-cdk-lib loaded by each infra file) is replaced before its next file instead of slowing
-  // it down with garbage collection.
-  maxWorkers: 3,
+  // The fast tier is CPU work (synthesis, property runs, parsers): one worker per core. A worker
+  // whose heap has grown past 1 GB (aws-cdk-lib loaded by each infra file) is replaced before its
+  // next file instead of slowing it down with garbage collection.
+  maxWorkers: 2,
   workerIdleMemoryLimit: '1GB',
-  // Used when run with --coverage (npm test): test/support/coverage-report.ts merges this with the
-  // local API child process's coverage and prints the figure.
+  // Used with --coverage (both tiers): test/support/coverage-report.ts merges every tier's file
+  // with the V8 coverage of the child processes the system tier starts.
   coverageProvider: 'v8',
   collectCoverageFrom: ['<rootDir>/{functions,lib,bin,scripts}/**/*.ts'],
   coverageReporters: ['json'],
+  coverageDirectory: '<rootDir>/coverage/fast',
 };

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { addDays } from '../../functions/events/calendar-dates.ts';
 import { startDynamoDbLocal } from '../../lib/local/dynamodb-local.ts';
 import { startBenchCredentialKeys } from '../support/bench-credential-keys.ts';
-import { behaviourFromEnvironment, startFaultProxy } from '../../test/support/fault-proxy.ts';
+import { behaviourFromEnvironment, startFaultProxy } from '../support/fault-proxy.ts';
 import { basicAuthorization, BENCH_PRINCIPAL } from '../support/api-events.ts';
 import { addBenchUser, BENCH_PASSWORD, createBenchTables, sampleEvent, loadEvents } from '../support/bench-tables.ts';
 import { functionEnvironment } from '../support/function-environment.ts';

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { basicAuthorization, BENCH_PRINCIPAL } from '../support/api-events.ts';
 import { BENCH_PASSWORD } from '../support/bench-tables.ts';
 import { summarise, type LatencySummary } from '../support/stats.ts';
-import { atRate } from '../../test/support/open-loop.ts';
+import { atRate } from '../support/open-loop.ts';
 
 export interface ThroughputResult {
   sustained: { clients: number; seconds: number; requestsPerSecond: number; latency: LatencySummary; statuses: Record<string, number> };

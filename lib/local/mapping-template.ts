@@ -5,7 +5,7 @@
 // The local gateway answers its MOCK integrations and gateway responses with this, from the same
 // definitions the stack deploys (lib/cdk/api-documents.ts, problem-gateway-responses.ts); the
 // infrastructure tests run the synthesized templates in Apache Velocity, API Gateway's engine, and
-// require the local gateway's answers to equal its (test/infra/mapping-templates.test.ts).
+// require the local gateway's answers to equal its (test/infra-engines/mapping-templates.test.ts).
 import velocity from 'velocityjs';
 
 /** What a template can see of a request. */
@@ -27,7 +27,7 @@ const parsed = new Map<string, ReturnType<typeof velocity.parse>>();
 
 // Velocity runs on Java: a template calls Java's String methods, which JavaScript strings lack or
 // name differently (`length` is a property, `matches` is `RegExp.test` over the whole string).
-// test/infra/mapping-templates.test.ts holds each against Apache Velocity.
+// test/infra-engines/mapping-templates.test.ts holds each against Apache Velocity.
 const JAVA_STRING_METHODS = Object.entries({
   contains: (text, params) => text.includes(String(params[0])),
   length: (text) => text.length,

@@ -6,7 +6,7 @@
 //    range: endDate not before startDate, at most 366 days after it).
 // Values come from a small JSON-Schema-to-fast-check generator (the subset the document uses),
 // mutated one field at a time for the second direction. Used by the fixed-seed slice in
-// `npm test` (document-agreement.test.ts) and the long run in `npm run fuzz`.
+// `npm run test:system` (document-agreement.test.ts) and the long run in `npm run fuzz`.
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import type { ValidateFunction } from 'ajv/dist/2020.js';

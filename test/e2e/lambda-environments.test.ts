@@ -1,7 +1,8 @@
 // Lambda's execution model through a fresh local API: overlapping first logins run in several
 // authorizer execution environments, each starting cold, which Powertools' logger reports as
 // `cold_start: true` in the function's JSON logs (one line per new environment); and a burst of
-// 100 first logins on a two-core machine is answered 200 throughout, because the local Lambda
+// 100 first logins on a two-core machine, under the deployed method throttling, is answered 200
+// throughout (no 429; a busy machine's 503 with Retry-After retried), because the local Lambda
 // initialises at most one environment per core at a time and starts each Init's clock when that
 // Init starts, as Lambda measures Init on the environment's own CPU.
 // https://docs.aws.amazon.com/lambda/latest/dg/lambda-concurrency.html ("For each concurrent
@@ -12,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { FUNCTION_SETTINGS } from '../../functions/routes.ts';
 import type { FunctionSettings } from '../../lib/local/lambda-runtime.ts';
 import { apiRetrying, basicAuthorization } from '../support/api-client.ts';
-import { LOCAL_API_START_TIMEOUT_MS, startOwnLocalApi, type OwnLocalApi } from '../support/local-api-process.ts';
+import { DEPLOYED_THROTTLING, LOCAL_API_START_TIMEOUT_MS, startOwnLocalApi, type OwnLocalApi } from '../support/local-api-process.ts';
 import { addViewers, closeTableClient } from '../reliability/stored-items.ts';
 
 const LOGINS = 8;
@@ -55,8 +56,13 @@ async function authorizerLog(authenticated: number): Promise<AuthorizerLine[]> {
 }
 
 beforeAll(async () => {
-  // A fresh local API: no authorizer environment exists yet. JSON logs at INFO, as deployed.
-  local = await startOwnLocalApi('lambda-environments', { MUSEUM_LOG_FORMAT: 'json', POWERTOOLS_LOG_LEVEL: 'INFO' });
+  // A fresh local API: no authorizer environment exists yet. JSON logs at INFO and the method
+  // throttling, as deployed.
+  local = await startOwnLocalApi('lambda-environments', {
+    ...DEPLOYED_THROTTLING,
+    MUSEUM_LOG_FORMAT: 'json',
+    POWERTOOLS_LOG_LEVEL: 'INFO',
+  });
 }, LOCAL_API_START_TIMEOUT_MS + 30_000);
 
 afterAll(async () => {

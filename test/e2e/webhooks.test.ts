@@ -17,8 +17,8 @@ import { WEBHOOK_PIPELINE, WEBHOOK_QUEUE_NAMES } from '../../functions/webhooks/
 import { LOCAL_REGION, localClient, localCredentials } from '../../lib/local/dynamodb-local.ts';
 import { LOCAL_ACCOUNT } from '../../lib/local/sqs-stand-in.ts';
 import { api, sampleEvent, type ApiResponse, type Credentials } from '../support/api-client.ts';
-import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.ts';
-import { ungranted } from '../support/granted-access.ts';
+import { startFaultProxy, type FaultProxy } from '../../bench/support/fault-proxy.ts';
+import { ungranted } from '../../bench/support/granted-access.ts';
 import { startOwnLocalApi, type OwnLocalApi } from '../support/local-api-process.ts';
 import { TEST_USERS, testCredentialHash, testEnvironment } from '../support/test-environment.ts';
 import { receiver, until } from '../support/webhook-receiver.ts';

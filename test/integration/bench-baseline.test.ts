@@ -1,9 +1,9 @@
 // The benchmark's raw baseline (bench/baseline/raw-operations.ts) sends the DynamoDB requests the
 // store sends: the warm overhead and the cold-start ratios compare each handler with it, so a
 // request the store has and the baseline lacks (as the change item once was) would be counted as
-// the handler's own code. Both write through a recording fault proxy (test/support/fault-proxy.ts),
+// the handler's own code. Both write through a recording fault proxy (bench/support/fault-proxy.ts),
 // each with a session token of its own, and what their requests need from IAM (action, table,
-// partition kind: test/support/granted-access.ts) must be the same.
+// partition kind: bench/support/granted-access.ts) must be the same.
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import * as raw from '../../bench/baseline/raw-operations.ts';
@@ -14,7 +14,7 @@ import { EventsReader } from '../../functions/store/month-index-reader.ts';
 import { eventsTable, idempotencyTable } from '../../functions/store/table-definition.ts';
 import { ensureTable, localClient, localCredentials, LOCAL_REGION } from '../../lib/local/dynamodb-local.ts';
 import { executionRoleSessionToken } from '../../lib/local/lambda-runtime.ts';
-import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.ts';
+import { startFaultProxy, type FaultProxy } from '../../bench/support/fault-proxy.ts';
 import { testEnvironment } from '../support/test-environment.ts';
 
 const TABLE = `bench-baseline-${randomUUID()}`;

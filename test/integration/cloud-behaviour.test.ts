@@ -3,7 +3,7 @@
 // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/HowItWorks.ReadConsistency.html)
 // and writes cancelled by transaction conflicts and throttling
 // (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html).
-// The fault proxy (test/support/fault-proxy.ts) models both in front of DynamoDB Local. What holds:
+// The fault proxy (bench/support/fault-proxy.ts) models both in front of DynamoDB Local. What holds:
 // no duplicate, no ghost, a committed event listed once the lag has passed, retries converge.
 import { randomUUID } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
@@ -13,7 +13,7 @@ import type { NewSpecialEvent } from '../../functions/events/event-schema.ts';
 import { toProblem } from '../../functions/events/problems.ts';
 import { eventsTable, idempotencyTable, keys, MONTH_INDEX } from '../../functions/store/table-definition.ts';
 import { ensureTable, localClient } from '../../lib/local/dynamodb-local.ts';
-import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.ts';
+import { startFaultProxy, type FaultProxy } from '../../bench/support/fault-proxy.ts';
 import { testEnvironment } from '../support/test-environment.ts';
 
 /**

@@ -1,5 +1,5 @@
 // DynamoDB faults: a second local API process (the same bundles as `npm start`) talks to
-// DynamoDB Local through a fault-injecting proxy (test/support/fault-proxy.ts), so the real AWS
+// DynamoDB Local through a fault-injecting proxy (bench/support/fault-proxy.ts), so the real AWS
 // SDK retries and times out exactly as in Lambda. Throttling, server errors, hangs and dropped
 // connections must end as 503 problem+json with Retry-After before the Lambda timeout, never as
 // a partial write; short faults must be retried away; a lost response must not write twice.
@@ -14,8 +14,8 @@ import { LOCAL_TABLE_NAMES } from '../../lib/local/dynamodb-local.ts';
 import { apiRetrying, basicAuthorization, type SpecialEventBody } from '../support/api-client.ts';
 import { listedIn } from '../support/list-windows.ts';
 import { assertMatchesContract } from '../support/contract.ts';
-import { startFaultProxy, type FaultKind, type FaultProxy, type FaultRule } from '../support/fault-proxy.ts';
-import { ungranted } from '../support/granted-access.ts';
+import { startFaultProxy, type FaultKind, type FaultProxy, type FaultRule } from '../../bench/support/fault-proxy.ts';
+import { ungranted } from '../../bench/support/granted-access.ts';
 import { LOCAL_API_START_TIMEOUT_MS, startOwnLocalApi, type OwnLocalApi } from '../support/local-api-process.ts';
 import { TEST_USERS, testEnvironment } from '../support/test-environment.ts';
 import { recordFigures } from './figures.ts';

@@ -1,7 +1,7 @@
 // Sends generated bad requests (bad-requests.ts) to a running API and checks every answer:
 // no 5xx but a 503 the document lists for the operation (a busy machine may answer it: a
 // timed-out DynamoDB call, an authorizer turned away), every error a documented problem+json, documented operations also against the
-// contract, and an answer for every request. Used by the fixed-seed slice in `npm test`
+// contract, and an answer for every request. Used by the fixed-seed slice in `npm run test:system`
 // (fuzz.test.ts), which `npm run fuzz` runs with thousands of requests (fuzz-settings.ts).
 import { Agent, request } from 'node:http';
 import fc from 'fast-check';

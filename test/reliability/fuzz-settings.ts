@@ -1,4 +1,4 @@
-// How big the fuzz runs are. `npm test` runs fixed-seed slices (the defaults each suite passes);
+// How big the fuzz runs are. `npm run test:system` runs fixed-seed slices (the defaults each suite passes);
 // `npm run fuzz` runs the same suites longer, through these variables:
 //   MUSEUM_FUZZ_RUNS       bad requests of the HTTP fuzz (fuzz.test.ts)
 //   MUSEUM_AGREEMENT_RUNS  requests per kind of the document agreement (document-agreement.test.ts)

@@ -11,7 +11,7 @@ import { LIMITS } from '../../functions/events/limits.ts';
 import { LOCAL_TABLE_NAMES, localClient } from '../../lib/local/dynamodb-local.ts';
 import { api, apiRetrying, readUntilSettled, useInjectedApi, type SpecialEventBody } from '../support/api-client.ts';
 import { listedIn, monthWindows } from '../support/list-windows.ts';
-import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.ts';
+import { startFaultProxy, type FaultProxy } from '../../bench/support/fault-proxy.ts';
 import { testEnvironment } from '../support/test-environment.ts';
 import { dayOfYear, RESERVED_YEARS } from './reserved-years.ts';
 import { closeTableClient, storageProblems } from './stored-items.ts';

@@ -1,7 +1,7 @@
 // `npm run smoke [-- --read-only]`: black-box checks of a running API at any base URL, every
 // answer checked against the committed OpenAPI document (test/support/contract.ts). The preview
 // workflow runs it against the preview it just deployed (with a temporary editor), production
-// read-only after each deploy, and `npm test` against the local API (test/smoke/smoke.test.ts),
+// read-only after each deploy, and `npm run test:system` against the local API (test/smoke/smoke.test.ts),
 // so the checks cannot rot.
 //   MUSEUM_API_URL        base URL, ending in /v1.1
 //   MUSEUM_API_USERNAME   a user (an editor, unless --read-only; a viewer is enough then)

@@ -1,10 +1,12 @@
-// Run by `npm test` after jest: prints one coverage figure for the product code (functions/, lib/,
-// bin/, scripts/) and the files where it is lowest. It merges jest's own coverage (v8 provider,
-// coverage/coverage-final.json: the code the test files load) with the V8 coverage of the local
-// API child process that the global setup starts (coverage/local-api-v8/): the e2e, contract and
-// reliability suites reach the handlers only through that process, which runs the bundles of
-// dist/functions, mapped back to functions/*.ts through their source maps. Jest's reporters run
-// before its global teardown stops that process, hence a step of its own. No threshold.
+// Run after each tier's jest (`npm test`, `npm run test:system`): prints one coverage figure for
+// the product code (functions/, lib/, bin/, scripts/) over every tier that has run, and the files
+// where it is lowest. It merges jest's own coverage of each tier (v8 provider,
+// coverage/<tier>/coverage-final.json: the code the test files load) with the V8 coverage of the
+// Node processes the system tier starts (coverage/child-processes-v8/: the local APIs, whose
+// handlers run the bundles of dist/functions, mapped back to functions/*.ts through their source
+// maps; the local runs, the users and events CLIs, run by tsx). Jest's reporters run before its
+// global teardown stops the local APIs, hence a step of its own. `npm test` starts from an empty
+// coverage/, so after `.ci/run` the figure is over both tiers of one run. No threshold.
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,9 +14,9 @@ import libCoverage, { type CoverageMap } from 'istanbul-lib-coverage';
 import libReport from 'istanbul-lib-report';
 import reports from 'istanbul-reports';
 import v8ToIstanbul from 'v8-to-istanbul';
+import { CHILD_COVERAGE_DIRECTORY, TIER_COVERAGE_DIRECTORIES } from './coverage-paths.ts';
 
 const ROOT = resolve('.');
-const CHILD_COVERAGE_DIRECTORY = resolve('coverage/local-api-v8');
 const PRODUCT = /^(functions|lib|bin|scripts)\//;
 
 type SourceMap = Extract<NonNullable<Parameters<typeof v8ToIstanbul>[2]>, { originalSource: string }>['sourceMap']['sourcemap'];
@@ -36,11 +38,17 @@ async function converterFor(url: string, cache: V8Coverage['source-map-cache']) 
   return v8ToIstanbul(path, 0, { source, originalSource: await readFile(path, 'utf8'), sourceMap: { sourcemap: cached.data } });
 }
 
+/** A jest worker's own file, skipped unparsed: jest reports what its workers ran (coverage/<tier>/). */
+const isJestWorker = (text: string) => text.includes('/node_modules/jest-worker/build/');
+
 async function childCoverage(): Promise<CoverageMap> {
   const map = libCoverage.createCoverageMap({});
-  const files = await readdir(CHILD_COVERAGE_DIRECTORY).catch(() => []);
+  const directory = resolve(CHILD_COVERAGE_DIRECTORY);
+  const files = await readdir(directory).catch(() => []);
   for (const file of files.filter((name) => name.endsWith('.json'))) {
-    const coverage = JSON.parse(await readFile(join(CHILD_COVERAGE_DIRECTORY, file), 'utf8')) as V8Coverage;
+    const text = await readFile(join(directory, file), 'utf8');
+    if (isJestWorker(text)) continue;
+    const coverage = JSON.parse(text) as V8Coverage;
     for (const script of coverage.result.filter((entry) => entry.url.startsWith('file://'))) {
       const converter = await converterFor(script.url, coverage['source-map-cache']);
       if (!converter) continue;
@@ -61,9 +69,14 @@ function percent(map: CoverageMap): string {
   return `${lines.pct.toFixed(1)} % of lines (${lines.covered} of ${lines.total})`;
 }
 
-const jestMap = libCoverage.createCoverageMap(
-  JSON.parse(await readFile('coverage/coverage-final.json', 'utf8').catch(() => '{}')) as libCoverage.CoverageMapData,
-);
+const jestMap = libCoverage.createCoverageMap({});
+const tiers: string[] = [];
+for (const [tier, directory] of Object.entries(TIER_COVERAGE_DIRECTORIES)) {
+  const text = await readFile(join(directory, 'coverage-final.json'), 'utf8').catch(() => undefined);
+  if (text === undefined) continue;
+  jestMap.merge(JSON.parse(text) as libCoverage.CoverageMapData);
+  tiers.push(tier);
+}
 const child = await childCoverage();
 const merged = libCoverage.createCoverageMap({});
 merged.merge(jestMap);
@@ -71,8 +84,8 @@ merged.merge(child);
 // Keep only product files; the handler bundles also map to node_modules, which is not ours.
 merged.filter((path) => PRODUCT.test(relative(ROOT, path)));
 
-console.log('\nCoverage of functions/, lib/, bin/ and scripts/ (npm test; no threshold):');
-console.log(`  jest's own processes: ${percent(jestMap)}; with the local API child process: ${percent(merged)}`);
+console.log(`\nCoverage of functions/, lib/, bin/ and scripts/ over the ${tiers.join(' and ')} tier (no threshold):`);
+console.log(`  jest's own processes: ${percent(jestMap)}; with the child processes: ${percent(merged)}`);
 reports.create('text-summary').execute(libReport.createContext({ coverageMap: merged, dir: 'coverage' }));
 const lowest = merged
   .files()

@@ -1,5 +1,6 @@
-// Once per `npm test`: DynamoDB Local (in memory), the tables, a viewer user, and the local API
-// as `npm start` runs it. Test files reach them through the variables set here.
+// Once per system-tier run (`npm run test:system`, jest.system.config.js): DynamoDB Local (in
+// memory), the tables, a viewer user, and the local API as `npm start` runs it. Test files reach
+// them through the variables set here.
 import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -8,8 +9,10 @@ import { hashCredential } from '../../functions/auth/credentials.ts';
 import { credentialKeysFileIn, ensureCredentialKeysFile, readCredentialKeysFile } from '../../lib/local/credential-keys-file.ts';
 import { UsersStore } from '../../functions/auth/users-store.ts';
 import { ensureLocalTables, LOCAL_TABLE_NAMES, localClient, startDynamoDbLocal } from '../../lib/local/dynamodb-local.ts';
-import { behaviourFromEnvironment, startFaultProxy } from './fault-proxy.ts';
+import { CHILD_COVERAGE_DIRECTORY } from './coverage-paths.ts';
+import { behaviourFromEnvironment, startFaultProxy } from '../../bench/support/fault-proxy.ts';
 import { startLocalApiProcess } from './local-api-process.ts';
+import { openRunScratch } from './run-scratch.ts';
 import { TEST_USERS } from './test-environment.ts';
 
 /**
@@ -19,12 +22,7 @@ import { TEST_USERS } from './test-environment.ts';
 const DEFAULT_INJECTED_BEHAVIOUR = { indexLagMs: 200, cancelShare: 0.05 };
 
 export default async function globalSetup(): Promise<void> {
-  // One scratch directory for the whole run: every temporary file of the tests, of the processes
-  // they start and of the jest workers (forked after this, with this environment) lands under
-  // it, and the global teardown removes it, so a run leaves nothing in the temporary directory.
-  const scratch = await mkdtemp(join(tmpdir(), 'museum-test-run-'));
-  process.env.TMPDIR = scratch;
-  (globalThis as { museumTestScratch?: string }).museumTestScratch = scratch;
+  await openRunScratch();
   const dynamodb = await startDynamoDbLocal();
   await ensureLocalTables(dynamodb.endpoint);
   const workDirectory = await mkdtemp(join(tmpdir(), 'museum-api-test-'));
@@ -40,9 +38,15 @@ export default async function globalSetup(): Promise<void> {
     await users.putUser({ ...TEST_USERS[role], role, passwordHash: hashCredential(TEST_USERS[role].password, keys) }, 'create');
   client.destroy();
 
-  // `npm test` collects the V8 coverage of this process too (test/support/coverage-report.ts).
-  const childCoverage = process.env.MUSEUM_CHILD_COVERAGE === '1' ? resolve('coverage/local-api-v8') : undefined;
-  if (childCoverage) await rm(childCoverage, { recursive: true, force: true });
+  // With MUSEUM_CHILD_COVERAGE=1 (`npm run test:system`) every Node process started from here on
+  // writes its V8 coverage: the local APIs, the local runs, the users and events CLIs the suites
+  // start (they inherit this environment), and the jest workers, whose files the report skips
+  // (jest reports their coverage itself). test/support/coverage-report.ts merges them.
+  if (process.env.MUSEUM_CHILD_COVERAGE === '1') {
+    const childCoverage = resolve(CHILD_COVERAGE_DIRECTORY);
+    await rm(childCoverage, { recursive: true, force: true });
+    process.env.NODE_V8_COVERAGE = childCoverage;
+  }
   const start = async (name: string, endpoint: string) => {
     const dataDirectory = join(workDirectory, `${name}-data`);
     await mkdir(dataDirectory, { recursive: true, mode: 0o700 });
@@ -53,7 +57,6 @@ export default async function globalSetup(): Promise<void> {
         MUSEUM_ADMIN_PASSWORD: TEST_USERS.editor.password,
         // Keep the test server's runtime file away from a developer's own `npm start` in .data/.
         MUSEUM_DATA_DIR: dataDirectory,
-        ...(childCoverage ? { NODE_V8_COVERAGE: childCoverage } : {}),
       },
       join(workDirectory, `${name}.log`),
     );

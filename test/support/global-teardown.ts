@@ -1,7 +1,7 @@
-import { rm } from 'node:fs/promises';
 import type { DynamoDbLocal } from '../../lib/local/dynamodb-local.ts';
-import type { FaultProxy } from './fault-proxy.ts';
+import type { FaultProxy } from '../../bench/support/fault-proxy.ts';
 import type { LocalApiProcess } from './local-api-process.ts';
+import { removeRunScratch } from './run-scratch.ts';
 
 export default async function globalTeardown(): Promise<void> {
   const services = (
@@ -10,6 +10,5 @@ export default async function globalTeardown(): Promise<void> {
   await Promise.all((services?.apis ?? []).map(async (api) => api?.stop()));
   await services?.proxy?.close();
   await services?.dynamodb.stop();
-  const scratch = (globalThis as { museumTestScratch?: string }).museumTestScratch;
-  if (scratch) await rm(scratch, { recursive: true, force: true });
+  await removeRunScratch();
 }

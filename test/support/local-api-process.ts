@@ -41,7 +41,7 @@ process.once('exit', () => {
  */
 export async function withTestCredentialKeys(dataDirectory: string): Promise<string> {
   const keys = process.env.TEST_CREDENTIAL_KEYS_FILE;
-  if (!keys) throw new Error('Run the tests with `npm test` (the global setup makes the credential key)');
+  if (!keys) throw new Error('Run these tests with `npm run test:system` (the global setup makes the credential key)');
   await mkdir(dataDirectory, { recursive: true, mode: 0o700 });
   await copyFile(keys, credentialKeysFileIn(dataDirectory));
   return dataDirectory;

@@ -24,7 +24,7 @@ const started: ChildProcess[] = [];
 
 /**
  * Starts the server script directly (`npm` false) or `npm start -- --no-build` (the bundles are
- * built by npm test); `build`: the server script with --build (as `npm start` runs it).
+ * built by npm run test:system); `build`: the server script with --build (as `npm start` runs it).
  */
 export async function startLocalRun(
   env: Record<string, string>,

@@ -11,14 +11,14 @@ export const TEST_USERS = {
  * key file), or of the key file given (a test's own local run).
  */
 export async function testCredentialHash(password: string, keysFile = process.env.TEST_CREDENTIAL_KEYS_FILE): Promise<string> {
-  if (!keysFile) throw new Error('Run the tests with `npm test` (the global setup makes the credential key)');
+  if (!keysFile) throw new Error('Run these tests with `npm run test:system` (the global setup makes the credential key)');
   return hashCredential(password, await readCredentialKeysFile(keysFile));
 }
 
 export function testEnvironment() {
   const url = process.env.MUSEUM_API_URL;
   const dynamodbEndpoint = process.env.TEST_DYNAMODB_ENDPOINT;
-  if (!url || !dynamodbEndpoint) throw new Error('Run the tests with `npm test` (the global setup starts the local API)');
+  if (!url || !dynamodbEndpoint) throw new Error('Run these tests with `npm run test:system` (the global setup starts the local API)');
   return { url, dynamodbEndpoint, tableName: process.env.TEST_TABLE_NAME ?? '', logFile: process.env.TEST_LOCAL_API_LOG ?? '' };
 }
 

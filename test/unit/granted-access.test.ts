@@ -1,9 +1,9 @@
-// The grants check of the fault proxy (test/support/granted-access.ts): what a DynamoDB request
+// The grants check of the fault proxy (bench/support/granted-access.ts): what a DynamoDB request
 // needs IAM to allow, and whether a function's declared grants allow it. The end-to-end checks
 // (faults.test.ts, webhooks.test.ts) apply it to every request the functions really send.
 import { executionRoleSessionToken } from '../../lib/local/lambda-runtime.ts';
 import { MONTH_INDEX } from '../../functions/store/table-definition.ts';
-import { callingFunction, granted, itemAccesses, partitionShape, ungranted } from '../support/granted-access.ts';
+import { callingFunction, granted, itemAccesses, partitionShape, ungranted } from '../../bench/support/granted-access.ts';
 
 const TABLES = { events: 'events', idempotency: 'idempotency' };
 const S = (value: string) => ({ S: value });

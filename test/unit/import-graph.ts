@@ -71,8 +71,17 @@ export function productFiles(): string[] {
   return SOURCE_FOLDERS.flatMap(sourceFiles);
 }
 
-export function importGraph(): ImportEdge[] {
-  return productFiles().flatMap(edgesOf);
+/** The runtime imports of every .ts file in `folders` (the product's source folders unless given). */
+export function importGraph(folders = SOURCE_FOLDERS): ImportEdge[] {
+  return folders.flatMap(sourceFiles).flatMap(edgesOf);
+}
+
+/** The folders directly under `folder` (`functions` -> `functions/auth`, ...). */
+export function subfolders(folder: string): string[] {
+  return readdirSync(join(ROOT, folder), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => `${folder}/${entry.name}`)
+    .sort();
 }
 
 /**

@@ -18,7 +18,8 @@
 //   same share of conditional single-item writes gets TransactionConflictException or
 //   ProvisionedThroughputExceededException, before reaching Local: nothing is applied.
 // An HTTP proxy rather than an SDK layer, so that the local API's handlers, in their own
-// process, go through it exactly as in-process store tests do.
+// process, go through it exactly as in-process store tests do. In bench/support/ because the tests
+// and the benchmarks both use it, and bench/ imports nothing from test/ (docs/DEVELOPMENT.md).
 import { createServer, request as httpRequest, Agent, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { callingFunction, itemAccesses, partitionShape, type RecordedAccess } from './granted-access.ts';

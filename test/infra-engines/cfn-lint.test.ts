@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { RETAINED_ON_REPLACEMENT_ONLY } from '../../lib/cdk/webhook-pipeline.ts';
-import { synthesize, TEST_REGION } from './synthesize.ts';
+import { synthesize, TEST_REGION } from '../infra/synthesize.ts';
 
 /** The version on CI's machine image (`.ci/run` checks it is installed); the accepted findings are judged against it. */
 const CFN_LINT_VERSION = '1.51.0';

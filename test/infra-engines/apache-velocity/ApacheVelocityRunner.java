@@ -3,7 +3,7 @@
 // for the features our templates use
 // (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-mapping-template-reference.html,
 // https://docs.aws.amazon.com/apigateway/latest/developerguide/apigateway-override-request-response-parameters.html).
-// Test support only (test/infra/apache-velocity.ts starts it): one line in, one line out, per
+// Test support only (test/infra-engines/apache-velocity.ts starts it): one line in, one line out, per
 // template run, so one JVM serves a whole test file. Every field is base64 (UTF-8), `-` when absent.
 //   in:  id template method errorMessage headerCount (name value)*
 //   out: id OK status|- body headerCount (name value)*   or   id ERROR message

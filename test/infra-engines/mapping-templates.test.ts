@@ -1,7 +1,7 @@
 // The deployed definition itself, executed: the synthesized MOCK integrations (their integration
 // responses' header mappings and Velocity templates) and gateway responses are run with Apache
 // Velocity, the engine API Gateway runs, and API Gateway's `$input`/`$context`/`$util`
-// (test/infra/apache-velocity.ts, https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-mapping-template-reference.html)
+// (test/infra-engines/apache-velocity.ts, https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-mapping-template-reference.html)
 // against the same requests the local gateway (whose engine is velocityjs, lib/local/mapping-template.ts)
 // answers over HTTP, and the answers must be equal: status, body and every header a client or
 // cache reads. Two allowed origins, the case where a gateway response cannot choose per request.
@@ -13,7 +13,7 @@ import { startLocalApiGateway, type LocalApiGateway } from '../../lib/local/loca
 import { OverriddenTwiceError, runMappingTemplate, type TemplateRequest } from '../../lib/local/mapping-template.ts';
 import type { MockAnswer } from '../../lib/openapi/mock-answers.ts';
 import { ApacheVelocity, headerMapping, mockAnswerByApacheVelocity } from './apache-velocity.ts';
-import { resourcePath, resourcesOfType, synthesize } from './synthesize.ts';
+import { resourcePath, resourcesOfType, synthesize } from '../infra/synthesize.ts';
 
 const ORIGINS = ['https://museum.example', 'https://shop.museum.example'];
 const FOREIGN = 'https://evil.example';

@@ -1,0 +1,6 @@
+// Where each tier's coverage lands (jest.config.js and jest.system.config.js name the same
+// folders), read by test/support/coverage-report.ts.
+/** Jest's own coverage, one folder per tier, each with its coverage-final.json. */
+export const TIER_COVERAGE_DIRECTORIES = { fast: 'coverage/fast', system: 'coverage/system' } as const;
+/** The V8 coverage of the Node processes the system tier starts (NODE_V8_COVERAGE). */
+export const CHILD_COVERAGE_DIRECTORY = 'coverage/child-processes-v8';
