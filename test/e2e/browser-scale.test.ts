@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { PREFLIGHT_MAX_AGE_SECONDS } from '../../lib/openapi/mock-answers.ts';
 import { DEPLOYED_THROTTLING, LOCAL_API_START_TIMEOUT_MS, startOwnLocalApi, type OwnLocalApi } from '../support/local-api-process.ts';
-import { atRate } from '../support/open-loop.ts';
+import { atRate } from '../../bench/support/open-loop.ts';
 
 const ORIGIN = 'https://museum.example';
 const PREFLIGHTS = 200;

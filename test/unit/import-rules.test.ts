@@ -66,6 +66,10 @@ const FUNCTION_FOLDERS: Record<string, { job: string; mayImport: string[] }> = {
       'functions/observability.ts',
     ],
   },
+  'functions/calendar': {
+    job: 'calendar feeds: tokens, the feed store, iCalendar',
+    mayImport: ['functions/store/', 'functions/changes/', 'functions/events/', 'functions/auth/', 'functions/http/'],
+  },
 };
 
 /**
