@@ -25,6 +25,24 @@ interface Schema {
   tagging?: { permissions?: string[] };
 }
 
+/**
+ * Types whose registry schema has no `handlers` section: resources CloudFormation still creates
+ * without a resource provider, with the caller's (the execution role's) own permissions. Their
+ * actions come from the service's IAM page instead. AWS::Budgets::Budget: "budgets:ModifyBudget"
+ * creates, updates and deletes a budget and its notifications, "budgets:ViewBudget" reads it, and
+ * its ResourceTags need the tagging actions
+ * (https://docs.aws.amazon.com/cost-management/latest/userguide/billing-permissions-ref.html).
+ */
+const WITHOUT_PROVIDER: Record<string, Record<(typeof HANDLERS)[number] | 'tagging', string[]>> = {
+  'AWS::Budgets::Budget': {
+    create: ['budgets:ModifyBudget', 'budgets:ViewBudget'],
+    read: ['budgets:ViewBudget'],
+    update: ['budgets:ModifyBudget', 'budgets:ViewBudget'],
+    delete: ['budgets:ModifyBudget', 'budgets:ViewBudget'],
+    tagging: ['budgets:ListTagsForResource', 'budgets:TagResource', 'budgets:UntagResource'],
+  },
+};
+
 const [checkout, ...added] = process.argv.slice(2);
 if (!checkout) throw new Error('usage: node --import tsx scripts/resource-handler-permissions.ts <pulumi-aws-native checkout> [type ...]');
 const current = JSON.parse(readFileSync(OUTPUT, 'utf8')) as { types: Record<string, unknown> };
@@ -36,7 +54,9 @@ const entries = types.map((type) => {
   const file = `aws-cloudformation-schema/${type.toLowerCase().replaceAll('::', '-')}.json`;
   const schema = JSON.parse(readFileSync(join(checkout, file), 'utf8')) as Schema;
   if (schema.typeName !== type) throw new Error(`${file} describes ${schema.typeName}, not ${type}`);
-  if (!schema.handlers) throw new Error(`${file} has no handlers section`);
+  const withoutProvider = WITHOUT_PROVIDER[type];
+  if (withoutProvider) return [type, { schema: file, ...withoutProvider }] as const;
+  if (!schema.handlers) throw new Error(`${file} has no handlers section: add its actions to WITHOUT_PROVIDER`);
   const handlers = Object.fromEntries(
     HANDLERS.map((handler) => [handler, [...new Set(schema.handlers?.[handler]?.permissions ?? [])].sort()]),
   );
@@ -47,7 +67,7 @@ writeFileSync(
   OUTPUT,
   `${JSON.stringify(
     {
-      source: `AWS CloudFormation registry resource provider schemas (handlers.<handler>.permissions and tagging.permissions), as vendored by https://github.com/pulumi/pulumi-aws-native at commit ${commit} (${date}); each type names its file`,
+      source: `AWS CloudFormation registry resource provider schemas (handlers.<handler>.permissions and tagging.permissions), as vendored by https://github.com/pulumi/pulumi-aws-native at commit ${commit} (${date}); each type names its file; types without a resource provider (no handlers in their schema) from their service's IAM page (WITHOUT_PROVIDER in the generator)`,
       generator: 'scripts/resource-handler-permissions.ts',
       types: Object.fromEntries(entries),
     },
