@@ -42,8 +42,9 @@ test('functions/ imports nothing from lib/, bin/ or scripts/', () => {
 /**
  * The folders of functions/, each with its job and what it may import beside its own files and
  * packages. A new folder gets a row here and a line in docs/DEVELOPMENT.md's dependency rules.
- * The top-level files are not folders: routes.ts (the route table) and observability.ts (logger
- * and metrics) import nothing local; config.ts (the wiring of environment to stores) and the
+ * The top-level files are not folders: routes.ts (the route table), observability.ts (logger
+ * and metrics) and environment.ts (the one reader of required environment variables) import
+ * nothing local; config.ts (the wiring of environment to stores) and the
  * handlers sit on top and may import any of functions/.
  */
 const FUNCTION_FOLDERS: Record<string, { job: string; mayImport: string[] }> = {
@@ -58,6 +59,7 @@ const FUNCTION_FOLDERS: Record<string, { job: string; mayImport: string[] }> = {
   'functions/webhooks': {
     job: 'subscriptions, secrets and deliveries',
     mayImport: [
+      'functions/environment.ts',
       'functions/store/',
       'functions/changes/',
       'functions/events/',
@@ -68,7 +70,14 @@ const FUNCTION_FOLDERS: Record<string, { job: string; mayImport: string[] }> = {
   },
   'functions/calendar': {
     job: 'calendar feeds: tokens, the feed store, iCalendar',
-    mayImport: ['functions/store/', 'functions/changes/', 'functions/events/', 'functions/auth/', 'functions/http/'],
+    mayImport: [
+      'functions/environment.ts',
+      'functions/store/',
+      'functions/changes/',
+      'functions/events/',
+      'functions/auth/',
+      'functions/http/',
+    ],
   },
 };
 
@@ -87,7 +96,7 @@ test.each(Object.entries(FUNCTION_FOLDERS))('%s/ imports only its own files and 
   );
 });
 
-test.each(['functions/routes.ts', 'functions/observability.ts'])('%s imports nothing local', (file) => {
+test.each(['functions/routes.ts', 'functions/observability.ts', 'functions/environment.ts'])('%s imports nothing local', (file) => {
   expectNoEdges(
     localEdges.filter((edge) => edge.from === file),
     `${file} may import packages only.`,
