@@ -25,3 +25,9 @@ export function headerLines(rawHeaders: readonly string[], name: string): string
   }
   return values;
 }
+
+/** `headers` without the fields `names`, whatever the case of their keys. */
+export function withoutHeaders<V>(headers: Readonly<Record<string, V>>, names: readonly string[]): Record<string, V> {
+  const drop = new Set(names.map((name) => name.toLowerCase()));
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !drop.has(name.toLowerCase())));
+}

@@ -3,7 +3,7 @@
 import type { IncomingMessage } from 'node:http';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyResult } from 'aws-lambda';
-import { headerKey, headerLines } from '../../functions/http/header-lookup.ts';
+import { headerKey, headerLines, withoutHeaders } from '../../functions/http/header-lookup.ts';
 import { AUTHORIZER_IDENTITY, BASE_PATH, type Route } from '../../functions/routes.ts';
 import { LOCAL_ACCOUNT } from './lambda-context.ts';
 
@@ -73,7 +73,7 @@ export function identitySource(request: Pick<IncomingMessage, 'rawHeaders'>): st
 }
 
 export function withoutAuthorization<T>(headers: Record<string, T>): Record<string, T> {
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== IDENTITY_HEADER));
+  return withoutHeaders(headers, [IDENTITY_HEADER]);
 }
 
 export function multiValueHeaders(lines: HeaderLines): Record<string, string[]> {
