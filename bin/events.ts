@@ -1,6 +1,6 @@
 // `npm run events -- export --output events.jsonl` and `npm run events -- import --input
 // events.jsonl`: move events between stages, accounts or a backup of the museum's own (format and
-// guarantees: bin/events-transfer.ts). Target: the local store, as for the users CLI (the running
+// guarantees: lib/cli/events-transfer.ts). Target: the local store, as for the users CLI (the running
 // `npm start`, or the data directory), or a deployed events table with `--table <name>` (AWS
 // credentials and region from the usual AWS_* settings, or --region).
 // Files, not redirections, because `npm run` prints its own lines on stdout before the script
@@ -15,8 +15,8 @@ import { finished } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { createDocumentClient } from '../functions/store/dynamodb-client.ts';
 import { EventArchive } from '../functions/store/event-archive.ts';
-import { exportEvents, importEvents, InvalidImportError, type Progress } from './events-transfer.ts';
-import { openStore, storeSettingsProblem, type Store } from './local-store.ts';
+import { exportEvents, importEvents, InvalidImportError, type Progress } from '../lib/cli/events-transfer.ts';
+import { openStore, storeSettingsProblem, type Store } from '../lib/cli/operator-store.ts';
 
 const USAGE = `Usage: npm run events -- export --output <file> | import --input <file> [options]
   export --output <file>   write every event to <file>, one JSON object per line (JSON Lines)

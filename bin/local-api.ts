@@ -29,7 +29,7 @@ import {
 } from '../lib/local/local-environment.ts';
 import { directoryProblems, endpointProblem, settingProblems, unknownSettings } from '../lib/local/local-settings.ts';
 import { registerRun } from '../lib/local/run-registry.ts';
-import { LOCAL_CREDENTIAL_KEYS_SECRET, startSecretsManagerLocal } from '../lib/local/secrets-manager-local.ts';
+import { LOCAL_CREDENTIAL_KEYS_SECRET, startSecretsManagerStandIn } from '../lib/local/secrets-manager-stand-in.ts';
 import { startLocalWebhookPipeline } from '../lib/local/webhook-pipeline.ts';
 import { inMemoryLimitBytes, watchDirectorySize } from '../lib/local/size-watchdog.ts';
 
@@ -290,7 +290,7 @@ try {
   // The credential keys (created at first start), served to the functions as Secrets Manager would.
   const keysFile = credentialKeysFile(dynamodb.started && !lock ? dynamodb.started.dataDirectory : undefined);
   await ensureCredentialKeysFile(keysFile);
-  const secretsManager = await startSecretsManagerLocal({
+  const secretsManager = await startSecretsManagerStandIn({
     secrets: { [LOCAL_CREDENTIAL_KEYS_SECRET]: keysFile },
     accessKeyId: localCredentials(dynamodb.endpoint).accessKeyId,
     port: ports.secretsManager,

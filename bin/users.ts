@@ -6,7 +6,7 @@
 // from an argument (it would land in shell history and process listings). Everything else goes to
 // standard error. Arguments, the chosen password and a deployed secret are checked before anything starts.
 // Target: the local store (the running `npm start`'s DynamoDB Local, or .data/ directly under its
-// lock; bin/local-store.ts says which run), or a deployed table with `--table <name> --secret <arn|name>`
+// lock; lib/cli/operator-store.ts says which run), or a deployed table with `--table <name> --secret <arn|name>`
 // (AWS credentials and region from the usual AWS_* settings).
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -25,7 +25,7 @@ import { USERNAME_PATTERN, UsersStore } from '../functions/auth/users-store.ts';
 import { readCredentialKeysFile } from '../lib/local/credential-keys-file.ts';
 import { credentialKeysFile, DATA_DIRECTORY } from '../lib/local/local-environment.ts';
 import { runningRuns } from '../lib/local/run-registry.ts';
-import { openStore, storeSettingsProblem, type Store } from './local-store.ts';
+import { openStore, storeSettingsProblem, type Store } from '../lib/cli/operator-store.ts';
 
 const USAGE = `Usage: npm run -s users -- <command> [options]
   add <name> --role ${ROLES.join('|')}

@@ -9,7 +9,7 @@ import { apiBaseUrl, subscribeUrl } from './calendar/feed-urls.ts';
 import { httpHandler, jsonRequestBody, jsonResponse, type HttpHandler } from './http/http.ts';
 import { noQueryParameters, validate } from './http/request-validation.ts';
 import { metrics } from './observability.ts';
-import { requiredEnv } from './store/dynamodb-client.ts';
+import { requiredEnv } from './environment.ts';
 import { callerOf } from './webhooks/webhook-access.ts';
 
 const createCalendarFeed: HttpHandler = async (event, _context, { signal }) => {

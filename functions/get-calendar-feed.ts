@@ -16,7 +16,7 @@ import { addDays, todayIn } from './events/calendar-dates.ts';
 import { httpHandler, type HttpHandler } from './http/http.ts';
 import { validateQuery } from './http/request-validation.ts';
 import { metrics } from './observability.ts';
-import { requiredEnv } from './store/dynamodb-client.ts';
+import { requiredEnv } from './environment.ts';
 
 const getCalendarFeed: HttpHandler = async (event, _context, { signal }) => {
   const { token } = validateQuery(FeedQuery, event);

@@ -2,10 +2,11 @@
 // after the cursor (of the types the subscription takes) for delivery again, with their original
 // ids, signed anew. At most MAX_REPLAYED changes per request: `next` continues where it stopped.
 import { randomUUID } from 'node:crypto';
+import { changeFeedReader } from './config.ts';
 import { httpHandler, jsonRequestBody, jsonResponse, type HttpHandler } from './http/http.ts';
 import { noQueryParameters, validate } from './http/request-validation.ts';
-import { changesReader } from './webhooks/changes-reader.ts';
 import { enqueueDeliveries } from './webhooks/delivery-queue.ts';
+import { replayPage } from './webhooks/replay-page.ts';
 import { callerOf, subscriptionsStore, visibleSubscription } from './webhooks/webhook-access.ts';
 import { ReplayRequest, SubscriptionPathParameters } from './webhooks/webhook-schema.ts';
 
@@ -18,14 +19,14 @@ const replayWebhookChanges: HttpHandler = async (event, _context, { signal }) =>
   noQueryParameters(event);
   const { since } = validate(ReplayRequest, event.body, 'request body');
   const subscription = await visibleSubscription(subscriptionsStore(signal), subscriptionId, callerOf(event));
-  const reader = changesReader(signal);
+  const reader = changeFeedReader(signal);
   const replayId = randomUUID();
   let cursor = since;
   let read = 0;
   let queued = 0;
   let complete = false;
   while (read < MAX_REPLAYED) {
-    const page = await reader.readChangesAfter(cursor, Math.min(PAGE, MAX_REPLAYED - read));
+    const page = await replayPage(reader, cursor, Math.min(PAGE, MAX_REPLAYED - read));
     read += page.changes.length;
     const wanted = page.changes.filter((change) => subscription.types.includes(change.type));
     await enqueueDeliveries(

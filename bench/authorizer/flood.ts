@@ -21,8 +21,11 @@ import { hashCredential } from '../../functions/auth/credentials.ts';
 import { credentialKeysFileIn, ensureCredentialKeysFile, readCredentialKeysFile } from '../../lib/local/credential-keys-file.ts';
 import { UsersStore } from '../../functions/auth/users-store.ts';
 import { ensureLocalTables, freePort, LOCAL_TABLE_NAMES, localClient, startDynamoDbLocal } from '../../lib/local/dynamodb-local.ts';
+import { resendWaitMs } from '../support/resend-rule.ts';
 
 const FLOOD_CLIENTS = 20;
+/** What a valid login sends again after Retry-After: the method's throttle and the authorizer's 503. */
+const LOGIN_RESENT_STATUSES: ReadonlySet<number> = new Set([429, 503]);
 const FLOOD_REQUESTS = 300;
 const VALID_LOGINS = 10;
 const FLOODED = '/special-events?startDate=9970-01-01&endDate=9970-01-01';
@@ -77,16 +80,16 @@ try {
     const started = performance.now();
     const response = await fetch(`${url}${path}`, { headers: { Authorization: authorization } });
     await response.arrayBuffer();
-    return { status: response.status, retryAfter: Number(response.headers.get('retry-after') ?? 1), ms: performance.now() - started };
+    return { status: response.status, headers: response.headers, ms: performance.now() - started };
   };
-  /** The client's documented retry: 429 and 503 again after Retry-After, at most 20 attempts. */
+  /** The client's documented retry (resend-rule.ts): 429 and 503 again after Retry-After, at most 20 attempts. */
   const loginWithRetry = async (authorization: string) => {
     const started = performance.now();
     for (let attempt = 1; ; attempt++) {
       const answer = await login(authorization, UNFLOODED);
-      if ((answer.status !== 429 && answer.status !== 503) || attempt === 20)
-        return { status: answer.status, attempts: attempt, ms: performance.now() - started };
-      await new Promise((resolve) => setTimeout(resolve, answer.retryAfter * 1000));
+      const wait = resendWaitMs('GET', answer, LOGIN_RESENT_STATUSES);
+      if (wait === undefined || attempt === 20) return { status: answer.status, attempts: attempt, ms: performance.now() - started };
+      await new Promise((resolve) => setTimeout(resolve, wait));
     }
   };
   const freshUsers = () =>

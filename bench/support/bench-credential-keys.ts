@@ -1,5 +1,5 @@
 // The benchmark's credential key, as the local run keeps it: a key file served by the Secrets
-// Manager stand-in (lib/local/secrets-manager-local.ts), which the functions reach through
+// Manager stand-in (lib/local/secrets-manager-stand-in.ts), which the functions reach through
 // AWS_ENDPOINT_URL_SECRETS_MANAGER (set here for this process and the parts it starts:
 // function-environment.ts passes it on).
 import { readFileSync } from 'node:fs';
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { hashCredential } from '../../functions/auth/credentials.ts';
 import { credentialKeysFileIn, ensureCredentialKeysFile, readCredentialKeysFile } from '../../lib/local/credential-keys-file.ts';
 import { localCredentials } from '../../lib/local/dynamodb-local.ts';
-import { LOCAL_CREDENTIAL_KEYS_SECRET, startSecretsManagerLocal } from '../../lib/local/secrets-manager-local.ts';
+import { LOCAL_CREDENTIAL_KEYS_SECRET, startSecretsManagerStandIn } from '../../lib/local/secrets-manager-stand-in.ts';
 
 /** The variable through which the bench's parts learn the key file (to hash the users they add). */
 const KEYS_FILE_VARIABLE = 'BENCH_CREDENTIAL_KEYS_FILE';
@@ -19,7 +19,7 @@ export async function startBenchCredentialKeys(dynamodbEndpoint: string): Promis
   const directory = await mkdtemp(join(tmpdir(), 'museum-bench-keys-'));
   const file = credentialKeysFileIn(directory);
   await ensureCredentialKeysFile(file);
-  const standIn = await startSecretsManagerLocal({
+  const standIn = await startSecretsManagerStandIn({
     secrets: { [LOCAL_CREDENTIAL_KEYS_SECRET]: file },
     accessKeyId: localCredentials(dynamodbEndpoint).accessKeyId,
   });

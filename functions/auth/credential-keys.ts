@@ -1,7 +1,7 @@
 // The credential keys as the authorizer reads them: from Secrets Manager (the secret named by
 // CREDENTIAL_KEYS_SECRET), through Powertools Parameters, cached for KEYS_MAX_AGE_SECONDS. Locally
 // the very same call reaches the local run's Secrets Manager stand-in (AWS_ENDPOINT_URL_SECRETS_MANAGER,
-// lib/local/secrets-manager-local.ts): no code path differs between Lambda and a laptop.
+// lib/local/secrets-manager-stand-in.ts): no code path differs between Lambda and a laptop.
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { parseCredentialKeys, type CredentialKeys } from './credentials.ts';
 

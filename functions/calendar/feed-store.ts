@@ -3,7 +3,8 @@
 // webhook subscriptions do: functions/webhooks/subscriptions-store.ts).
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { CHANGE_ITEM } from '../changes/change-event.ts';
-import { getDocumentClient, requiredEnv } from '../store/dynamodb-client.ts';
+import { requiredEnv } from '../environment.ts';
+import { getDocumentClient } from '../store/dynamodb-client.ts';
 import {
   CALENDAR_FEEDS,
   CALENDAR_KEYS,

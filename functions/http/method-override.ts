@@ -7,6 +7,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { HttpProblem } from '../events/problems.ts';
+import { headerKey } from './header-lookup.ts';
 
 /** Method-override headers, lower-case (after http-header-normalizer). */
 export const METHOD_OVERRIDE_HEADERS = ['x-http-method-override', 'x-http-method', 'x-method-override'] as const;
@@ -15,9 +16,9 @@ export const METHOD_OVERRIDE_HEADERS = ['x-http-method-override', 'x-http-method
 export function refuseMethodOverride(): MiddlewareObj<APIGatewayProxyEvent> {
   return {
     before: ({ event }) => {
-      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- events from tests may have no multiValueHeaders
-      const names = [...Object.keys(event.headers), ...Object.keys(event.multiValueHeaders ?? {})].map((name) => name.toLowerCase());
-      const sent = METHOD_OVERRIDE_HEADERS.find((header) => names.includes(header));
+      const sent = METHOD_OVERRIDE_HEADERS.find(
+        (header) => headerKey(event.headers, header) !== undefined || headerKey(event.multiValueHeaders, header) !== undefined,
+      );
       if (sent === undefined) return;
       const field = sent
         .replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => `${dash}${letter.toUpperCase()}`)

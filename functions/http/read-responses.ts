@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { readOutcome, ReadPreconditionFailedError } from './preconditions.ts';
-import { headerValue } from './header-lookup.ts';
+import { headerValue, withoutHeaders } from './header-lookup.ts';
 import { conditionalHeaders } from './request-headers.ts';
 
 /**
@@ -29,11 +29,6 @@ type Headers = NonNullable<APIGatewayProxyResult['headers']>;
 function header(headers: Headers, name: string): string | undefined {
   const value = headerValue(headers, name);
   return value === undefined ? undefined : String(value);
-}
-
-function withoutHeaders(headers: Headers, names: readonly string[]): Headers {
-  const drop = new Set(names.map((name) => name.toLowerCase()));
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => !drop.has(name.toLowerCase())));
 }
 
 /** `Vary`: `names` first (one value whether or not http-cors added `Origin`), then any others once each. */

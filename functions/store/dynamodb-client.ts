@@ -78,9 +78,3 @@ function recordAttempts(client: DynamoDBClient): void {
     { step: 'initialize', name: 'museumNeverSentVerdict', priority: 'high' },
   );
 }
-
-export function requiredEnv(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`Environment variable ${name} is not set`);
-  return value;
-}

@@ -6,7 +6,7 @@
 // https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/FIFO-queues-understanding-logic.html
 import { createHash } from 'node:crypto';
 import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { requiredEnv } from '../store/dynamodb-client.ts';
+import { requiredEnv } from '../environment.ts';
 import type { DeliveryMessage } from './pipeline-messages.ts';
 
 export type { DeliveryMessage };

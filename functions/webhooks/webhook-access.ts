@@ -2,7 +2,8 @@
 // every editor. A subscription the caller may not see is answered 404, as if it did not exist, so
 // partners cannot probe each other's ids.
 import * as v from 'valibot';
-import { getDocumentClient, requiredEnv } from '../store/dynamodb-client.ts';
+import { requiredEnv } from '../environment.ts';
+import { getDocumentClient } from '../store/dynamodb-client.ts';
 import { ROLES, type Role } from '../routes.ts';
 import type { HttpEvent } from '../http/http.ts';
 import { SubscriptionNotFoundError, SubscriptionsStore, type Subscription } from './subscriptions-store.ts';

@@ -5,7 +5,7 @@
 // https://docs.aws.amazon.com/kms/latest/developerguide/encrypt_context.html
 import { randomBytes } from 'node:crypto';
 import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
-import { requiredEnv } from '../store/dynamodb-client.ts';
+import { requiredEnv } from '../environment.ts';
 import { SECRET_ENCRYPTION_CONTEXT_KEY } from './subscription-rules.ts';
 
 export const SECRET_PREFIX = 'whsec_';

@@ -1,6 +1,6 @@
 // The local run's credential keys: a file holding the very JSON the deployed secret holds
 // (functions/auth/credentials.ts), created with one random key at first start (mode 0600), served
-// to the functions by the Secrets Manager stand-in (secrets-manager-local.ts) and read directly by
+// to the functions by the Secrets Manager stand-in (secrets-manager-stand-in.ts) and read directly by
 // the users CLI. Where it lives: `<data directory>/credential-keys.json` (also for a run on
 // DYNAMODB_ENDPOINT), or, for an in-memory run, in that run's temporary directory, gone with it.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';

@@ -6,6 +6,7 @@ import { createServer, STATUS_CODES, type IncomingMessage, type Server, type Ser
 import type { Duplex } from 'node:stream';
 import { problemBody, type ProblemKind } from '../../functions/events/problems.ts';
 import { GATEWAY_RESPONSE_HEADERS } from '../../functions/http/gateway-responses.ts';
+import { headerLines } from '../../functions/http/header-lookup.ts';
 
 export interface Answer {
   statusCode: number;
@@ -82,15 +83,6 @@ export function writeRawAnswer(socket: Duplex, answer: Answer): void {
 /** uri-host [ ":" port ] (RFC 9112 §3.2, RFC 3986 §3.2.2): an IP literal or a reg-name. */
 const HOST_VALUE = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~%!$&'()*+,;=]*)(?::[0-9]*)?$/;
 
-/** The values of one header, every line, in order (Node keeps only the first Host). */
-function headerLines(request: IncomingMessage, name: string): string[] {
-  const values: string[] = [];
-  for (let i = 0; i < request.rawHeaders.length; i += 2) {
-    if ((request.rawHeaders[i] as string).toLowerCase() === name) values.push(request.rawHeaders[i + 1] as string);
-  }
-  return values;
-}
-
 /**
  * What a strict HTTP/1.1 server refuses before it reads the body or runs anything, or undefined:
  * RFC 9112 §3.2 (400 for an HTTP/1.1 request without Host, with more than one, or an invalid one)
@@ -99,14 +91,14 @@ function headerLines(request: IncomingMessage, name: string): string[] {
  * would otherwise reach the handler as if the body were not gzip-coded).
  */
 export function framingProblem(request: IncomingMessage): Answer | undefined {
-  const hosts = headerLines(request, 'host');
+  const hosts = headerLines(request.rawHeaders, 'host');
   if (hosts.length === 0 && request.httpVersion !== '1.0')
     return plainProblem('malformed-request', 'An HTTP/1.1 request must carry a Host header (RFC 9112 §3.2)');
   if (hosts.length > 1)
     return plainProblem('malformed-request', `The request carries ${hosts.length} Host headers; exactly one is allowed (RFC 9112 §3.2)`);
   if (hosts.length === 1 && !HOST_VALUE.test(hosts[0] as string))
     return plainProblem('malformed-request', 'The Host header is not a host name or address with an optional port');
-  const codings = headerLines(request, 'transfer-encoding')
+  const codings = headerLines(request.rawHeaders, 'transfer-encoding')
     .flatMap((value) => value.split(','))
     .map((coding) => coding.trim().toLowerCase());
   const unknown = codings.filter((coding) => coding !== 'chunked');

@@ -34,7 +34,7 @@ import {
   type MockAnswer,
 } from '../openapi/mock-answers.ts';
 import { localDocuments, PUBLIC_DOCUMENT_PATHS } from '../openapi/public-documents.ts';
-import { AuthorizerEmulator } from './authorizer-emulator.ts';
+import { AuthorizerStandIn } from './authorizer-stand-in.ts';
 import { localThrottleLimits, MethodThrottling, type Throttle } from './gateway-throttling.ts';
 import { listenOnLoopback, logPath, plainProblem, serve, type AccessLogEntry } from './http-server.ts';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from './lambda-context.ts';
@@ -117,7 +117,7 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions): Pro
   // Each function in execution environments of its own, started on demand as Lambda does (no
   // pre-warming: on-demand functions start cold), with its deployed settings (lambda-runtime.ts).
   const lambda = options.lambda ?? new LocalLambda({ functions: deployedFunctions(options.functionsDirectory ?? 'dist/functions') });
-  const authorizerGate = new AuthorizerEmulator(options.authorizerCacheTtlSeconds);
+  const authorizerGate = new AuthorizerStandIn(options.authorizerCacheTtlSeconds);
   const accessLog = options.accessLog ?? ((entry: AccessLogEntry) => console.log(JSON.stringify(entry)));
   const corsOrigins = options.corsAllowedOrigins ?? [];
   const localDocument = localDocuments();

@@ -14,7 +14,7 @@ import {
   type DynamoDbLocal,
 } from './dynamodb-local.ts';
 import { credentialKeysFileIn } from './credential-keys-file.ts';
-import { LOCAL_CREDENTIAL_KEYS_SECRET } from './secrets-manager-local.ts';
+import { LOCAL_CREDENTIAL_KEYS_SECRET } from './secrets-manager-stand-in.ts';
 import { MUSEUM_SETTING_NAMES, MUSEUM_SETTINGS, museumEnvironment, type MuseumSettings } from '../../functions/events/museum-settings.ts';
 import { EXAMPLE_MUSEUM } from '../openapi/json-ld-document.ts';
 
@@ -96,7 +96,7 @@ function localMuseum(): MuseumSettings {
 
 /**
  * The environment variables the deployed stack gives the functions, pointed at DynamoDB Local and
- * at the Secrets Manager stand-in (`secretsManagerEndpoint`, lib/local/secrets-manager-local.ts).
+ * at the Secrets Manager stand-in (`secretsManagerEndpoint`, lib/local/secrets-manager-stand-in.ts).
  */
 export function handlerEnvironment(endpoint: string, secretsManagerEndpoint?: string): Record<string, string> {
   const { accessKeyId, secretAccessKey } = localCredentials(endpoint);

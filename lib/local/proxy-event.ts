@@ -3,6 +3,7 @@
 import type { IncomingMessage } from 'node:http';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyResult } from 'aws-lambda';
+import { headerKey, headerLines, withoutHeaders } from '../../functions/http/header-lookup.ts';
 import { AUTHORIZER_IDENTITY, BASE_PATH, type Route } from '../../functions/routes.ts';
 import { LOCAL_ACCOUNT } from './lambda-context.ts';
 
@@ -68,15 +69,11 @@ const IDENTITY_HEADER = AUTHORIZER_IDENTITY.header.toLowerCase();
 
 /** The authorizer's identity source as deployed: the last line of its header, whatever its case. */
 export function identitySource(request: Pick<IncomingMessage, 'rawHeaders'>): string | undefined {
-  let value: string | undefined;
-  for (let i = 0; i < request.rawHeaders.length; i += 2) {
-    if ((request.rawHeaders[i] as string).toLowerCase() === IDENTITY_HEADER) value = request.rawHeaders[i + 1];
-  }
-  return value;
+  return headerLines(request.rawHeaders, IDENTITY_HEADER).at(-1);
 }
 
 export function withoutAuthorization<T>(headers: Record<string, T>): Record<string, T> {
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== IDENTITY_HEADER));
+  return withoutHeaders(headers, [IDENTITY_HEADER]);
 }
 
 export function multiValueHeaders(lines: HeaderLines): Record<string, string[]> {
@@ -134,11 +131,7 @@ export function requestContext(request: IncomingMessage, route: Route, method: s
  * (known-issues page). `rawHeaders`: names and values alternating, as Node's `rawHeaders`.
  */
 export function methodOverride(rawHeaders: readonly string[]): string | undefined {
-  let value: string | undefined;
-  for (let i = 0; i < rawHeaders.length; i += 2) {
-    if ((rawHeaders[i] as string).toLowerCase() === 'x-http-method-override') value = (rawHeaders[i + 1] as string).trim();
-  }
-  return value || undefined;
+  return headerLines(rawHeaders, 'x-http-method-override').at(-1)?.trim() || undefined;
 }
 
 /**
@@ -166,6 +159,6 @@ export function integrationHeaders(result: APIGatewayProxyResult): Record<string
     Object.entries(result.headers ?? {}).map(([name, value]) => [name, String(value)]),
   );
   for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) headers[name] = values.map(String);
-  if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/json';
+  if (headerKey(headers, 'content-type') === undefined) headers['Content-Type'] = 'application/json';
   return headers;
 }

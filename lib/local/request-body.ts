@@ -9,6 +9,7 @@ import type { IncomingMessage } from 'node:http';
 import { Transform, Writable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip, createInflate } from 'node:zlib';
+import { headerLines } from '../../functions/http/header-lookup.ts';
 import { MALFORMED_BODY } from './http-server.ts';
 
 /** How a body is refused: each names the answer the gateway gives. */
@@ -30,15 +31,10 @@ export const MAX_CODINGS = 4;
 
 /** The Content-Encoding codings of `request`, every field line, in the order they were applied. */
 export function contentCodings(request: Pick<IncomingMessage, 'rawHeaders'>): string[] {
-  const codings: string[] = [];
-  for (let i = 0; i < request.rawHeaders.length; i += 2) {
-    if ((request.rawHeaders[i] as string).toLowerCase() !== 'content-encoding') continue;
-    for (const coding of (request.rawHeaders[i + 1] as string).split(',')) {
-      const name = coding.trim().toLowerCase();
-      if (name && name !== 'identity') codings.push(name);
-    }
-  }
-  return codings;
+  return headerLines(request.rawHeaders, 'content-encoding')
+    .flatMap((line) => line.split(','))
+    .map((coding) => coding.trim().toLowerCase())
+    .filter((coding) => coding !== '' && coding !== 'identity');
 }
 
 /** Passes bytes on until more than `maxBytes` have gone through, then fails with `tooLarge()`. */

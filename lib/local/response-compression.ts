@@ -9,7 +9,7 @@ import type { ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
 import { deflate, gzip } from 'node:zlib';
 import { MINIMUM_COMPRESSION_BYTES } from '../../functions/events/limits.ts';
-import { headerKey, headerValue } from '../../functions/http/header-lookup.ts';
+import { headerKey, headerValue, withoutHeaders } from '../../functions/http/header-lookup.ts';
 
 const CODERS = { gzip: promisify(gzip), deflate: promisify(deflate) } as const;
 type Coding = keyof typeof CODERS;
@@ -80,7 +80,7 @@ export async function sendAnswer(response: ServerResponse, statusCode: number, h
     return statusCode;
   }
   const coded = await CODERS[coding](bytes);
-  const withoutLength = Object.fromEntries(Object.entries(varied).filter(([name]) => name.toLowerCase() !== 'content-length'));
+  const withoutLength = withoutHeaders(varied, ['content-length']);
   response.writeHead(statusCode, { ...withoutLength, 'Content-Encoding': coding, 'Content-Length': String(coded.length) });
   response.end(coded);
   return statusCode;

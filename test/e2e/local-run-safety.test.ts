@@ -27,7 +27,7 @@ import { LOCAL_KMS_KEY_ID } from '../../lib/local/kms-stand-in.ts';
 import { LOCAL_ACCOUNT } from '../../lib/local/sqs-stand-in.ts';
 import { hashCredential, newCredentialKeysText, parseCredentialKeys } from '../../functions/auth/credentials.ts';
 import { credentialKeysFileIn, ensureCredentialKeysFile, readCredentialKeysFile } from '../../lib/local/credential-keys-file.ts';
-import { LOCAL_CREDENTIAL_KEYS_SECRET } from '../../lib/local/secrets-manager-local.ts';
+import { LOCAL_CREDENTIAL_KEYS_SECRET } from '../../lib/local/secrets-manager-stand-in.ts';
 import { UsersStore } from '../../functions/auth/users-store.ts';
 import { ROLES } from '../../functions/routes.ts';
 import { lockDataDirectory, processStart } from '../../lib/local/data-directory-lock.ts';

@@ -3,7 +3,7 @@
 // functions/routes.ts). API Gateway keys the cache by the identity source and answers 401 without
 // calling the authorizer when it is missing
 // (https://docs.aws.amazon.com/apigateway/latest/developerguide/apigateway-use-lambda-authorizer.html).
-import { AuthorizerEmulator } from '../../lib/local/authorizer-emulator.ts';
+import { AuthorizerStandIn } from '../../lib/local/authorizer-stand-in.ts';
 import { identitySource } from '../../lib/local/proxy-event.ts';
 import { resourcesOfType, synthesize } from './synthesize.ts';
 
@@ -26,11 +26,11 @@ test('the local gateway reads the identity source the deployed authorizer names,
 
 test("the local gateway's default authorizer cache TTL is the deployed stack's default", () => {
   const { AuthorizerResultTtlInSeconds } = deployedAuthorizer();
-  expect(new AuthorizerEmulator().cacheTtlSeconds).toBe(AuthorizerResultTtlInSeconds);
+  expect(new AuthorizerStandIn().cacheTtlSeconds).toBe(AuthorizerResultTtlInSeconds);
   expect(AuthorizerResultTtlInSeconds).toBeGreaterThan(0);
 });
 
 test('a stage that sets authorizerCacheTtlSeconds deploys that TTL, as AUTHORIZER_CACHE_TTL_SECONDS sets it locally', () => {
   expect(deployedAuthorizer({ authorizerCacheTtlSeconds: '60' }).AuthorizerResultTtlInSeconds).toBe(60);
-  expect(new AuthorizerEmulator(60).cacheTtlSeconds).toBe(60);
+  expect(new AuthorizerStandIn(60).cacheTtlSeconds).toBe(60);
 });

@@ -265,7 +265,7 @@ describe('credential rules', () => {
 
   test('every check is one lookup of the user, with nothing remembered; an impossible password costs none', async () => {
     // One authenticator is one execution environment; its keys come from the key file here (in the
-    // API, through the Secrets Manager stand-in: test/unit/secrets-manager-local.test.ts).
+    // API, through the Secrets Manager stand-in: test/unit/secrets-manager-stand-in.test.ts).
     const store = new CountingUsersStore(tableClient(), testEnvironment().tableName);
     const authenticator = new BasicAuthenticator(store, testKeys);
     const user = await freshUser('viewer');

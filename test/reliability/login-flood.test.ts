@@ -14,6 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { basicAuthorization } from '../support/api-client.ts';
+import { resendWaitMs } from '../../bench/support/resend-rule.ts';
 import { LOCAL_API_START_TIMEOUT_MS, startOwnLocalApi, type OwnLocalApi } from '../support/local-api-process.ts';
 import { TEST_USERS } from '../support/test-environment.ts';
 import { recordFigures } from './figures.ts';
@@ -26,7 +27,8 @@ const THROTTLE = { rateLimit: 20, burstLimit: 10 };
 /** Requests sent at once: six times the method's burst, over it unless they arrive over 2.5 s apart. */
 const VOLLEY = 6 * THROTTLE.burstLimit;
 const VALID_LOGINS = 6;
-/** The client's documented retry of a 429 or 503: wait Retry-After and try again, a bounded number of times. */
+/** The client's documented retry of a 429 or 503 (resend-rule.ts): a bounded number of attempts. */
+const LOGIN_RESENT_STATUSES: ReadonlySet<number> = new Set([429, 503]);
 const ATTEMPTS = 20;
 /** The flooded method; the valid logins meanwhile use another route's method. */
 const FLOODED = '/special-events?startDate=9970-01-01&endDate=9970-01-01';
@@ -68,8 +70,10 @@ async function loginWithRetry(path: string, authorization: string): Promise<Answ
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     const answer = await request(path, authorization);
     answers.push(answer);
-    if (answer.status !== 429 && answer.status !== 503) break;
-    await new Promise((resolve) => setTimeout(resolve, Number(answer.retryAfter) * 1000));
+    const headers = new Headers(answer.retryAfter === null ? {} : { 'Retry-After': answer.retryAfter });
+    const wait = resendWaitMs('GET', { status: answer.status, headers }, LOGIN_RESENT_STATUSES);
+    if (wait === undefined) break;
+    await new Promise((resolve) => setTimeout(resolve, wait));
   }
   return answers;
 }

@@ -1,6 +1,7 @@
 // A small HTTP client for the end-to-end tests: real requests to the local API, and every
 // response checked against the OpenAPI contract (test/support/contract.ts).
 import { randomUUID } from 'node:crypto';
+import { isWriteMethod, resendWaitMs, RETRIED_STATUSES } from '../../bench/support/resend-rule.ts';
 import { assertMatchesContract } from './contract.ts';
 import { injectedApiUrl, TEST_USERS, testEnvironment } from './test-environment.ts';
 
@@ -108,17 +109,7 @@ export function privateYear(): number {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Answers after which nothing was written and nothing will be, when they carry Retry-After (docs/API.md, errors). */
-const RETRIED_STATUSES = new Set([409, 429, 503]);
 const RETRY_ATTEMPTS = 10;
-
-/** Methods that write, and so may answer 504 when a commit's outcome is unknown (docs/API.md, Write outcomes). */
-const WRITE_METHODS = new Set(['POST', 'PATCH', 'DELETE']);
-
-/** Whether `method` writes (and so is sent with an Idempotency-Key and resent after a 504). */
-export function isWriteMethod(method: string): boolean {
-  return WRITE_METHODS.has(method.toUpperCase());
-}
 
 /**
  * A request as a client sends it (docs/API.md): a 409, 429 or 503 with Retry-After is sent again
@@ -147,22 +138,6 @@ export async function apiRetrying<T = unknown>(
     if (wait === undefined || attempt >= (retry.attempts ?? RETRY_ATTEMPTS)) return response;
     await sleep(wait);
   }
-}
-
-/**
- * The documented client's rule (docs/API.md): how long to wait before sending the request again
- * after this answer, or undefined when it is final. A status of `statuses` with Retry-After: a
- * random wait of up to Retry-After seconds; a 504 to a write (sent with its Idempotency-Key): up to 1 s.
- */
-export function resendWaitMs(
-  method: string,
-  answer: { status: number; headers: Headers },
-  statuses: ReadonlySet<number> = RETRIED_STATUSES,
-): number | undefined {
-  const retryAfter = answer.headers.get('retry-after');
-  if (statuses.has(answer.status) && retryAfter !== null) return Math.random() * 1000 * Number(retryAfter);
-  if (answer.status === 504 && isWriteMethod(method)) return Math.random() * 1000;
-  return undefined;
 }
 
 /**

@@ -15,11 +15,11 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import * as v from 'valibot';
-import { SpecialEvent } from '../functions/events/event-schema.ts';
-import { HttpProblem } from '../functions/events/problems.ts';
-import { parseJsonObject } from '../functions/http/json-text.ts';
-import { importProblem, type EventArchive } from '../functions/store/event-archive.ts';
-import type { StoredEvent } from '../functions/store/events-store.ts';
+import { SpecialEvent } from '../../functions/events/event-schema.ts';
+import { HttpProblem } from '../../functions/events/problems.ts';
+import { parseJsonObject } from '../../functions/http/json-text.ts';
+import { importProblem, type EventArchive } from '../../functions/store/event-archive.ts';
+import type { StoredEvent } from '../../functions/store/events-store.ts';
 
 /**
  * The largest version an import accepts: one below Number.MAX_SAFE_INTEGER, so that the next

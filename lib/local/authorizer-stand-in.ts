@@ -8,7 +8,7 @@
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { AUTHORIZER_IDENTITY } from '../../functions/routes.ts';
 
-export class AuthorizerEmulator {
+export class AuthorizerStandIn {
   private readonly cache = new Map<string, { result: APIGatewayAuthorizerResult; expiresAt: number }>();
   /** The result cache TTL in force: the deployed default unless the run sets another. */
   readonly cacheTtlSeconds: number;

@@ -1,4 +1,4 @@
-// The local run's Secrets Manager stand-in (lib/local/secrets-manager-local.ts), driven by the real
+// The local run's Secrets Manager stand-in (lib/local/secrets-manager-stand-in.ts), driven by the real
 // SDK client and by the authorizer's own key reader (functions/auth/credential-keys.ts), reaching it
 // through the SDK's service-specific endpoint variable as the local run's functions do. AWS's
 // GetSecretValue: https://docs.aws.amazon.com/secretsmanager/latest/apireference/API_GetSecretValue.html
@@ -9,20 +9,24 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { credentialKeys } from '../../functions/auth/credential-keys.ts';
 import { newCredentialKeysText } from '../../functions/auth/credentials.ts';
 import { credentialKeysFileIn, ensureCredentialKeysFile } from '../../lib/local/credential-keys-file.ts';
-import { LOCAL_CREDENTIAL_KEYS_SECRET, startSecretsManagerLocal, type SecretsManagerLocal } from '../../lib/local/secrets-manager-local.ts';
+import {
+  LOCAL_CREDENTIAL_KEYS_SECRET,
+  startSecretsManagerStandIn,
+  type SecretsManagerStandIn,
+} from '../../lib/local/secrets-manager-stand-in.ts';
 import { statSync } from 'node:fs';
 
 const KEY_ID = 'LOCALKEYID0123456789';
 let directory: string;
 let file: string;
-let standIn: SecretsManagerLocal;
+let standIn: SecretsManagerStandIn;
 const saved = { ...process.env };
 
 beforeAll(async () => {
   directory = await mkdtemp(join(tmpdir(), 'museum-secrets-'));
   file = credentialKeysFileIn(join(directory, 'data'));
   await ensureCredentialKeysFile(file);
-  standIn = await startSecretsManagerLocal({ secrets: { [LOCAL_CREDENTIAL_KEYS_SECRET]: file }, accessKeyId: KEY_ID });
+  standIn = await startSecretsManagerStandIn({ secrets: { [LOCAL_CREDENTIAL_KEYS_SECRET]: file }, accessKeyId: KEY_ID });
   // What the local run gives the functions (lib/local/local-environment.ts handlerEnvironment).
   Object.assign(process.env, {
     AWS_REGION: 'local',
@@ -69,7 +73,7 @@ test('a changed file is a new version', async () => {
   const first = await client().send(new GetSecretValueCommand({ SecretId: LOCAL_CREDENTIAL_KEYS_SECRET }));
   const other = join(directory, 'other.json');
   await writeFile(other, newCredentialKeysText('k2'));
-  const second = await startSecretsManagerLocal({ secrets: { other }, accessKeyId: KEY_ID });
+  const second = await startSecretsManagerStandIn({ secrets: { other }, accessKeyId: KEY_ID });
   try {
     const answer = await new SecretsManagerClient({ region: 'local', endpoint: second.endpoint }).send(
       new GetSecretValueCommand({ SecretId: 'other' }),

@@ -26,7 +26,7 @@ const LOCAL_ACCOUNT = '000000000000';
 /** A request body larger than this is refused (a GetSecretValue request is well under 1 KB). */
 const MAX_REQUEST_BYTES = 64 * 1024;
 
-export interface SecretsManagerLocal {
+export interface SecretsManagerStandIn {
   endpoint: string;
   close(): Promise<void>;
 }
@@ -42,12 +42,12 @@ function secretArn(name: string): string {
  * Serves `secrets` (name -> file) on 127.0.0.1, to requests signed with `accessKeyId` (the run's
  * DynamoDB Local key id, which the functions use as their access key: local-environment.ts).
  */
-export async function startSecretsManagerLocal(options: {
+export async function startSecretsManagerStandIn(options: {
   secrets: Record<string, string>;
   accessKeyId: string;
   /** MUSEUM_SECRETS_MANAGER_PORT; 0 or unset: any free port. */
   port?: number;
-}): Promise<SecretsManagerLocal> {
+}): Promise<SecretsManagerStandIn> {
   const byId = new Map<string, { name: string; file: string }>();
   for (const [name, file] of Object.entries(options.secrets)) {
     byId.set(name, { name, file });

@@ -3,9 +3,9 @@
 // DynamoDB Local (on the data directory, or in memory), or the data directory's own (started
 // here, under its lock).
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ensureCredentialKeysFile } from '../lib/local/credential-keys-file.ts';
-import { lockDataDirectory, lockHolder, processStart } from '../lib/local/data-directory-lock.ts';
-import { ensureLocalTables, localClient, startDynamoDbLocal, useKeyId, type DynamoDbLocal } from '../lib/local/dynamodb-local.ts';
+import { ensureCredentialKeysFile } from '../local/credential-keys-file.ts';
+import { lockDataDirectory, lockHolder, processStart } from '../local/data-directory-lock.ts';
+import { ensureLocalTables, localClient, startDynamoDbLocal, useKeyId, type DynamoDbLocal } from '../local/dynamodb-local.ts';
 import {
   credentialKeysFile,
   DATA_DIRECTORY,
@@ -13,9 +13,9 @@ import {
   inMemory,
   localTableNames,
   useDataDirectoryKey,
-} from '../lib/local/local-environment.ts';
-import { settingProblems, STORE_SETTINGS } from '../lib/local/local-settings.ts';
-import { runsOnOtherStores, type RunRecord } from '../lib/local/run-registry.ts';
+} from '../local/local-environment.ts';
+import { settingProblems, STORE_SETTINGS } from '../local/local-settings.ts';
+import { runsOnOtherStores, type RunRecord } from '../local/run-registry.ts';
 
 export interface Store {
   client: DynamoDBClient;

@@ -1,0 +1,30 @@
+// The documented client's resend rule (docs/API.md, errors and Write outcomes), in one place for the
+// benchmarks and the tests (test/support/api-client.ts): bench/ imports nothing of test/, and tests
+// may import bench/.
+
+/** Answers after which nothing was written and nothing will be, when they carry Retry-After (docs/API.md, errors). */
+export const RETRIED_STATUSES: ReadonlySet<number> = new Set([409, 429, 503]);
+
+/** Methods that write, and so may answer 504 when a commit's outcome is unknown (docs/API.md, Write outcomes). */
+const WRITE_METHODS = new Set(['POST', 'PATCH', 'DELETE']);
+
+/** Whether `method` writes (and so is sent with an Idempotency-Key and resent after a 504). */
+export function isWriteMethod(method: string): boolean {
+  return WRITE_METHODS.has(method.toUpperCase());
+}
+
+/**
+ * How long to wait before sending the request again after this answer, or undefined when it is
+ * final. A status of `statuses` with Retry-After: a random wait of up to Retry-After seconds; a
+ * 504 to a write (sent with its Idempotency-Key): up to 1 s.
+ */
+export function resendWaitMs(
+  method: string,
+  answer: { status: number; headers: Pick<Headers, 'get'> },
+  statuses: ReadonlySet<number> = RETRIED_STATUSES,
+): number | undefined {
+  const retryAfter = answer.headers.get('retry-after');
+  if (statuses.has(answer.status) && retryAfter !== null) return Math.random() * 1000 * Number(retryAfter);
+  if (answer.status === 504 && isWriteMethod(method)) return Math.random() * 1000;
+  return undefined;
+}
