@@ -22,8 +22,8 @@ import {
   resourceMethods,
   routeMethods,
   routes,
-  STAGE_TRACING_ENABLED,
 } from '../../functions/routes.ts';
+import { STAGE_TRACING_ENABLED } from '../../functions/deployment.ts';
 import { MINIMUM_COMPRESSION_BYTES } from '../../functions/events/limits.ts';
 import { jsonAccessLogFormat } from './access-log-format.ts';
 import {

@@ -16,14 +16,13 @@ import {
 import {
   AUTHORIZER_HANDLER,
   BASE_PATH,
-  FUNCTION_SETTINGS,
   isAuthenticated,
   matchRoute,
   routes,
-  STAGE_TRACING_ENABLED,
   WEBHOOK_FUNCTIONS,
   type Route,
 } from '../../functions/routes.ts';
+import { FUNCTION_SETTINGS, STAGE_TRACING_ENABLED } from '../../functions/deployment.ts';
 import { gatewayResponses, mockAnswer, templateRequest, type Answer } from './gateway-http-semantics.ts';
 import {
   DOCUMENT_METHODS,

@@ -43,12 +43,15 @@ test('functions/ imports nothing from lib/, bin/ or scripts/', () => {
  * The folders of functions/, each with its job and what it may import beside its own files and
  * packages. A new folder gets a row here and a line in docs/DEVELOPMENT.md's dependency rules.
  * The top-level files are not folders: routes.ts (the route table) and observability.ts (logger
- * and metrics) import nothing local; config.ts (the wiring of environment to stores) and the
+ * and metrics) import nothing local, deployment.ts (how the API is deployed) only routes.ts; config.ts (the wiring of environment to stores) and the
  * handlers sit on top and may import any of functions/.
  */
 const FUNCTION_FOLDERS: Record<string, { job: string; mayImport: string[] }> = {
   'functions/events': { job: 'the domain', mayImport: [] },
-  'functions/changes': { job: 'the change feed: items, cursor', mayImport: ['functions/events/', 'functions/routes.ts'] },
+  'functions/changes': {
+    job: 'the change feed: items, cursor',
+    mayImport: ['functions/events/', 'functions/routes.ts', 'functions/deployment.ts'],
+  },
   'functions/store': { job: 'DynamoDB reads and writes', mayImport: ['functions/events/', 'functions/changes/'] },
   'functions/auth': { job: 'users and credentials', mayImport: ['functions/store/', 'functions/events/', 'functions/routes.ts'] },
   'functions/http': {
@@ -108,6 +111,13 @@ test.each(['functions/routes.ts', 'functions/observability.ts'])('%s imports not
   expectNoEdges(
     localEdges.filter((edge) => edge.from === file),
     `${file} may import packages only.`,
+  );
+});
+
+test('functions/deployment.ts imports only functions/routes.ts', () => {
+  expectNoEdges(
+    localEdges.filter((edge) => edge.from === 'functions/deployment.ts' && edge.to !== 'functions/routes.ts'),
+    'functions/deployment.ts (how the API is deployed) may import packages and functions/routes.ts only.',
   );
 });
 
