@@ -14,15 +14,8 @@ import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import {
-  API_VERSION,
-  AUTHORIZER_IDENTITY,
-  BASE_PATH,
-  isAuthenticated,
-  resourceMethods,
-  routeMethods,
-  routes,
-} from '../../functions/routes.ts';
+import { API_VERSION, AUTHORIZER_IDENTITY, BASE_PATH, isAuthenticated, routeMethods, routes } from '../../functions/routes.ts';
+import { resourceMethods } from '../../functions/route-matching.ts';
 import { STAGE_TRACING_ENABLED } from '../../functions/deployment.ts';
 import { MINIMUM_COMPRESSION_BYTES } from '../../functions/events/limits.ts';
 import { jsonAccessLogFormat } from './access-log-format.ts';

@@ -11,7 +11,7 @@
 // never to a concrete path: the set of buckets is the stack's set of methods, whatever paths
 // clients send. A path no method answers (without CORS, an unknown path is API Gateway's
 // MISSING_AUTHENTICATION_TOKEN gateway response) has no method and so no method throttle.
-import { matchRoute } from '../../functions/routes.ts';
+import { matchRoute } from '../../functions/route-matching.ts';
 import { METHOD_THROTTLING } from '../../functions/deployment.ts';
 
 export interface Throttle {

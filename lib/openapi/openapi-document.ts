@@ -9,16 +9,8 @@ import { LIMITS } from '../../functions/events/limits.ts';
 import { PROBLEM_CONTENT_TYPE } from '../../functions/events/problems.ts';
 import { SCHEMA_DESCRIPTIONS } from '../../functions/events/event-schema.ts';
 import { methodNotAllowedResponse } from '../../functions/http/gateway-responses.ts';
-import {
-  API_VERSION,
-  BASE_PATH,
-  isAuthenticated,
-  resourceMethods,
-  ROLES,
-  routes,
-  type OperationId,
-  type Route,
-} from '../../functions/routes.ts';
+import { API_VERSION, BASE_PATH, isAuthenticated, ROLES, routes, type OperationId, type Route } from '../../functions/routes.ts';
+import { resourceMethods } from '../../functions/route-matching.ts';
 import { ChangeEvent, ChangeFeedPage, EVENT_SCHEMAS, SpecialEventList } from './document-schemas.ts';
 import { componentSchemas } from './json-schemas.ts';
 import { operationDetails, successResponse, type OperationDetails } from './operations.ts';

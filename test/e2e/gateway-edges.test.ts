@@ -173,7 +173,7 @@ describe('methods', () => {
     const response = await fetch(`${testEnvironment().url}${path}`, { method });
     expect(response.status).toBe(405);
     expect(response.headers.get('content-type')).toBe('application/problem+json');
-    // One order everywhere (routes.ts allowHeader), so a client may compare the lists as strings.
+    // One order everywhere (route-matching.ts allowHeader), so a client may compare the lists as strings.
     expect(response.headers.get('allow')).toBe(allow);
   });
 

@@ -20,7 +20,7 @@ import {
   type FeedWindow,
 } from '../../functions/changes/change-feed.ts';
 import type { SpecialEvent } from '../../functions/events/event-schema.ts';
-import { matchRoute } from '../../functions/routes.ts';
+import { matchRoute } from '../../functions/route-matching.ts';
 import { FUNCTION_SETTINGS } from '../../functions/deployment.ts';
 
 const EVENT: SpecialEvent = {
