@@ -2,7 +2,8 @@
 // (`-c key=value` or cdk.json). `stage` names the stacks; any stage but `prod` is a short-lived
 // preview: it is destroyed with its data, throttled lower and keeps its logs for less time.
 import type { Node } from 'constructs';
-import { AUTHORIZER_IDENTITY, authenticatedMethods } from '../../functions/routes.ts';
+import { authenticatedMethods } from '../../functions/routes.ts';
+import { AUTHORIZER_IDENTITY } from '../../functions/unrouted-functions.ts';
 import { authorizerEnvironments, FUNCTION_SETTINGS, METHOD_THROTTLING } from '../../functions/deployment.ts';
 import { MUSEUM_SETTING_NAMES, MUSEUM_SETTINGS, museumSettingsFrom, type MuseumSettings } from '../../functions/events/museum-settings.ts';
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PROBLEM_TYPE_BASE } from '../../functions/events/problems.ts';
-import { AUTHORIZER_HANDLER } from '../../functions/routes.ts';
+import { AUTHORIZER_HANDLER } from '../../functions/unrouted-functions.ts';
 import { FUNCTION_SETTINGS } from '../../functions/deployment.ts';
 import { deployedFunctions, listenOnLoopback, startLocalApiGateway } from '../../lib/local/local-api-gateway.ts';
 import { LocalLambda } from '../../lib/local/lambda-runtime.ts';

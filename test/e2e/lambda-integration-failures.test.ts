@@ -11,7 +11,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { AUTHORIZER_HANDLER } from '../../functions/routes.ts';
+import { AUTHORIZER_HANDLER } from '../../functions/unrouted-functions.ts';
 import { matchRoute } from '../../functions/route-matching.ts';
 import { startLocalApiGateway, type LocalApiGateway } from '../../lib/local/local-api-gateway.ts';
 import { LocalLambda, MAX_RESPONSE_PAYLOAD_BYTES } from '../../lib/local/lambda-runtime.ts';

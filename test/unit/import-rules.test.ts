@@ -43,8 +43,9 @@ test('functions/ imports nothing from lib/, bin/ or scripts/', () => {
  * The folders of functions/, each with its job and what it may import beside its own files and
  * packages. A new folder gets a row here and a line in docs/DEVELOPMENT.md's dependency rules.
  * The top-level files are not folders: routes.ts (the route table) and observability.ts (logger
- * and metrics) import nothing local; deployment.ts (how the API is deployed) and route-matching.ts
- * (which route a request reaches, Allow and CORS method lists) only routes.ts; config.ts (the wiring of environment to stores) and the
+ * and metrics) import nothing local; deployment.ts (how the API is deployed), route-matching.ts
+ * (which route a request reaches, Allow and CORS method lists) and unrouted-functions.ts (the
+ * authorizer and webhook functions) only routes.ts; config.ts (the wiring of environment to stores) and the
  * handlers sit on top and may import any of functions/.
  */
 const FUNCTION_FOLDERS: Record<string, { job: string; mayImport: string[] }> = {
@@ -115,12 +116,15 @@ test.each(['functions/routes.ts', 'functions/observability.ts'])('%s imports not
   );
 });
 
-test.each(['functions/deployment.ts', 'functions/route-matching.ts'])('%s imports only functions/routes.ts', (file) => {
-  expectNoEdges(
-    localEdges.filter((edge) => edge.from === file && edge.to !== 'functions/routes.ts'),
-    `${file} may import packages and functions/routes.ts only.`,
-  );
-});
+test.each(['functions/deployment.ts', 'functions/route-matching.ts', 'functions/unrouted-functions.ts'])(
+  '%s imports only functions/routes.ts',
+  (file) => {
+    expectNoEdges(
+      localEdges.filter((edge) => edge.from === file && edge.to !== 'functions/routes.ts'),
+      `${file} may import packages and functions/routes.ts only.`,
+    );
+  },
+);
 
 test('bench/ imports nothing from test/ (tests may import bench/)', () => {
   const benchEdges = importGraph(['bench']).filter((edge) => !edge.isPackage);
