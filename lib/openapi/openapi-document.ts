@@ -19,7 +19,8 @@ import { HEADERS, methodNotAllowedProblemResponse, problemSchemas, sharedRespons
 import { READ_HEADERS, READ_SEMANTICS_DESCRIPTION } from './read-semantics.ts';
 import { JSON_LD_SCHEMAS, NEGOTIATION_HEADERS } from './json-ld-document.ts';
 import { INDEX_TAG, ServiceIndex, serviceIndexOperation } from './service-index-operation.ts';
-import { WEBHOOK_SCHEMAS, webhooksEntry } from './webhook-operations.ts';
+import { webhooksEntry } from './webhook-operations.ts';
+import { WEBHOOK_SCHEMAS } from './webhook-schemas.ts';
 import { CALENDAR_SCHEMAS } from './calendar-operations.ts';
 
 export type OpenApiDocument = Record<string, unknown> & {
