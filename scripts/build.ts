@@ -9,7 +9,8 @@ import { build, type BuildOptions, type BuildResult, type Metafile, type Plugin 
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AUTHORIZER_HANDLER, routes, WEBHOOK_FUNCTIONS } from '../functions/routes.ts';
+import { routes } from '../functions/routes.ts';
+import { AUTHORIZER_HANDLER, WEBHOOK_FUNCTIONS } from '../functions/unrouted-functions.ts';
 import { BUILD_DIRECTORY, inputsHash, readBuildMeta, type BuildMeta } from './build-stamp.ts';
 
 export const FUNCTION_NAMES = [

@@ -1,7 +1,7 @@
 // The environment a function process gets in the benchmark: what the deployed stack sets (as the
 // local API does), pointed at the benchmark's DynamoDB Local, with metrics on as on Lambda so
 // that each invocation pays for its metrics flush. Nothing else from the shell leaks in.
-import { LAMBDA_NODE_OPTIONS } from '../../functions/routes.ts';
+import { LAMBDA_NODE_OPTIONS } from '../../functions/deployment.ts';
 import { handlerEnvironment } from '../../lib/local/local-environment.ts';
 
 export interface BenchTables {

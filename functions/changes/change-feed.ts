@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { EVENT_FIELDS } from '../events/event-fields.ts';
 import type { SpecialEvent } from '../events/event-schema.ts';
 import { HttpProblem } from '../events/problems.ts';
-import { FUNCTION_SETTINGS } from '../routes.ts';
+import { FUNCTION_SETTINGS } from '../deployment.ts';
 import { CHANGE_ITEM, CHANGE_SOURCE, type ChangeEvent, type ChangeType } from './change-event.ts';
 
 const RETENTION_DAYS = 31;
@@ -99,7 +99,7 @@ export function toChangeEvent(change: CommittedChange): ChangeEvent {
 }
 
 /** The shard of an event's changes: fixed per event (a hash of its id), spread evenly over CHANGE_FEED.shards. */
-export function changeShard(eventId: string): number {
+function changeShard(eventId: string): number {
   return (createHash('sha256').update(eventId).digest()[0] as number) % CHANGE_FEED.shards;
 }
 
@@ -151,7 +151,7 @@ export function encodeCursor(position: FeedPosition): string {
 }
 
 /** The position a cursor names, or undefined if it is no cursor this feed hands out. */
-export function decodeCursor(cursor: string): FeedPosition | undefined {
+function decodeCursor(cursor: string): FeedPosition | undefined {
   if (!/^[A-Za-z0-9_-]{1,200}$/.test(cursor)) return undefined;
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
   if (!text.startsWith(CURSOR_VERSION)) return undefined;
@@ -176,7 +176,7 @@ export interface FeedWindow {
  * - otherwise the window, empty when the cursor is at or past the hold-back boundary (a cursor
  *   never moves back, even if this host's clock is behind the one that handed it out).
  */
-export function feedWindow(since: FeedPosition | 'now' | undefined, now: Date): FeedWindow | 'expired' | 'future' {
+function feedWindow(since: FeedPosition | 'now' | undefined, now: Date): FeedWindow | 'expired' | 'future' {
   const until = endOfMoment(new Date(now.getTime() - CHANGE_FEED.holdBackMs));
   const oldest = endOfMoment(new Date(now.getTime() - RETENTION_MS));
   if (since === 'now') return { from: until, until };

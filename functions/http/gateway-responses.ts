@@ -3,7 +3,8 @@
 // and the local gateway answers with the same definitions (header mappings evaluated per request),
 // so both speak the same problem+json.
 import { PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE, problemBody, RETRY_AFTER_SECONDS, type ProblemKind } from '../events/problems.ts';
-import { allowHeader, CORS_EXPOSED_HEADERS } from '../routes.ts';
+import { CORS_EXPOSED_HEADERS } from '../routes.ts';
+import { allowHeader } from '../route-matching.ts';
 
 export interface GatewayResponse {
   kind: ProblemKind;

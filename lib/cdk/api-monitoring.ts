@@ -3,23 +3,23 @@
 // parameter, so CloudFormation refuses to deploy it. Every alarm needs a minimum volume or M of
 // N periods, so one failed request on a quiet night pages no one. A monthly cost budget (AWS
 // Budgets) notifies the same topic: what a flood of requests from many addresses may cost is not
-// bounded by any limit a visitor shares, so it is watched. Runbook: docs/DEPLOY.md.
-import { CfnParameter, Duration, Stack } from 'aws-cdk-lib';
+// bounded by any limit a visitor shares, so it is watched. The topic: alarm-topic.ts; the
+// access-log metrics and sums: alarm-metrics.ts. Runbook: docs/DEPLOY.md.
+import { Duration } from 'aws-cdk-lib';
 import type * as budgets from 'aws-cdk-lib/aws-budgets';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
-import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import { costBudget } from './cost-budget.ts';
-import { METRICS_NAMESPACE, type MuseumFunctions } from './museum-functions.ts';
+import type { MuseumFunctions } from './museum-functions.ts';
 import type { MuseumTables } from './museum-tables.ts';
 import type { SpecialEventsApi } from './special-events-api.ts';
 import type { StageConfig } from './stage-config.ts';
-
-const PERIOD = Duration.minutes(5);
+import { accessLogCount, errorTypeIs, PERIOD, sum } from './alarm-metrics.ts';
+import { alarmTopic } from './alarm-topic.ts';
 
 /** Share of requests answered 5xx in five minutes that counts as failing. */
 export const SERVER_ERROR_RATE_THRESHOLD = 0.05;
@@ -319,57 +319,4 @@ export class ApiMonitoring extends Construct {
     this.alarms.push(alarm);
     return alarm;
   }
-}
-
-/**
- * The topic alarms publish to: an existing one (`-c alarmTopicArn`), or the stack's own with an
- * e-mail subscription. Production without either gets a required AlarmEmail parameter.
- */
-function alarmTopic(scope: Construct, config: StageConfig): sns.ITopic {
-  if (config.alarmTopicArn) return sns.Topic.fromTopicArn(scope, 'AlarmTopic', config.alarmTopicArn);
-  const topic = new sns.Topic(scope, 'AlarmTopic', { displayName: `Museum API alarms (${config.stage})`, enforceSSL: true });
-  const email =
-    config.alarmEmail ??
-    (config.isProduction
-      ? new CfnParameter(Stack.of(scope), 'AlarmEmail', {
-          type: 'String',
-          description: 'E-mail address the production alarms notify (or synthesize with -c alarmEmail=... or -c alarmTopicArn=...)',
-          allowedPattern: '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$',
-          constraintDescription: 'Production needs an alarm destination: an e-mail address',
-        }).valueAsString
-      : undefined);
-  if (email) topic.addSubscription(new subscriptions.EmailSubscription(email));
-  return topic;
-}
-
-/** Access-log lines whose gateway response type is one of `errorTypes`. */
-function errorTypeIs(...errorTypes: string[]): logs.IFilterPattern {
-  return logs.FilterPattern.any(...errorTypes.map((type) => logs.FilterPattern.stringValue('$.errorType', '=', type)));
-}
-
-/** Access-log lines matching `pattern`, per five minutes. */
-function accessLogCount(
-  scope: Construct,
-  api: SpecialEventsApi,
-  config: StageConfig,
-  name: string,
-  pattern: logs.IFilterPattern,
-): cloudwatch.Metric {
-  return new logs.MetricFilter(scope, `${name}Filter`, {
-    logGroup: api.accessLogs,
-    filterPattern: pattern,
-    metricNamespace: METRICS_NAMESPACE,
-    metricName: `${name}-${config.stage}`,
-    metricValue: '1',
-  }).metric({ statistic: 'Sum', period: PERIOD, label: name });
-}
-
-function sum(label: string, metrics: cloudwatch.IMetric[]): cloudwatch.MathExpression {
-  const usingMetrics = Object.fromEntries(metrics.map((metric, index) => [`m${index}`, metric]));
-  return new cloudwatch.MathExpression({
-    expression: `SUM([${Object.keys(usingMetrics).join(', ')}])`,
-    usingMetrics,
-    period: PERIOD,
-    label,
-  });
 }

@@ -1,10 +1,11 @@
 // Least privilege per function, as IAM statements: the grants are declared with each route in
-// functions/routes.ts (and the authorizer's beside AUTHORIZER_HANDLER); this module only turns
+// functions/routes.ts (the authorizer's and the webhook functions' in functions/unrouted-functions.ts); this module only turns
 // them into policy statements confined to the tables, indexes, partitions and secret they name.
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
-import { AUTHORIZER_GRANTS, AUTHORIZER_HANDLER, routes, WEBHOOK_FUNCTIONS, type DataAccess } from '../../functions/routes.ts';
+import { routes, type DataAccess } from '../../functions/routes.ts';
+import { AUTHORIZER_GRANTS, AUTHORIZER_HANDLER, WEBHOOK_FUNCTIONS } from '../../functions/unrouted-functions.ts';
 import { CHANGE_ITEM } from '../../functions/changes/change-event.ts';
 import { SECRET_ENCRYPTION_CONTEXT_KEY, WEBHOOK_KEYS } from '../../functions/webhooks/subscription-rules.ts';
 import { CALENDAR_KEYS } from '../../functions/calendar/feed-rules.ts';

@@ -3,7 +3,8 @@
 import { CfnOutput, Fn, Stack, Token, Validations, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import { API_VERSION, WEBHOOK_FUNCTIONS } from '../../functions/routes.ts';
+import { API_VERSION } from '../../functions/routes.ts';
+import { WEBHOOK_FUNCTIONS } from '../../functions/unrouted-functions.ts';
 import { eventsTable } from '../../functions/store/table-definition.ts';
 import { apiDocuments } from './api-documents.ts';
 import { ApiMonitoring } from './api-monitoring.ts';

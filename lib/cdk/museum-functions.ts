@@ -2,7 +2,7 @@
 // runs the bundle the local API runs (dist/functions/<name>/index.mjs), has its own role with only
 // its own data access (lib/cdk/function-permissions.ts), its own log group (JSON lines) and active
 // tracing. The authorizer has reserved concurrency sized to the methods' throttling
-// (authorizerEnvironments() in functions/routes.ts): a flood of new credentials beyond it is
+// (authorizerEnvironments() in functions/deployment.ts): a flood of new credentials beyond it is
 // throttled (503 + Retry-After) instead of scaling the bill without bound.
 //
 // Every function is published as a version behind the alias `live`, and API Gateway (the
@@ -19,14 +19,9 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import {
-  AUTHORIZER_HANDLER,
-  authorizerEnvironments,
-  FUNCTION_SETTINGS,
-  LAMBDA_NODE_OPTIONS,
-  routes,
-  WEBHOOK_FUNCTIONS,
-} from '../../functions/routes.ts';
+import { routes } from '../../functions/routes.ts';
+import { AUTHORIZER_HANDLER, WEBHOOK_FUNCTIONS } from '../../functions/unrouted-functions.ts';
+import { authorizerEnvironments, FUNCTION_SETTINGS, LAMBDA_NODE_OPTIONS } from '../../functions/deployment.ts';
 import { museumEnvironment } from '../../functions/events/museum-settings.ts';
 import { dataAccessStatements, type WebhookResources as WebhookResourceArns } from './function-permissions.ts';
 import type { MuseumTables } from './museum-tables.ts';

@@ -9,15 +9,8 @@ import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { gatewayResponse } from '../../functions/http/gateway-responses.ts';
-import {
-  API_VERSION,
-  isAuthenticated,
-  METHOD_THROTTLING,
-  routeMethods,
-  routes,
-  type OperationId,
-  type Route,
-} from '../../functions/routes.ts';
+import { API_VERSION, isAuthenticated, routeMethods, routes, type OperationId, type Route } from '../../functions/routes.ts';
+import { METHOD_THROTTLING } from '../../functions/deployment.ts';
 import { operationDetails } from '../openapi/operations.ts';
 import { jsonAccessLogFormat } from './access-log-format.ts';
 import { addProblemGatewayResponses } from './problem-gateway-responses.ts';

@@ -14,16 +14,10 @@ import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import {
-  API_VERSION,
-  AUTHORIZER_IDENTITY,
-  BASE_PATH,
-  isAuthenticated,
-  resourceMethods,
-  routeMethods,
-  routes,
-  STAGE_TRACING_ENABLED,
-} from '../../functions/routes.ts';
+import { API_VERSION, BASE_PATH, isAuthenticated, routeMethods, routes } from '../../functions/routes.ts';
+import { AUTHORIZER_IDENTITY } from '../../functions/unrouted-functions.ts';
+import { resourceMethods } from '../../functions/route-matching.ts';
+import { STAGE_TRACING_ENABLED } from '../../functions/deployment.ts';
 import { MINIMUM_COMPRESSION_BYTES } from '../../functions/events/limits.ts';
 import { jsonAccessLogFormat } from './access-log-format.ts';
 import {

@@ -2,13 +2,9 @@
 // (`-c key=value` or cdk.json). `stage` names the stacks; any stage but `prod` is a short-lived
 // preview: it is destroyed with its data, throttled lower and keeps its logs for less time.
 import type { Node } from 'constructs';
-import {
-  AUTHORIZER_IDENTITY,
-  authenticatedMethods,
-  authorizerEnvironments,
-  FUNCTION_SETTINGS,
-  METHOD_THROTTLING,
-} from '../../functions/routes.ts';
+import { authenticatedMethods } from '../../functions/routes.ts';
+import { AUTHORIZER_IDENTITY } from '../../functions/unrouted-functions.ts';
+import { authorizerEnvironments, FUNCTION_SETTINGS, METHOD_THROTTLING } from '../../functions/deployment.ts';
 import { MUSEUM_SETTING_NAMES, MUSEUM_SETTINGS, museumSettingsFrom, type MuseumSettings } from '../../functions/events/museum-settings.ts';
 
 export const PRODUCTION_STAGE = 'prod';
@@ -172,7 +168,7 @@ function authorizerFits(throttle: { rateLimit: number; burstLimit: number }): { 
     throw new Error(
       `Context "throttleRateLimit"/"throttleBurstLimit" (${throttle.rateLimit}/${throttle.burstLimit} per method, ${authenticatedMethods().length} authenticated methods) ` +
         `would keep ${busy} authorizer environments busy during a flood of new credentials, over its reserved concurrency of ${reserved}: ` +
-        'raise the production limits in METHOD_THROTTLING (functions/routes.ts), from which reservedConcurrency is computed, instead',
+        'raise the production limits in METHOD_THROTTLING (functions/deployment.ts), from which reservedConcurrency is computed, instead',
     );
   }
   return throttle;

@@ -6,7 +6,7 @@
 // https://docs.aws.amazon.com/apigateway/latest/developerguide/apigateway-lambda-authorizer-output.html
 // https://docs.aws.amazon.com/apigateway/latest/developerguide/configure-api-gateway-lambda-authorization.html
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
-import { AUTHORIZER_IDENTITY } from '../../functions/routes.ts';
+import { AUTHORIZER_IDENTITY } from '../../functions/unrouted-functions.ts';
 
 export class AuthorizerStandIn {
   private readonly cache = new Map<string, { result: APIGatewayAuthorizerResult; expiresAt: number }>();

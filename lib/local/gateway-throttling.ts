@@ -1,7 +1,7 @@
 // API Gateway's stage method throttling, locally: a token bucket per API Gateway METHOD as the
 // stack deploys them (rate: tokens per second, burst: the bucket's size, full at start), checked
 // before anything else runs (the authorizer included); an empty bucket is THROTTLED, a 429 with
-// Retry-After. The limits are the ones the stack deploys (METHOD_THROTTLING.api, functions/routes.ts,
+// Retry-After. The limits are the ones the stack deploys (METHOD_THROTTLING.api, functions/deployment.ts,
 // as the stage's default method setting): the same for every method, the routes' and those without
 // credentials (index, documents, OPTIONS, 405, the unknown-path mocks) alike.
 // https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-request-throttling.html
@@ -11,7 +11,8 @@
 // never to a concrete path: the set of buckets is the stack's set of methods, whatever paths
 // clients send. A path no method answers (without CORS, an unknown path is API Gateway's
 // MISSING_AUTHENTICATION_TOKEN gateway response) has no method and so no method throttle.
-import { matchRoute, METHOD_THROTTLING } from '../../functions/routes.ts';
+import { matchRoute } from '../../functions/route-matching.ts';
+import { METHOD_THROTTLING } from '../../functions/deployment.ts';
 
 export interface Throttle {
   rateLimit: number;

@@ -5,7 +5,7 @@
 // https://docs.aws.amazon.com/lambda/latest/dg/nodejs-context.html
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
-import { FUNCTION_SETTINGS } from '../../functions/routes.ts';
+import { FUNCTION_SETTINGS } from '../../functions/deployment.ts';
 
 export const LOCAL_REGION = 'local';
 export const LOCAL_ACCOUNT = '000000000000';

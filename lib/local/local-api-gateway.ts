@@ -13,17 +13,10 @@ import {
   REQUEST_TOO_LARGE_DEFAULT,
   type GatewayResponseType,
 } from '../../functions/http/gateway-responses.ts';
-import {
-  AUTHORIZER_HANDLER,
-  BASE_PATH,
-  FUNCTION_SETTINGS,
-  isAuthenticated,
-  matchRoute,
-  routes,
-  STAGE_TRACING_ENABLED,
-  WEBHOOK_FUNCTIONS,
-  type Route,
-} from '../../functions/routes.ts';
+import { BASE_PATH, isAuthenticated, routes, type Route } from '../../functions/routes.ts';
+import { AUTHORIZER_HANDLER, WEBHOOK_FUNCTIONS } from '../../functions/unrouted-functions.ts';
+import { matchRoute } from '../../functions/route-matching.ts';
+import { FUNCTION_SETTINGS, STAGE_TRACING_ENABLED } from '../../functions/deployment.ts';
 import { gatewayResponses, mockAnswer, templateRequest, type Answer } from './gateway-http-semantics.ts';
 import {
   DOCUMENT_METHODS,

@@ -4,7 +4,8 @@ import type { IncomingMessage } from 'node:http';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyResult } from 'aws-lambda';
 import { headerKey, headerLines, withoutHeaders } from '../../functions/http/header-lookup.ts';
-import { AUTHORIZER_IDENTITY, BASE_PATH, type Route } from '../../functions/routes.ts';
+import { BASE_PATH, type Route } from '../../functions/routes.ts';
+import { AUTHORIZER_IDENTITY } from '../../functions/unrouted-functions.ts';
 import { LOCAL_ACCOUNT } from './lambda-context.ts';
 
 export const API_ID = 'localapi';

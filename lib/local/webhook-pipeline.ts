@@ -30,7 +30,7 @@ import {
   ListStreamsCommand,
   type _Record as StreamRecord,
 } from '@aws-sdk/client-dynamodb-streams';
-import { WEBHOOK_FUNCTIONS } from '../../functions/routes.ts';
+import { WEBHOOK_FUNCTIONS } from '../../functions/unrouted-functions.ts';
 import { CHANGE_STREAM_FILTER, WEBHOOK_PIPELINE, WEBHOOK_QUEUE_NAMES } from '../../functions/webhooks/pipeline-settings.ts';
 import { retryScale } from '../../functions/webhooks/retry-schedule.ts';
 import { ATTEMPT_TIMEOUT_MS } from '../../functions/webhooks/webhook-sender.ts';

@@ -8,7 +8,8 @@ import { contentTag } from '../../functions/http/read-responses.ts';
 import { gatewayResponse, methodNotAllowedResponse } from '../../functions/http/gateway-responses.ts';
 import { ReadPreconditionFailedError } from '../../functions/http/preconditions.ts';
 import { PROBLEM_CONTENT_TYPE } from '../../functions/events/problems.ts';
-import { allowHeader, CORS_ALLOWED_METHODS, CORS_EXPOSED_HEADERS, CORS_REQUEST_HEADERS } from '../../functions/routes.ts';
+import { CORS_EXPOSED_HEADERS, CORS_REQUEST_HEADERS } from '../../functions/routes.ts';
+import { allowHeader, CORS_ALLOWED_METHODS } from '../../functions/route-matching.ts';
 
 /** A MOCK integration with one integration response: its status, static header mappings and response template. */
 export interface MockAnswer {

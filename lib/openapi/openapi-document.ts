@@ -9,16 +9,8 @@ import { LIMITS } from '../../functions/events/limits.ts';
 import { PROBLEM_CONTENT_TYPE } from '../../functions/events/problems.ts';
 import { SCHEMA_DESCRIPTIONS } from '../../functions/events/event-schema.ts';
 import { methodNotAllowedResponse } from '../../functions/http/gateway-responses.ts';
-import {
-  API_VERSION,
-  BASE_PATH,
-  isAuthenticated,
-  resourceMethods,
-  ROLES,
-  routes,
-  type OperationId,
-  type Route,
-} from '../../functions/routes.ts';
+import { API_VERSION, BASE_PATH, isAuthenticated, ROLES, routes, type OperationId, type Route } from '../../functions/routes.ts';
+import { resourceMethods } from '../../functions/route-matching.ts';
 import { ChangeEvent, ChangeFeedPage, EVENT_SCHEMAS, SpecialEventList } from './document-schemas.ts';
 import { componentSchemas } from './json-schemas.ts';
 import { operationDetails, successResponse, type OperationDetails } from './operations.ts';
@@ -27,7 +19,8 @@ import { HEADERS, methodNotAllowedProblemResponse, problemSchemas, sharedRespons
 import { READ_HEADERS, READ_SEMANTICS_DESCRIPTION } from './read-semantics.ts';
 import { JSON_LD_SCHEMAS, NEGOTIATION_HEADERS } from './json-ld-document.ts';
 import { INDEX_TAG, ServiceIndex, serviceIndexOperation } from './service-index-operation.ts';
-import { WEBHOOK_SCHEMAS, webhooksEntry } from './webhook-operations.ts';
+import { webhooksEntry } from './webhook-operations.ts';
+import { WEBHOOK_SCHEMAS } from './webhook-schemas.ts';
 import { CALENDAR_SCHEMAS } from './calendar-operations.ts';
 
 export type OpenApiDocument = Record<string, unknown> & {

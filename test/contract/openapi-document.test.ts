@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { FRONT_END_KINDS, PROBLEM_KINDS, type ProblemKind } from '../../functions/events/problems.ts';
 import { PAYLOAD_LIMIT_ANSWER, REQUEST_TOO_LARGE_DEFAULT } from '../../functions/http/gateway-responses.ts';
 import { LIMITS } from '../../functions/events/limits.ts';
-import { allowHeader, API_VERSION, BASE_PATH, isAuthenticated, ROLES, routes } from '../../functions/routes.ts';
+import { API_VERSION, BASE_PATH, isAuthenticated, ROLES, routes } from '../../functions/routes.ts';
+import { allowHeader } from '../../functions/route-matching.ts';
 import { buildOpenApiDocument, serializeOpenApiDocument } from '../../lib/openapi/openapi-document.ts';
 import { COMMITTED_OPENAPI_FILE, ContractChecker } from '../support/contract.ts';
 

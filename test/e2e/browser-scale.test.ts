@@ -1,5 +1,5 @@
 // The public answers at a web site's scale, against a local API of its own with the deployed
-// production throttling (METHOD_THROTTLING.api, functions/routes.ts) and CORS on: every visitor of
+// production throttling (METHOD_THROTTLING.api, functions/deployment.ts) and CORS on: every visitor of
 // the museum's site shares each method's bucket, so preflights from one allowed origin at a site's
 // pace and a crowd reading the OpenAPI document at once must all be answered, never 429. API
 // Gateway throttles per method, with the token bucket algorithm

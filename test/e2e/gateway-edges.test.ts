@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PROBLEM_TYPE_BASE } from '../../functions/events/problems.ts';
-import { AUTHORIZER_HANDLER, FUNCTION_SETTINGS } from '../../functions/routes.ts';
+import { AUTHORIZER_HANDLER } from '../../functions/unrouted-functions.ts';
+import { FUNCTION_SETTINGS } from '../../functions/deployment.ts';
 import { deployedFunctions, listenOnLoopback, startLocalApiGateway } from '../../lib/local/local-api-gateway.ts';
 import { LocalLambda } from '../../lib/local/lambda-runtime.ts';
 import { apiRetrying, basicAuthorization } from '../support/api-client.ts';
@@ -172,7 +173,7 @@ describe('methods', () => {
     const response = await fetch(`${testEnvironment().url}${path}`, { method });
     expect(response.status).toBe(405);
     expect(response.headers.get('content-type')).toBe('application/problem+json');
-    // One order everywhere (routes.ts allowHeader), so a client may compare the lists as strings.
+    // One order everywhere (route-matching.ts allowHeader), so a client may compare the lists as strings.
     expect(response.headers.get('allow')).toBe(allow);
   });
 

@@ -8,7 +8,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { STAGE_TRACING_ENABLED } from '../../functions/routes.ts';
+import { STAGE_TRACING_ENABLED } from '../../functions/deployment.ts';
 import { startLocalApiGateway, type LocalApiGateway } from '../../lib/local/local-api-gateway.ts';
 
 interface Event {

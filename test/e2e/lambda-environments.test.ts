@@ -10,7 +10,7 @@
 // https://docs.aws.amazon.com/lambda/latest/dg/lambda-runtime-environment.html ("Init phase")
 import { readFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
-import { FUNCTION_SETTINGS } from '../../functions/routes.ts';
+import { FUNCTION_SETTINGS } from '../../functions/deployment.ts';
 import type { FunctionSettings } from '../../lib/local/lambda-runtime.ts';
 import { apiRetrying, basicAuthorization } from '../support/api-client.ts';
 import { DEPLOYED_THROTTLING, LOCAL_API_START_TIMEOUT_MS, startOwnLocalApi, type OwnLocalApi } from '../support/local-api-process.ts';

@@ -9,17 +9,10 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { CONFIGURABLE_TYPES, gatewayResponse, methodNotAllowedResponse, WWW_AUTHENTICATE } from '../../functions/http/gateway-responses.ts';
 import { PROBLEM_CONTENT_TYPE, RETRY_AFTER_SECONDS } from '../../functions/events/problems.ts';
-import {
-  AUTHORIZER_HANDLER,
-  authorizerEnvironments,
-  isAuthenticated,
-  FUNCTION_SETTINGS,
-  METHOD_THROTTLING,
-  resourceMethods,
-  routeMethods,
-  routes,
-  WEBHOOK_FUNCTIONS,
-} from '../../functions/routes.ts';
+import { isAuthenticated, routeMethods, routes } from '../../functions/routes.ts';
+import { AUTHORIZER_HANDLER, WEBHOOK_FUNCTIONS } from '../../functions/unrouted-functions.ts';
+import { resourceMethods } from '../../functions/route-matching.ts';
+import { authorizerEnvironments, FUNCTION_SETTINGS, METHOD_THROTTLING } from '../../functions/deployment.ts';
 import { contentTag } from '../../functions/http/read-responses.ts';
 import { gatewayCorsHeaders } from '../../lib/cdk/problem-gateway-responses.ts';
 import { eventsTable, idempotencyTable } from '../../functions/store/table-definition.ts';

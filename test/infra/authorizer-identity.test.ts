@@ -1,6 +1,6 @@
 // The authorizer's identity source and result cache TTL, read from the synthesized stack, are what
 // the local gateway applies: both sides take them from one definition (AUTHORIZER_IDENTITY in
-// functions/routes.ts). API Gateway keys the cache by the identity source and answers 401 without
+// functions/unrouted-functions.ts). API Gateway keys the cache by the identity source and answers 401 without
 // calling the authorizer when it is missing
 // (https://docs.aws.amazon.com/apigateway/latest/developerguide/apigateway-use-lambda-authorizer.html).
 import { AuthorizerStandIn } from '../../lib/local/authorizer-stand-in.ts';

@@ -1,6 +1,6 @@
 // Context -> stage configuration: production by default, previews cheaper and disposable, and
 // bad values refused at synthesis rather than at deployment.
-import { METHOD_THROTTLING } from '../../functions/routes.ts';
+import { METHOD_THROTTLING } from '../../functions/deployment.ts';
 import { readStageConfig, WAF_CREDENTIAL_RATE_LIMIT_PER_5_MINUTES, WAF_RATE_LIMIT_PER_5_MINUTES } from '../../lib/cdk/stage-config.ts';
 
 const context = (values: Record<string, unknown>) => ({ tryGetContext: (key: string) => values[key] });

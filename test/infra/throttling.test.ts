@@ -4,8 +4,8 @@
 // each method with its own method setting or else the stage's default (`/*/*`).
 // - Production serves traffic: each authenticated method at least 500 requests/s, burst 100, and
 //   the authorizer (at most 512 MB) reserves the environments a flood of new credentials at all
-//   those limits keeps busy (authorizerEnvironments() in functions/routes.ts): the sustained rates
-//   and each method's burst within one second, at AUTHORIZER_SECONDS_PER_VERIFICATION each.
+//   those limits keeps busy (authorizerEnvironments() in functions/deployment.ts): the sustained rates
+//   and each method's burst within one second, at the seconds of one check each.
 // - The methods without credentials (preflights, documents, the service index, 405 answers) have
 //   at least the limits of the authenticated ones: every visitor of a site shares each bucket. What
 //   a flood of them costs is bounded per client by the WAF's rate-based rule on every request and
@@ -13,13 +13,8 @@
 // - The mock API (no credentials, no WAF) costs at most its stated ceiling
 //   ($3.50 per million REST requests, https://aws.amazon.com/api-gateway/pricing/).
 import { Match, type Template } from 'aws-cdk-lib/assertions';
-import {
-  AUTHORIZER_SECONDS_PER_VERIFICATION,
-  authenticatedMethods,
-  FUNCTION_SETTINGS,
-  MOCK_API_MONTHLY_CEILING_USD,
-  REST_API_USD_PER_MILLION_REQUESTS,
-} from '../../functions/routes.ts';
+import { authenticatedMethods } from '../../functions/routes.ts';
+import { authorizerEnvironments, FUNCTION_SETTINGS } from '../../functions/deployment.ts';
 import { COST_BUDGET_THRESHOLDS } from '../../lib/cdk/cost-budget.ts';
 import { FIREWALL_RULES } from '../../lib/cdk/api-firewall.ts';
 import { MONTHLY_COST_BUDGET_USD, WAF_RATE_LIMIT_PER_5_MINUTES } from '../../lib/cdk/stage-config.ts';
@@ -35,6 +30,21 @@ interface MethodThrottle extends Throttle {
 }
 
 type Resources = Record<string, { Type: string; Properties: Record<string, unknown> }>;
+
+/** What the mock API (no credentials, no WAF) may cost in a month at its throttle ceiling. */
+const MOCK_API_MONTHLY_CEILING_USD = 100;
+
+/** API Gateway REST API requests, first price tier (https://aws.amazon.com/api-gateway/pricing/): $3.50 per million. */
+const REST_API_USD_PER_MILLION_REQUESTS = 3.5;
+
+/**
+ * The seconds of one credential check the authorizer is sized with, read from
+ * authorizerEnvironments(): the environments PROBE_RATE requests/s on every authenticated method
+ * keep busy, per request. Its rounding up adds under a millionth of a second, never less.
+ */
+const PROBE_RATE = 1e6;
+const secondsPerVerification =
+  authorizerEnvironments({ rateLimit: PROBE_RATE, burstLimit: 0 }) / (authenticatedMethods().length * PROBE_RATE);
 
 /** The longest month, so that the ceiling holds for every month. */
 const SECONDS_PER_MONTH = 31 * 24 * 3600;
@@ -113,10 +123,11 @@ describe.each([
     const { reserved } = authorizerFunction(apiTemplate);
     // Each new credential holds an environment for one check (Little's law): the sustained rates,
     // plus every method's burst arriving within the same second.
-    const busy = sum(authenticated.map((method) => (method.rateLimit + method.burstLimit) * AUTHORIZER_SECONDS_PER_VERIFICATION));
+    const busy = sum(authenticated.map((method) => (method.rateLimit + method.burstLimit) * secondsPerVerification));
     expect(busy).toBeLessThanOrEqual(reserved);
     // The check is a keyed hash and one GetItem: tens of milliseconds at most, with margin.
-    expect(AUTHORIZER_SECONDS_PER_VERIFICATION).toBeLessThanOrEqual(0.05);
+    expect(secondsPerVerification).toBeGreaterThan(0);
+    expect(secondsPerVerification).toBeLessThanOrEqual(0.05);
   });
 
   test('the authorizer has at most 512 MB, as FUNCTION_SETTINGS says', () => {

@@ -6,20 +6,22 @@ import {
   CHANGE_FEED,
   changeItem,
   changeKeys,
-  changeShard,
   commitTime,
+  CursorExpiredError,
   daysBetween,
-  decodeCursor,
   encodeCursor,
   endOfDay,
   endOfMoment,
-  feedWindow,
+  InvalidCursorError,
   mergeShards,
+  requestedWindow,
   RETENTION_MS,
   type FeedPosition,
+  type FeedWindow,
 } from '../../functions/changes/change-feed.ts';
 import type { SpecialEvent } from '../../functions/events/event-schema.ts';
-import { FUNCTION_SETTINGS, matchRoute } from '../../functions/routes.ts';
+import { matchRoute } from '../../functions/route-matching.ts';
+import { FUNCTION_SETTINGS } from '../../functions/deployment.ts';
 
 const EVENT: SpecialEvent = {
   eventId: '6f1e8a57-5d1c-4b8e-9b35-2f7d8e4c1a90',
@@ -31,6 +33,33 @@ const EVENT: SpecialEvent = {
 };
 const ID = '3f9d2c1e-7a4b-4c8d-9e2f-1a2b3c4d5e6f';
 const TIME = new Date('2026-11-27T05:40:44.123Z');
+
+/** The shard an event's changes go to, as its change item's partition key names it (`CHANGES#<day>#<shard>`). */
+function changeShard(eventId: string): number {
+  const { pk } = changeItem({ id: ID, eventId, previous: undefined, next: { ...EVENT, eventId }, version: 1, time: TIME });
+  return Number(pk.slice(pk.lastIndexOf('#') + 1));
+}
+
+/** The window a request's `since` (a position as its cursor, `now`, or absent) reads at `now`, or which refusal it is. */
+function feedWindow(since: FeedPosition | 'now' | undefined, now: Date): FeedWindow | 'expired' | 'future' {
+  try {
+    return requestedWindow(since === undefined || since === 'now' ? since : encodeCursor(since), now);
+  } catch (error) {
+    if (error instanceof CursorExpiredError) return 'expired';
+    if (error instanceof InvalidCursorError && error.message.includes('in the future')) return 'future';
+    throw error;
+  }
+}
+
+/** The position a cursor names, as a request a day after TIME reads it, or undefined if the feed refuses it as none of its cursors. */
+function decodeCursor(cursor: string): FeedPosition | undefined {
+  try {
+    return requestedWindow(cursor, new Date(TIME.getTime() + 86_400_000)).from;
+  } catch (error) {
+    if (error instanceof InvalidCursorError && error.message === new InvalidCursorError().message) return undefined;
+    throw error;
+  }
+}
 
 describe('the change item', () => {
   test('a creation: CloudEvents 1.0 with the event after it, previous null, version 1, keyed by day, shard, time and id', () => {

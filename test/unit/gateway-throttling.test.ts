@@ -3,7 +3,8 @@
 // applies stage throttling "at the API method level"
 // (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-request-throttling.html).
 import { randomUUID } from 'node:crypto';
-import { authenticatedMethods, METHOD_THROTTLING } from '../../functions/routes.ts';
+import { authenticatedMethods } from '../../functions/routes.ts';
+import { METHOD_THROTTLING } from '../../functions/deployment.ts';
 import { apiGatewayMethod, localThrottleLimits, MethodThrottling, UNKNOWN_PATH_RESOURCE } from '../../lib/local/gateway-throttling.ts';
 
 /** The documents as lib/openapi/public-documents.ts lists them (not imported: it builds the OpenAPI document). */

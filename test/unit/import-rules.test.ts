@@ -44,17 +44,22 @@ test('functions/ imports nothing from lib/, bin/ or scripts/', () => {
  * packages. A new folder gets a row here and a line in docs/DEVELOPMENT.md's dependency rules.
  * The top-level files are not folders: routes.ts (the route table), observability.ts (logger
  * and metrics) and environment.ts (the one reader of required environment variables) import
- * nothing local; config.ts (the wiring of environment to stores) and the
+ * nothing local; deployment.ts (how the API is deployed), route-matching.ts (which route a
+ * request reaches, Allow and CORS method lists) and unrouted-functions.ts (the authorizer and
+ * webhook functions) only routes.ts; config.ts (the wiring of environment to stores) and the
  * handlers sit on top and may import any of functions/.
  */
 const FUNCTION_FOLDERS: Record<string, { job: string; mayImport: string[] }> = {
   'functions/events': { job: 'the domain', mayImport: [] },
-  'functions/changes': { job: 'the change feed: items, cursor', mayImport: ['functions/events/', 'functions/routes.ts'] },
+  'functions/changes': {
+    job: 'the change feed: items, cursor',
+    mayImport: ['functions/events/', 'functions/routes.ts', 'functions/deployment.ts'],
+  },
   'functions/store': { job: 'DynamoDB reads and writes', mayImport: ['functions/events/', 'functions/changes/'] },
   'functions/auth': { job: 'users and credentials', mayImport: ['functions/store/', 'functions/events/', 'functions/routes.ts'] },
   'functions/http': {
     job: 'the edge',
-    mayImport: ['functions/events/', 'functions/routes.ts', 'functions/observability.ts'],
+    mayImport: ['functions/events/', 'functions/routes.ts', 'functions/route-matching.ts', 'functions/observability.ts'],
   },
   'functions/webhooks': {
     job: 'subscriptions, secrets and deliveries',
@@ -102,6 +107,16 @@ test.each(['functions/routes.ts', 'functions/observability.ts', 'functions/envir
     `${file} may import packages only.`,
   );
 });
+
+test.each(['functions/deployment.ts', 'functions/route-matching.ts', 'functions/unrouted-functions.ts'])(
+  '%s imports only functions/routes.ts',
+  (file) => {
+    expectNoEdges(
+      localEdges.filter((edge) => edge.from === file && edge.to !== 'functions/routes.ts'),
+      `${file} may import packages and functions/routes.ts only.`,
+    );
+  },
+);
 
 test('bench/ imports nothing from test/ (tests may import bench/)', () => {
   const benchEdges = importGraph(['bench']).filter((edge) => !edge.isPackage);
