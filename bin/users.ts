@@ -153,16 +153,17 @@ function textOf(path: string | undefined): string | undefined {
 }
 
 /**
- * With DYNAMODB_ENDPOINT: a refusal when a running local API (`npm start`) keeps its users there
- * but verifies them with credential keys other than this data directory's (an in-memory run, or a
- * run of another MUSEUM_DATA_DIR). The CLI would hash with its own key (creating one, under the
+ * With DYNAMODB_ENDPOINT: a refusal when running local APIs (`npm start`) keep their users there
+ * and none verifies them with this data directory's credential keys (an in-memory run, or a run
+ * of another MUSEUM_DATA_DIR). The CLI would hash with its own key (creating one, under the
  * same id `k1`, if the directory has none), and the user it adds could never log in there.
  */
 function otherRunsKeysProblem(endpoint: string): string | undefined {
   const ours = textOf(credentialKeysFile());
-  const run = runningRuns().find(
-    (candidate) => sameEndpoint(candidate.dynamodbEndpoint, endpoint) && textOf(candidate.credentialKeysFile) !== ours,
-  );
+  const runsThere = runningRuns().filter((candidate) => sameEndpoint(candidate.dynamodbEndpoint, endpoint));
+  // A run of this data directory's keys is the one the CLI acts for (as `npm start` advises it).
+  if (runsThere.some((candidate) => textOf(candidate.credentialKeysFile) === ours)) return undefined;
+  const run = runsThere[0];
   if (!run) return undefined;
   const where =
     run.store === 'in memory'
