@@ -7,6 +7,7 @@
 // maps; the local runs, the users and events CLIs, run by tsx). Jest's reporters run before its
 // global teardown stops the local APIs, hence a step of its own. `npm test` starts from an empty
 // coverage/, so after `.ci/run` the figure is over both tiers of one run. No threshold.
+import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,7 +31,9 @@ interface V8Coverage {
 /** A converter for a script: a bundle reads its own source map; a file run by tsx uses the map from the coverage (as c8 does). */
 async function converterFor(url: string, cache: V8Coverage['source-map-cache']) {
   const path = fileURLToPath(url);
-  if (/\/dist\/functions\/[^/]+\/index\.mjs$/.test(url)) return v8ToIstanbul(path);
+  // A bundle that is gone was built into a test's scratch directory (local-run-watch builds its
+  // own), which the test removed: nothing left to map it with.
+  if (/\/dist\/functions\/[^/]+\/index\.mjs$/.test(url)) return existsSync(path) ? v8ToIstanbul(path) : undefined;
   const cached = cache?.[url];
   if (!PRODUCT.test(relative(ROOT, path)) || !cached) return undefined;
   // The transpiled text is not kept, only its line lengths, which are all the offsets need.
