@@ -17,4 +17,5 @@ export default {
   // server or a data directory of their own start it.
   maxWorkers: 3,
   coverageDirectory: '<rootDir>/coverage/system',
+  testSequencer: '<rootDir>/test/support/longest-first-sequencer.ts',
 };
