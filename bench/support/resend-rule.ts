@@ -28,3 +28,17 @@ export function resendWaitMs(
   if (answer.status === 504 && isWriteMethod(method)) return Math.random() * 1000;
   return undefined;
 }
+
+/**
+ * Whether a fetch got no answer at all because its connection closed under it (docs/API.md, the
+ * "none" row): a kept-alive connection the server closed as the request went out, which a client
+ * whose event loop stalls past the keep-alive timeout meets on a busy machine. It is sent again
+ * like a 504: a write with its same Idempotency-Key. A server that is gone refuses the next
+ * connection (ECONNREFUSED), which this does not cover.
+ */
+export function closedBeforeAnswer(error: unknown): boolean {
+  // Read by shape, not instanceof: fetch's errors may come from another realm (jest's test context).
+  const cause = typeof error === 'object' && error !== null && 'cause' in error ? error.cause : undefined;
+  const code = typeof cause === 'object' && cause !== null && 'code' in cause ? cause.code : undefined;
+  return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET';
+}

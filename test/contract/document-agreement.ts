@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { addDays } from '../../functions/events/calendar-dates.ts';
-import { isWriteMethod, resendWaitMs } from '../../bench/support/resend-rule.ts';
+import { closedBeforeAnswer, isWriteMethod, resendWaitMs } from '../../bench/support/resend-rule.ts';
 import { basicAuthorization } from '../support/api-client.ts';
 import { createValidator } from '../support/json-schema-validator.ts';
 import { TEST_USERS } from '../support/test-environment.ts';
@@ -144,7 +144,8 @@ const AGREEMENT_RESENT_STATUSES: ReadonlySet<number> = new Set([429, 503]);
 /**
  * A request as the documented client sends it (docs/API.md): a 429 or 503 with Retry-After is
  * sent again after up to that wait, and a write, which carries an Idempotency-Key, also after a
- * 504 (a commit on a loaded machine can outlive its time limit). Neither says anything of the schema.
+ * 504 (a commit on a loaded machine can outlive its time limit); one whose connection closed
+ * before any answer is sent again at once. Neither says anything of the schema.
  */
 async function send(url: string, init: RequestInit = {}): Promise<Response> {
   const method = init.method ?? 'GET';
@@ -152,7 +153,13 @@ async function send(url: string, init: RequestInit = {}): Promise<Response> {
     ? { ...init, headers: { ...(init.headers as Record<string, string>), 'Idempotency-Key': randomUUID() } }
     : init;
   for (let attempt = 1; ; attempt++) {
-    const response = await fetch(url, sent);
+    let response: Response;
+    try {
+      response = await fetch(url, sent);
+    } catch (error) {
+      if (!closedBeforeAnswer(error) || attempt >= 5) throw error;
+      continue;
+    }
     const wait = resendWaitMs(method, response, AGREEMENT_RESENT_STATUSES);
     if (wait === undefined || attempt >= 5) return response;
     await response.arrayBuffer();

@@ -1,7 +1,7 @@
 // A small HTTP client for the end-to-end tests: real requests to the local API, and every
 // response checked against the OpenAPI contract (test/support/contract.ts).
 import { randomUUID } from 'node:crypto';
-import { isWriteMethod, resendWaitMs, RETRIED_STATUSES } from '../../bench/support/resend-rule.ts';
+import { closedBeforeAnswer, isWriteMethod, resendWaitMs, RETRIED_STATUSES } from '../../bench/support/resend-rule.ts';
 import { assertMatchesContract } from './contract.ts';
 import { injectedApiUrl, TEST_USERS, testEnvironment } from './test-environment.ts';
 
@@ -116,8 +116,9 @@ const RETRY_ATTEMPTS = 10;
  * unchanged (the same Idempotency-Key, the same If-Match) after a random wait of up to Retry-After
  * seconds. A write carries an Idempotency-Key (a fresh one unless the caller gave its own) and is
  * also sent again after a 504, after up to 1 s: on a busy machine a commit can outlive its time
- * limit, and only the key makes the retry apply it at most once or replay its first answer. Once a
- * write has had a 504, a refusal (isRefused) or a 429 is sent again too, whatever `retry` narrows:
+ * limit, and only the key makes the retry apply it at most once or replay its first answer. A
+ * request whose connection closed before any answer (closedBeforeAnswer) is sent again like a 504.
+ * Once a write has had either, a refusal (isRefused) or a 429 is sent again too, whatever `retry` narrows:
  * it says only that the resend wrote nothing, not what the first attempt did. At most RETRY_ATTEMPTS times
  * in all; `retry` narrows the statuses retried with Retry-After or changes the attempts. Returns
  * the first other answer, or the last one: the caller asserts on it.
@@ -132,7 +133,15 @@ export async function apiRetrying<T = unknown>(
   const hasKey = Object.keys(options.headers ?? {}).some((name) => name.toLowerCase() === 'idempotency-key');
   const sent = isWriteMethod(method) && !hasKey ? { ...options, headers: withIdempotencyKey(options.headers) } : options;
   for (let attempt = 1; ; attempt++) {
-    const response = await api<T>(method, path, sent);
+    let response: ApiResponse<T>;
+    try {
+      response = await api<T>(method, path, sent);
+    } catch (error) {
+      if (!closedBeforeAnswer(error) || attempt >= (retry.attempts ?? RETRY_ATTEMPTS)) throw error;
+      if (isWriteMethod(method)) for (const status of RETRIED_STATUSES) statuses.add(status);
+      await sleep(Math.random() * 1000);
+      continue;
+    }
     if (response.status === 504 && isWriteMethod(method)) for (const status of RETRIED_STATUSES) statuses.add(status);
     const wait = resendWaitMs(method, response, statuses);
     if (wait === undefined || attempt >= (retry.attempts ?? RETRY_ATTEMPTS)) return response;
