@@ -39,29 +39,34 @@ export class ApiFirewall extends Construct {
   constructor(scope: Construct, id: string, props: { config: StageConfig; stage: apigw.Stage }) {
     super(scope, id);
     const { config } = props;
-    const metricName = `museum-special-events-${config.stage}`;
-    const visibility = (name: string) => ({
-      cloudWatchMetricsEnabled: true,
-      sampledRequestsEnabled: true,
-      metricName: `${metricName}-${name}`,
+    this.blockedAddresses = {
+      ipv4: this.blockedAddressSet('BlockedIpv4', 'IPV4', config),
+      ipv6: this.blockedAddressSet('BlockedIpv6', 'IPV6', config),
+    };
+    this.webAcl = this.createWebAcl(config);
+    new wafv2.CfnWebACLAssociation(this, 'StageAssociation', {
+      resourceArn: props.stage.stageArn,
+      webAclArn: this.webAcl.attrArn,
     });
-    const managed = (name: string, overrides: wafv2.CfnWebACL.RuleActionOverrideProperty[] = []) => ({
-      managedRuleGroupStatement: { vendorName: 'AWS', name, ...(overrides.length > 0 ? { ruleActionOverrides: overrides } : {}) },
+    this.logGroup = this.createLogGroup(config);
+    this.logBlockedAndCounted();
+  }
+
+  // CloudFormation names the sets (no fixed name: a redeploy never collides with a leftover).
+  // Addresses added by hand stay until a deploy changes a set's template (CloudFormation then
+  // writes this empty list back): the runbook says to write a lasting block into the code.
+  private blockedAddressSet(id: string, version: 'IPV4' | 'IPV6', config: StageConfig): wafv2.CfnIPSet {
+    return new wafv2.CfnIPSet(this, id, {
+      scope: 'REGIONAL',
+      ipAddressVersion: version,
+      addresses: [],
+      description: `${version} addresses blocked by hand, stage ${config.stage}`,
     });
+  }
 
-    // CloudFormation names the sets (no fixed name: a redeploy never collides with a leftover).
-    // Addresses added by hand stay until a deploy changes a set's template (CloudFormation then
-    // writes this empty list back): the runbook says to write a lasting block into the code.
-    const ipSet = (id: string, version: 'IPV4' | 'IPV6') =>
-      new wafv2.CfnIPSet(this, id, {
-        scope: 'REGIONAL',
-        ipAddressVersion: version,
-        addresses: [],
-        description: `${version} addresses blocked by hand, stage ${config.stage}`,
-      });
-    this.blockedAddresses = { ipv4: ipSet('BlockedIpv4', 'IPV4'), ipv6: ipSet('BlockedIpv6', 'IPV6') };
-
-    this.webAcl = new wafv2.CfnWebACL(this, 'WebAcl', {
+  private createWebAcl(config: StageConfig): wafv2.CfnWebACL {
+    const metricName = metricNameOf(config);
+    return new wafv2.CfnWebACL(this, 'WebAcl', {
       scope: 'REGIONAL',
       defaultAction: { allow: {} },
       // The credential rule's key is the Authorization value, which a rate-based rule writes into
@@ -73,75 +78,16 @@ export class ApiFirewall extends Construct {
       },
       visibilityConfig: { cloudWatchMetricsEnabled: true, sampledRequestsEnabled: true, metricName },
       rules: [
-        {
-          name: FIREWALL_RULES.blockedAddresses,
-          priority: 0,
-          action: { block: {} },
-          statement: {
-            orStatement: {
-              statements: [
-                { ipSetReferenceStatement: { arn: this.blockedAddresses.ipv4.attrArn } },
-                { ipSetReferenceStatement: { arn: this.blockedAddresses.ipv6.attrArn } },
-              ],
-            },
-          },
-          visibilityConfig: visibility('blocked-addresses'),
-        },
-        {
-          name: FIREWALL_RULES.ipReputation,
-          priority: 1,
-          overrideAction: { none: {} },
-          statement: managed('AWSManagedRulesAmazonIpReputationList'),
-          visibilityConfig: visibility('ip-reputation'),
-        },
-        {
-          name: FIREWALL_RULES.rateLimit,
-          priority: 2,
-          action: { block: {} },
-          statement: { rateBasedStatement: { aggregateKeyType: 'IP', limit: config.wafRateLimitPer5Minutes, evaluationWindowSec: 300 } },
-          visibilityConfig: visibility('rate-limit'),
-        },
-        {
-          name: FIREWALL_RULES.credentialRateLimit,
-          priority: 3,
-          action: { block: {} },
-          // Requests without the header are not counted (they never reach the authorizer: 401).
-          // https://docs.aws.amazon.com/waf/latest/developerguide/waf-rule-statement-type-rate-based-aggregation-options.html
-          statement: {
-            rateBasedStatement: {
-              aggregateKeyType: 'CUSTOM_KEYS',
-              customKeys: [{ header: { name: 'authorization', textTransformations: [{ priority: 0, type: 'NONE' }] } }],
-              limit: config.wafCredentialRateLimitPer5Minutes,
-              evaluationWindowSec: 300,
-            },
-          },
-          visibilityConfig: visibility('credential-rate-limit'),
-        },
-        {
-          name: FIREWALL_RULES.commonRules,
-          priority: 4,
-          overrideAction: { none: {} },
-          // SizeRestrictions_BODY blocks bodies over 8 KB; the API accepts 64 KB (a long event
-          // description) and answers larger bodies itself with a 413 problem. Counted, not blocked.
-          statement: managed('AWSManagedRulesCommonRuleSet', [{ name: 'SizeRestrictions_BODY', actionToUse: { count: {} } }]),
-          visibilityConfig: visibility('common-rules'),
-        },
-        {
-          name: FIREWALL_RULES.knownBadInputs,
-          priority: 5,
-          overrideAction: { none: {} },
-          statement: managed('AWSManagedRulesKnownBadInputsRuleSet'),
-          visibilityConfig: visibility('known-bad-inputs'),
-        },
+        ...addressRules(metricName, this.blockedAddresses),
+        ...rateLimitRules(metricName, config),
+        ...managedRuleSetRules(metricName),
       ],
     });
-    new wafv2.CfnWebACLAssociation(this, 'StageAssociation', {
-      resourceArn: props.stage.stageArn,
-      webAclArn: this.webAcl.attrArn,
-    });
+  }
 
-    // WAF accepts only log groups whose name starts with aws-waf-logs-.
-    this.logGroup = new logs.LogGroup(this, 'Logs', {
+  // WAF accepts only log groups whose name starts with aws-waf-logs-.
+  private createLogGroup(config: StageConfig): logs.LogGroup {
+    return new logs.LogGroup(this, 'Logs', {
       // Retained in production, so the name must differ per stack instance or a redeploy after a
       // deletion fails with "already exists" (Museum-RDP1): the suffix is the stack id's UUID.
       logGroupName: `aws-waf-logs-museum-special-events-${config.stage}-${Fn.select(2, Fn.split('/', Stack.of(this).stackId))}`,
@@ -149,6 +95,9 @@ export class ApiFirewall extends Construct {
       retention: config.logRetentionDays as logs.RetentionDays,
       removalPolicy: config.isProduction ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     });
+  }
+
+  private logBlockedAndCounted(): void {
     new wafv2.CfnLoggingConfiguration(this, 'Logging', {
       resourceArn: this.webAcl.attrArn,
       // The log group's ARN without the `:*` suffix CloudFormation's Arn attribute carries.
@@ -173,6 +122,101 @@ export class ApiFirewall extends Construct {
       },
     });
   }
+}
+
+type Rule = wafv2.CfnWebACL.RuleProperty;
+
+/** The web ACL's metric name; each rule's is this and the rule's own suffix. */
+function metricNameOf(config: StageConfig): string {
+  return `museum-special-events-${config.stage}`;
+}
+
+function visibility(metricName: string, name: string): wafv2.CfnWebACL.VisibilityConfigProperty {
+  return { cloudWatchMetricsEnabled: true, sampledRequestsEnabled: true, metricName: `${metricName}-${name}` };
+}
+
+function managed(name: string, overrides: wafv2.CfnWebACL.RuleActionOverrideProperty[] = []): wafv2.CfnWebACL.StatementProperty {
+  return {
+    managedRuleGroupStatement: { vendorName: 'AWS', name, ...(overrides.length > 0 ? { ruleActionOverrides: overrides } : {}) },
+  };
+}
+
+/** Priorities 0 and 1: the operator's blocked addresses, then AWS's IP reputation list. */
+function addressRules(metricName: string, blockedAddresses: { ipv4: wafv2.CfnIPSet; ipv6: wafv2.CfnIPSet }): Rule[] {
+  return [
+    {
+      name: FIREWALL_RULES.blockedAddresses,
+      priority: 0,
+      action: { block: {} },
+      statement: {
+        orStatement: {
+          statements: [
+            { ipSetReferenceStatement: { arn: blockedAddresses.ipv4.attrArn } },
+            { ipSetReferenceStatement: { arn: blockedAddresses.ipv6.attrArn } },
+          ],
+        },
+      },
+      visibilityConfig: visibility(metricName, 'blocked-addresses'),
+    },
+    {
+      name: FIREWALL_RULES.ipReputation,
+      priority: 1,
+      overrideAction: { none: {} },
+      statement: managed('AWSManagedRulesAmazonIpReputationList'),
+      visibilityConfig: visibility(metricName, 'ip-reputation'),
+    },
+  ];
+}
+
+/** Priorities 2 and 3: requests per client address, then per credential, in five minutes. */
+function rateLimitRules(metricName: string, config: StageConfig): Rule[] {
+  return [
+    {
+      name: FIREWALL_RULES.rateLimit,
+      priority: 2,
+      action: { block: {} },
+      statement: { rateBasedStatement: { aggregateKeyType: 'IP', limit: config.wafRateLimitPer5Minutes, evaluationWindowSec: 300 } },
+      visibilityConfig: visibility(metricName, 'rate-limit'),
+    },
+    {
+      name: FIREWALL_RULES.credentialRateLimit,
+      priority: 3,
+      action: { block: {} },
+      // Requests without the header are not counted (they never reach the authorizer: 401).
+      // https://docs.aws.amazon.com/waf/latest/developerguide/waf-rule-statement-type-rate-based-aggregation-options.html
+      statement: {
+        rateBasedStatement: {
+          aggregateKeyType: 'CUSTOM_KEYS',
+          customKeys: [{ header: { name: 'authorization', textTransformations: [{ priority: 0, type: 'NONE' }] } }],
+          limit: config.wafCredentialRateLimitPer5Minutes,
+          evaluationWindowSec: 300,
+        },
+      },
+      visibilityConfig: visibility(metricName, 'credential-rate-limit'),
+    },
+  ];
+}
+
+/** Priorities 4 and 5: AWS's common rule set and known-bad-inputs rule set. */
+function managedRuleSetRules(metricName: string): Rule[] {
+  return [
+    {
+      name: FIREWALL_RULES.commonRules,
+      priority: 4,
+      overrideAction: { none: {} },
+      // SizeRestrictions_BODY blocks bodies over 8 KB; the API accepts 64 KB (a long event
+      // description) and answers larger bodies itself with a 413 problem. Counted, not blocked.
+      statement: managed('AWSManagedRulesCommonRuleSet', [{ name: 'SizeRestrictions_BODY', actionToUse: { count: {} } }]),
+      visibilityConfig: visibility(metricName, 'common-rules'),
+    },
+    {
+      name: FIREWALL_RULES.knownBadInputs,
+      priority: 5,
+      overrideAction: { none: {} },
+      statement: managed('AWSManagedRulesKnownBadInputsRuleSet'),
+      visibilityConfig: visibility(metricName, 'known-bad-inputs'),
+    },
+  ];
 }
 
 /** Without the web ACL (previews, or `-c waf=false`), say why where cdk-nag looks. */

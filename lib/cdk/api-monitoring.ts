@@ -4,12 +4,13 @@
 // N periods, so one failed request on a quiet night pages no one. A monthly cost budget (AWS
 // Budgets) notifies the same topic: what a flood of requests from many addresses may cost is not
 // bounded by any limit a visitor shares, so it is watched. The topic: alarm-topic.ts; the
-// access-log metrics and sums: alarm-metrics.ts. Runbook: docs/DEPLOY.md.
-import { Duration } from 'aws-cdk-lib';
+// access-log metrics and sums: alarm-metrics.ts; the dashboard: monitoring-dashboard.ts.
+// Runbook: docs/DEPLOY.md.
 import type * as budgets from 'aws-cdk-lib/aws-budgets';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
@@ -20,6 +21,7 @@ import type { SpecialEventsApi } from './special-events-api.ts';
 import type { StageConfig } from './stage-config.ts';
 import { accessLogCount, errorTypeIs, PERIOD, sum } from './alarm-metrics.ts';
 import { alarmTopic } from './alarm-topic.ts';
+import { addMonitoringDashboard, type AuthenticationMetrics, type TrafficMetrics } from './monitoring-dashboard.ts';
 
 /** Share of requests answered 5xx in five minutes that counts as failing. */
 export const SERVER_ERROR_RATE_THRESHOLD = 0.05;
@@ -67,10 +69,18 @@ export class ApiMonitoring extends Construct {
   constructor(scope: Construct, id: string, props: ApiMonitoringProps) {
     super(scope, id);
     const { config, api, functions, tables } = props;
-    const stage = api.api.deploymentStage;
     this.topic = alarmTopic(this, config);
     this.costBudget = costBudget(this, config, this.topic);
+    const traffic = this.addTrafficAlarms(config, api);
+    const authentication = this.addAuthenticationAlarms(config, api, functions.authorizer);
+    this.addFunctionAlarms(functions);
+    this.addTableAlarms(tables);
+    this.dashboard = addMonitoringDashboard(this, config, this.alarms, { api, functions, tables, traffic, authentication });
+  }
 
+  /** The 5xx rate and p99 latency, each over a minimum of requests; their metrics for the dashboard. */
+  private addTrafficAlarms(config: StageConfig, api: SpecialEventsApi): TrafficMetrics {
+    const stage = api.api.deploymentStage;
     const requests = stage.metricCount({ statistic: 'Sum', period: PERIOD, label: 'requests' });
     // Not the stage's 5XXError metric: API Gateway counts a gateway response whose status was
     // modified as a 4XXError, and this API turns AUTHORIZER_FAILURE and
@@ -108,7 +118,11 @@ export class ApiMonitoring extends Construct {
         alarmDescription: `p99 latency above ${config.latencyP99AlarmMs} ms for 15 minutes with at least ${MINIMUM_REQUESTS} requests each 5 minutes`,
       },
     );
+    return { requests, serverErrors, p99Latency };
+  }
 
+  /** The authorizer's failures, duration and throttling, and refused credentials (guessing). */
+  private addAuthenticationAlarms(config: StageConfig, api: SpecialEventsApi, authorizer: lambda.IFunction): AuthenticationMetrics {
     // The authorizer's own Errors metric counts every rejected password (throwing 'Unauthorized'
     // is how a Lambda authorizer says 401), so outcomes are counted from the access log instead.
     const authorizerFailures = accessLogCount(
@@ -131,7 +145,6 @@ export class ApiMonitoring extends Construct {
       evaluationPeriods: 3,
       alarmDescription: `At least ${FAILED_LOGIN_THRESHOLD} requests refused 401 (wrong or missing credentials) in 2 of 3 five-minute periods: password guessing?`,
     });
-    const authorizer = functions.authorizer;
     this.alarm('AuthorizerThrottles', authorizer.metricThrottles({ period: PERIOD, statistic: 'Sum' }), {
       threshold: 10,
       datapointsToAlarm: 2,
@@ -145,7 +158,11 @@ export class ApiMonitoring extends Construct {
       evaluationPeriods: 3,
       alarmDescription: `Authorizer p99 duration above ${AUTHORIZER_P99_DURATION_MS} ms for 15 minutes (a check takes ~10 ms)`,
     });
+    return { authorizerFailures, failedLogins };
+  }
 
+  /** Crashes, timeouts and throttling of the event handlers, and of the webhook functions. */
+  private addFunctionAlarms(functions: MuseumFunctions): void {
     // An alarm holds at most 10 metrics: the event handlers in one pair of alarms, the webhook
     // functions (eight operations, the consumer and the delivery function) in another.
     const isWebhook = (name: string) => name.includes('webhook');
@@ -207,6 +224,10 @@ export class ApiMonitoring extends Construct {
         alarmDescription: 'Webhook functions were throttled in 2 of 3 five-minute periods',
       },
     );
+  }
+
+  /** DynamoDB throttling and system errors on the operations the functions call, per table. */
+  private addTableAlarms(tables: MuseumTables): void {
     for (const [name, table, operations] of [
       ['EventsTable', tables.events, DYNAMODB_OPERATIONS.events],
       ['IdempotencyTable', tables.idempotency, DYNAMODB_OPERATIONS.idempotency],
@@ -222,8 +243,6 @@ export class ApiMonitoring extends Construct {
           alarmDescription: `DynamoDB throttled requests to the ${name} in 2 of 3 five-minute periods`,
         },
       );
-      /* eslint-enable @typescript-eslint/no-unsafe-enum-assignment */
-      /* eslint-disable @typescript-eslint/no-unsafe-enum-assignment -- the operation names are the values of dynamodb.Operation */
       this.alarm(
         `${name}SystemErrors`,
         table.metricSystemErrorsForOperations({ operations: [...operations] as dynamodb.Operation[], period: PERIOD }),
@@ -236,74 +255,6 @@ export class ApiMonitoring extends Construct {
       );
       /* eslint-enable @typescript-eslint/no-unsafe-enum-assignment */
     }
-
-    this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
-      dashboardName: `museum-special-events-${config.stage}`,
-      defaultInterval: Duration.hours(24),
-    });
-    const fns = functions.all;
-    this.dashboard.addWidgets(
-      new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24 }),
-      new cloudwatch.GraphWidget({
-        title: 'Requests and errors',
-        left: [requests],
-        right: [stage.metricClientError({ period: PERIOD, label: '4xx' }), serverErrors],
-        width: 12,
-      }),
-      new cloudwatch.GraphWidget({
-        title: 'Latency (ms)',
-        left: [
-          stage.metricLatency({ statistic: 'p50', period: PERIOD, label: 'p50' }),
-          p99Latency,
-          stage.metricIntegrationLatency({ statistic: 'p99', period: PERIOD, label: 'integration p99' }),
-          // The P99Latency runbook's split: time in the authorizer vs. in the integration.
-          authorizer.metricDuration({ statistic: 'p99', period: PERIOD, label: 'authorizer p99' }),
-        ],
-        width: 12,
-      }),
-      new cloudwatch.GraphWidget({
-        title: 'Lambda errors',
-        left: fns.map((fn) => fn.metricErrors({ period: PERIOD, label: fn.node.id })),
-        width: 8,
-      }),
-      new cloudwatch.GraphWidget({
-        title: 'Lambda duration p99 (ms)',
-        left: fns.map((fn) => fn.metricDuration({ statistic: 'p99', period: PERIOD, label: fn.node.id })),
-        width: 8,
-      }),
-      new cloudwatch.GraphWidget({
-        title: 'Lambda throttles',
-        left: fns.map((fn) => fn.metricThrottles({ period: PERIOD, label: fn.node.id })),
-        width: 8,
-      }),
-      new cloudwatch.GraphWidget({
-        title: 'DynamoDB consumed capacity (events table)',
-        left: [
-          tables.events.metricConsumedReadCapacityUnits({ period: PERIOD, label: 'read units' }),
-          tables.events.metricConsumedWriteCapacityUnits({ period: PERIOD, label: 'write units' }),
-        ],
-        width: 12,
-      }),
-      new cloudwatch.GraphWidget({ title: 'Authentication', left: [failedLogins], right: [authorizerFailures], width: 12 }),
-      // What the ServerErrorRate and FailedLogins runbooks look up first, without opening Logs Insights.
-      new cloudwatch.LogQueryWidget({
-        title: '5xx by resource and gateway response (access log)',
-        logGroupNames: [api.accessLogs.logGroupName],
-        queryLines: [
-          'filter status like /^5/',
-          'stats count(*) as answers by resourcePath, errorType, integrationStatus',
-          'sort answers desc',
-          'limit 20',
-        ],
-        width: 12,
-      }),
-      new cloudwatch.LogQueryWidget({
-        title: '401 by client address (access log)',
-        logGroupNames: [api.accessLogs.logGroupName],
-        queryLines: ['filter status = "401"', 'stats count(*) as refused by ip', 'sort refused desc', 'limit 20'],
-        width: 12,
-      }),
-    );
   }
 
   private alarm(id: string, metric: cloudwatch.IMetric, options: AlarmOptions) {

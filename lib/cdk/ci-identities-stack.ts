@@ -10,12 +10,13 @@
 // can push a branch can use. The preview role exists only in the preview account and trusts
 // only pull_request tokens; no role in the production account trusts them. So a compromised
 // branch can at worst change or delete other previews.
-import { ArnFormat, DefaultStackSynthesizer, Stack, Token, Validations, type StackProps } from 'aws-cdk-lib';
+import { ArnFormat, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct, Node } from 'constructs';
 import { API_GATEWAY_ACCOUNT_STACK_NAME } from './api-gateway-account-stack.ts';
 import { keys } from '../../functions/store/table-definition.ts';
 import { releaseHistoryPath } from './canary-releases.ts';
+import { bootstrapRoleArns, stackArn, stackArnForFindings, tableArnForFindings } from './ci-identity-arns.ts';
 import { addPreviewContainment } from './preview-containment.ts';
 import { PRODUCTION_STAGE } from './stage-config.ts';
 
@@ -94,6 +95,12 @@ export interface CiIdentitiesStackProps extends StackProps {
   kind: 'production' | 'preview';
 }
 
+/** Who a role trusts: GitHub's OIDC provider, for tokens of this repository. */
+interface Trust {
+  provider: iam.IOidcProvider;
+  config: CiIdentitiesConfig;
+}
+
 export class CiIdentitiesStack extends Stack {
   readonly roles: Record<string, iam.Role> = {};
 
@@ -110,216 +117,203 @@ export class CiIdentitiesStack extends Stack {
     const provider = existing
       ? iam.OidcProviderNative.fromOidcProviderArn(this, 'GitHubOidc', existing)
       : new iam.OidcProviderNative(this, 'GitHubOidc', { url: `https://${GITHUB_OIDC_ISSUER}`, clientIds: ['sts.amazonaws.com'] });
-
-    const bootstrapRoles = (names: string[]) => names.map((name) => bootstrapRoleArn(this, name));
+    const trust = { provider, config };
     if (kind === 'production') {
-      // Only a job of the `production` environment gets this token subject; the environment's
-      // deployment-branch rule (main only) and required reviewers are what gate it (docs/DEPLOY.md).
-      const deploy = this.role(
-        'ProductionDeploy',
-        CI_ROLE_NAMES.production,
-        provider,
-        config,
-        `environment:${PRODUCTION_ENVIRONMENT}`,
-        'Deploys the reviewed production cloud assembly (through the CDK bootstrap roles)',
-      );
-      deploy.addToPrincipalPolicy(
-        new iam.PolicyStatement({
-          actions: ['sts:AssumeRole', 'sts:TagSession'],
-          resources: bootstrapRoles(['deploy-role', 'file-publishing-role', 'image-publishing-role', 'lookup-role']),
-        }),
-      );
-      // After a deploy whose canaries passed, the workflow records the release as good: a new
-      // parameter under the history's path, written, never read or deleted, and never overwritten
-      // (the condition key ssm:Overwrite,
-      // https://docs.aws.amazon.com/service-authorization/latest/reference/list_awssystemsmanager.html);
-      // bin/rollback.sh reads the records with an operator's credentials.
-      const history = this.formatArn({
-        service: 'ssm',
-        resource: 'parameter',
-        resourceName: `${releaseHistoryPath(PRODUCTION_STAGE).replace(/^\//, '')}/*`,
-      });
-      deploy.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['ssm:PutParameter'], resources: [history] }));
-      deploy.addToPrincipalPolicy(
-        new iam.PolicyStatement({
-          effect: iam.Effect.DENY,
-          actions: ['ssm:PutParameter'],
-          resources: [history],
-          conditions: { StringEquals: { 'ssm:Overwrite': 'true' } },
-        }),
-      );
-      Validations.of(deploy).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::${this.stackArnForFindings(account, '')
-          .replace(':cloudformation:', ':ssm:')
-          .replace(/:stack\/\/\*$/, `:parameter${releaseHistoryPath(PRODUCTION_STAGE)}/*`)}]`,
-        reason: 'The release history: one new parameter per record under its path (names are made when a release is recorded).',
-      });
-      // Pushes to main, before the approval: reads the live templates for `cdk diff`, nothing else.
-      const diff = this.role(
-        'ProductionDiff',
-        CI_ROLE_NAMES.diff,
-        provider,
-        config,
-        'ref:refs/heads/main',
-        "Reads the production stacks' templates for cdk diff before the approval; cannot change anything",
-      );
-      diff.addToPrincipalPolicy(
-        new iam.PolicyStatement({
-          actions: ['cloudformation:DescribeStacks', 'cloudformation:GetTemplate'],
-          resources: PRODUCTION_STACK_NAMES.map((name) => stackArn(this, name)),
-        }),
-      );
-      Validations.of(diff).acknowledge(
-        ...PRODUCTION_STACK_NAMES.map((name) => ({
-          id: `AwsSolutions-IAM5[Resource::${this.stackArnForFindings(account, name)}]`,
-          reason: 'One named production stack; the suffix is the stack id CloudFormation assigns.',
-        })),
-      );
+      this.addProductionDeployRole(trust, account);
+      this.addProductionDiffRole(trust, account);
     } else {
-      const preview = this.role(
-        'PreviewDeploy',
-        CI_ROLE_NAMES.preview,
-        provider,
-        config,
-        'pull_request',
-        'Deploys and deletes pull-request previews in the preview account',
-      );
-      preview.addToPrincipalPolicy(
-        new iam.PolicyStatement({
-          actions: ['sts:AssumeRole', 'sts:TagSession'],
-          resources: bootstrapRoles(['deploy-role', 'file-publishing-role', 'lookup-role']),
-        }),
-      );
-      // Teardown deletes the stacks by name, without building the branch; CloudFormation runs
-      // the deletion with the execution role the stack was deployed with.
-      preview.addToPrincipalPolicy(
-        new iam.PolicyStatement({
-          actions: ['cloudformation:DeleteStack', 'cloudformation:DescribeStacks'],
-          resources: PREVIEW_STACK_PATTERNS.map((pattern) => stackArn(this, pattern)),
-        }),
-      );
+      const preview = this.addPreviewDeployRole(trust);
       // CloudFormation's execution policies and the roles' boundary in the preview account.
       addPreviewContainment(this);
-      // The nightly preview-cleanup.yml (runs on main): lists stacks, deletes closed previews'.
-      const cleanup = this.role(
-        'PreviewCleanup',
-        CI_ROLE_NAMES.previewCleanup,
-        provider,
-        config,
-        'ref:refs/heads/main',
-        'Deletes the preview stacks of closed pull requests (nightly workflow on main)',
-      );
-      cleanup.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['cloudformation:DescribeStacks'], resources: ['*'] }));
-      cleanup.addToPrincipalPolicy(
-        new iam.PolicyStatement({
-          actions: ['cloudformation:DeleteStack'],
-          resources: PREVIEW_STACK_PATTERNS.map((pattern) => stackArn(this, pattern)),
-        }),
-      );
-      Validations.of(cleanup).acknowledge(
-        {
-          id: 'AwsSolutions-IAM5[Resource::*]',
-          reason: 'DescribeStacks without a stack name (listing the previews) has no resource-level permission.',
-        },
-        ...PREVIEW_STACK_PATTERNS.map((pattern) => ({
-          id: `AwsSolutions-IAM5[Resource::${this.stackArnForFindings(account, pattern)}]`,
-          reason: 'Any pull-request preview stack of this app, in the preview account only.',
-        })),
-      );
-      // The smoke test after a deploy adds a temporary editor and removes it (users CLI): only
-      // the users' items and directory of a preview's events table, never an event or another
-      // table, with the preview's credential keys (lib/cdk/credential-keys-secret.ts names them).
-      preview.addToPrincipalPolicy(
-        new iam.PolicyStatement({
-          actions: ['dynamodb:PutItem', 'dynamodb:DeleteItem'],
-          resources: [this.formatArn({ service: 'dynamodb', resource: 'table', resourceName: PREVIEW_TABLE_PATTERN })],
-          conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [keys.usersDirectory, keys.userPartitions] } },
-        }),
-      );
-      preview.addToPrincipalPolicy(
-        new iam.PolicyStatement({
-          actions: ['secretsmanager:GetSecretValue'],
-          resources: [
-            this.formatArn({
-              service: 'secretsmanager',
-              resource: 'secret',
-              resourceName: PREVIEW_SECRET_PATTERN,
-              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-            }),
-          ],
-        }),
-      );
-      Validations.of(preview).acknowledge(
-        {
-          id: `AwsSolutions-IAM5[Resource::${this.tableArnForFindings(account, PREVIEW_TABLE_PATTERN)}]`,
-          reason:
-            "The events tables of pull-request previews (generated names under MuseumApi-pr-*), users' items and directory only: the temporary smoke-test user.",
-        },
-        {
-          id: `AwsSolutions-IAM5[Resource::${this.tableArnForFindings(account, PREVIEW_SECRET_PATTERN).replace(':dynamodb:', ':secretsmanager:').replace(':table/', ':secret:')}]`,
-          reason: "The credential keys of pull-request previews (named after their stacks): the smoke-test user's credential hash.",
-        },
-        {
-          id: `AwsSolutions-IAM5[Resource::${this.stackArnForFindings(account, 'MuseumApi-pr-*')}]`,
-          reason: 'Any pull-request preview stack of this app, in the preview account only; the stack id suffix is unknown in advance.',
-        },
-        {
-          id: `AwsSolutions-IAM5[Resource::${this.stackArnForFindings(account, 'MuseumMockApi-pr-*')}]`,
-          reason:
-            'Any pull-request preview mock stack of this app, in the preview account only; the stack id suffix is unknown in advance.',
-        },
-      );
+      this.addPreviewCleanupRole(trust, account);
+      this.allowPreviewSmokeTest(preview, account);
     }
   }
 
-  private tableArnForFindings(account: string, name: string): string {
-    return this.stackArnForFindings(account, '')
-      .replace(':cloudformation:', ':dynamodb:')
-      .replace(/:stack\/\/\*$/, `:table/${name}`);
+  private addProductionDeployRole(trust: Trust, account: string): void {
+    // Only a job of the `production` environment gets this token subject; the environment's
+    // deployment-branch rule (main only) and required reviewers are what gate it (docs/DEPLOY.md).
+    const deploy = this.role(
+      'ProductionDeploy',
+      CI_ROLE_NAMES.production,
+      trust,
+      `environment:${PRODUCTION_ENVIRONMENT}`,
+      'Deploys the reviewed production cloud assembly (through the CDK bootstrap roles)',
+    );
+    deploy.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['sts:AssumeRole', 'sts:TagSession'],
+        resources: bootstrapRoleArns(this, ['deploy-role', 'file-publishing-role', 'image-publishing-role', 'lookup-role']),
+      }),
+    );
+    this.allowRecordingReleases(deploy, account);
   }
 
-  /** A stack ARN as cdk-nag writes it in a finding: literals where known, else the pseudo parameters. */
-  private stackArnForFindings(account: string, name: string): string {
-    const partition = Token.isUnresolved(this.partition) ? '<AWS::Partition>' : this.partition;
-    const region = Token.isUnresolved(this.region) ? '<AWS::Region>' : this.region;
-    return `arn:${partition}:cloudformation:${region}:${account}:stack/${name}/*`;
+  private allowRecordingReleases(deploy: iam.Role, account: string): void {
+    // After a deploy whose canaries passed, the workflow records the release as good: a new
+    // parameter under the history's path, written, never read or deleted, and never overwritten
+    // (the condition key ssm:Overwrite,
+    // https://docs.aws.amazon.com/service-authorization/latest/reference/list_awssystemsmanager.html);
+    // bin/rollback.sh reads the records with an operator's credentials.
+    const history = this.formatArn({
+      service: 'ssm',
+      resource: 'parameter',
+      resourceName: `${releaseHistoryPath(PRODUCTION_STAGE).replace(/^\//, '')}/*`,
+    });
+    deploy.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['ssm:PutParameter'], resources: [history] }));
+    deploy.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        effect: iam.Effect.DENY,
+        actions: ['ssm:PutParameter'],
+        resources: [history],
+        conditions: { StringEquals: { 'ssm:Overwrite': 'true' } },
+      }),
+    );
+    Validations.of(deploy).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${stackArnForFindings(this, account, '')
+        .replace(':cloudformation:', ':ssm:')
+        .replace(/:stack\/\/\*$/, `:parameter${releaseHistoryPath(PRODUCTION_STAGE)}/*`)}]`,
+      reason: 'The release history: one new parameter per record under its path (names are made when a release is recorded).',
+    });
   }
 
-  private role(
-    id: string,
-    roleName: string,
-    provider: iam.IOidcProvider,
-    config: CiIdentitiesConfig,
-    subject: string,
-    description: string,
-  ): iam.Role {
+  // Pushes to main, before the approval: reads the live templates for `cdk diff`, nothing else.
+  private addProductionDiffRole(trust: Trust, account: string): void {
+    const diff = this.role(
+      'ProductionDiff',
+      CI_ROLE_NAMES.diff,
+      trust,
+      'ref:refs/heads/main',
+      "Reads the production stacks' templates for cdk diff before the approval; cannot change anything",
+    );
+    diff.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['cloudformation:DescribeStacks', 'cloudformation:GetTemplate'],
+        resources: PRODUCTION_STACK_NAMES.map((name) => stackArn(this, name)),
+      }),
+    );
+    Validations.of(diff).acknowledge(
+      ...PRODUCTION_STACK_NAMES.map((name) => ({
+        id: `AwsSolutions-IAM5[Resource::${stackArnForFindings(this, account, name)}]`,
+        reason: 'One named production stack; the suffix is the stack id CloudFormation assigns.',
+      })),
+    );
+  }
+
+  private addPreviewDeployRole(trust: Trust): iam.Role {
+    const preview = this.role(
+      'PreviewDeploy',
+      CI_ROLE_NAMES.preview,
+      trust,
+      'pull_request',
+      'Deploys and deletes pull-request previews in the preview account',
+    );
+    preview.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['sts:AssumeRole', 'sts:TagSession'],
+        resources: bootstrapRoleArns(this, ['deploy-role', 'file-publishing-role', 'lookup-role']),
+      }),
+    );
+    // Teardown deletes the stacks by name, without building the branch; CloudFormation runs
+    // the deletion with the execution role the stack was deployed with.
+    preview.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['cloudformation:DeleteStack', 'cloudformation:DescribeStacks'],
+        resources: PREVIEW_STACK_PATTERNS.map((pattern) => stackArn(this, pattern)),
+      }),
+    );
+    return preview;
+  }
+
+  // The nightly preview-cleanup.yml (runs on main): lists stacks, deletes closed previews'.
+  private addPreviewCleanupRole(trust: Trust, account: string): void {
+    const cleanup = this.role(
+      'PreviewCleanup',
+      CI_ROLE_NAMES.previewCleanup,
+      trust,
+      'ref:refs/heads/main',
+      'Deletes the preview stacks of closed pull requests (nightly workflow on main)',
+    );
+    cleanup.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['cloudformation:DescribeStacks'], resources: ['*'] }));
+    cleanup.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['cloudformation:DeleteStack'],
+        resources: PREVIEW_STACK_PATTERNS.map((pattern) => stackArn(this, pattern)),
+      }),
+    );
+    Validations.of(cleanup).acknowledge(
+      {
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason: 'DescribeStacks without a stack name (listing the previews) has no resource-level permission.',
+      },
+      ...PREVIEW_STACK_PATTERNS.map((pattern) => ({
+        id: `AwsSolutions-IAM5[Resource::${stackArnForFindings(this, account, pattern)}]`,
+        reason: 'Any pull-request preview stack of this app, in the preview account only.',
+      })),
+    );
+  }
+
+  /**
+   * The smoke test after a deploy adds a temporary editor and removes it (users CLI): only
+   * the users' items and directory of a preview's events table, never an event or another
+   * table, with the preview's credential keys (lib/cdk/credential-keys-secret.ts names them).
+   * Also acknowledges the preview role's stack patterns (addPreviewDeployRole).
+   */
+  private allowPreviewSmokeTest(preview: iam.Role, account: string): void {
+    preview.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['dynamodb:PutItem', 'dynamodb:DeleteItem'],
+        resources: [this.formatArn({ service: 'dynamodb', resource: 'table', resourceName: PREVIEW_TABLE_PATTERN })],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [keys.usersDirectory, keys.userPartitions] } },
+      }),
+    );
+    preview.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['secretsmanager:GetSecretValue'],
+        resources: [
+          this.formatArn({
+            service: 'secretsmanager',
+            resource: 'secret',
+            resourceName: PREVIEW_SECRET_PATTERN,
+            arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+          }),
+        ],
+      }),
+    );
+    Validations.of(preview).acknowledge(
+      {
+        id: `AwsSolutions-IAM5[Resource::${tableArnForFindings(this, account, PREVIEW_TABLE_PATTERN)}]`,
+        reason:
+          "The events tables of pull-request previews (generated names under MuseumApi-pr-*), users' items and directory only: the temporary smoke-test user.",
+      },
+      {
+        id: `AwsSolutions-IAM5[Resource::${tableArnForFindings(this, account, PREVIEW_SECRET_PATTERN).replace(':dynamodb:', ':secretsmanager:').replace(':table/', ':secret:')}]`,
+        reason: "The credential keys of pull-request previews (named after their stacks): the smoke-test user's credential hash.",
+      },
+      {
+        id: `AwsSolutions-IAM5[Resource::${stackArnForFindings(this, account, 'MuseumApi-pr-*')}]`,
+        reason: 'Any pull-request preview stack of this app, in the preview account only; the stack id suffix is unknown in advance.',
+      },
+      {
+        id: `AwsSolutions-IAM5[Resource::${stackArnForFindings(this, account, 'MuseumMockApi-pr-*')}]`,
+        reason: 'Any pull-request preview mock stack of this app, in the preview account only; the stack id suffix is unknown in advance.',
+      },
+    );
+  }
+
+  /** A role `trust` lets assume for tokens whose subject is `repo:<repository>:<subject>`. */
+  private role(id: string, roleName: string, trust: Trust, subject: string, description: string): iam.Role {
     const role = new iam.Role(this, id, {
       roleName,
       description,
-      assumedBy: new iam.WebIdentityPrincipal(provider.oidcProviderArn, {
+      assumedBy: new iam.WebIdentityPrincipal(trust.provider.oidcProviderArn, {
         StringEquals: {
           [`${GITHUB_OIDC_ISSUER}:aud`]: 'sts.amazonaws.com',
-          [`${GITHUB_OIDC_ISSUER}:sub`]: `repo:${config.repository}:${subject}`,
+          [`${GITHUB_OIDC_ISSUER}:sub`]: `repo:${trust.config.repository}:${subject}`,
         },
       }),
     });
     this.roles[roleName] = role;
     return role;
   }
-}
-
-/** A role of the CDK bootstrap stack (default qualifier) in this stack's account and region. */
-function bootstrapRoleArn(stack: Stack, name: string): string {
-  const qualifier =
-    (stack.node.tryGetContext('@aws-cdk/core:bootstrapQualifier') as string | undefined) ?? DefaultStackSynthesizer.DEFAULT_QUALIFIER;
-  return stack.formatArn({
-    service: 'iam',
-    region: '',
-    resource: 'role',
-    resourceName: `cdk-${qualifier}-${name}-${stack.account}-${stack.region}`,
-  });
-}
-
-function stackArn(stack: Stack, name: string): string {
-  return stack.formatArn({ service: 'cloudformation', resource: 'stack', resourceName: `${name}/*` });
 }

@@ -69,6 +69,12 @@ export class MuseumApiStack extends Stack {
     this.monitoring = config.monitoring
       ? new ApiMonitoring(this, 'Monitoring', { config, api: this.api, functions: this.functions, tables: this.tables })
       : undefined;
+    this.addWebhookPipeline(config, webhooks);
+    this.addOutputs();
+  }
+
+  /** The webhook deliveries, their alarms on the alarm topic (when monitored), and the dead-letter queue's output. */
+  private addWebhookPipeline(config: StageConfig, webhooks: WebhookResources): void {
     const pipeline = new WebhookPipeline(this, 'WebhookPipeline', {
       config,
       resources: webhooks,
@@ -83,7 +89,10 @@ export class MuseumApiStack extends Stack {
       description: 'Dead-letter queue of webhook deliveries (redrive: docs/DEPLOY.md, "Webhooks")',
       value: webhooks.deadLetters.queueArn,
     });
+  }
 
+  /** What operators and CI read from the stack: addresses, table and secret names, the release, the firewall's IP sets. */
+  private addOutputs(): void {
     new CfnOutput(this, 'ApiBaseUrl', { description: 'Base URL of the Special Events API (ends in /v1.1)', value: this.api.baseUrl });
     new CfnOutput(this, 'TableName', {
       description: 'Events and users table (for `npm run users -- ... --table`)',
@@ -111,21 +120,23 @@ export class MuseumApiStack extends Stack {
         value: this.api.domainName.domainNameAliasDomainName,
       });
     }
-    if (this.firewall) {
-      // What `aws wafv2 get-ip-set`/`update-ip-set` need (docs/DEPLOY.md, blocking an address).
-      for (const [version, set] of [
-        ['Ipv4', this.firewall.blockedAddresses.ipv4],
-        ['Ipv6', this.firewall.blockedAddresses.ipv6],
-      ] as const) {
-        new CfnOutput(this, `Blocked${version}SetName`, {
-          description: `WAF IP set of blocked ${version} addresses: name`,
-          value: Fn.select(0, Fn.split('|', set.ref)),
-        });
-        new CfnOutput(this, `Blocked${version}SetId`, { description: `WAF IP set of blocked ${version} addresses: id`, value: set.attrId });
-      }
-    }
+    if (this.firewall) this.addBlockedAddressOutputs(this.firewall);
     if (this.monitoring)
       new CfnOutput(this, 'AlarmTopicArn', { description: 'SNS topic the alarms notify', value: this.monitoring.topic.topicArn });
+  }
+
+  // What `aws wafv2 get-ip-set`/`update-ip-set` need (docs/DEPLOY.md, blocking an address).
+  private addBlockedAddressOutputs(firewall: ApiFirewall): void {
+    for (const [version, set] of [
+      ['Ipv4', firewall.blockedAddresses.ipv4],
+      ['Ipv6', firewall.blockedAddresses.ipv6],
+    ] as const) {
+      new CfnOutput(this, `Blocked${version}SetName`, {
+        description: `WAF IP set of blocked ${version} addresses: name`,
+        value: Fn.select(0, Fn.split('|', set.ref)),
+      });
+      new CfnOutput(this, `Blocked${version}SetId`, { description: `WAF IP set of blocked ${version} addresses: id`, value: set.attrId });
+    }
   }
 
   /** cdk-nag's IAM5 flags the name-prefix grants (lib/cdk/museum-tables.ts); they are the point. */

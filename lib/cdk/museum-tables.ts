@@ -37,6 +37,25 @@ export class MuseumTables extends Construct {
     const stack = Stack.of(this);
     // The logical id of a construct at Tables/Events begins with "TablesEvents" (then a hash).
     this.namePrefixes = { events: `${stack.stackName}-${id}Events`, idempotency: `${stack.stackName}-${id}Idempotency` };
+    this.refuseAttachedTablesOutsidePrefixes(config);
+    const byPrefix = (grantId: string, prefix: string) =>
+      dynamodb.TableV2.fromTableAttributes(this, grantId, {
+        tableArn: stack.formatArn({ service: 'dynamodb', resource: 'table', resourceName: `${prefix}*` }),
+      });
+    this.grants = {
+      events: byPrefix('EventsTablesOfStage', this.namePrefixes.events),
+      idempotency: byPrefix('IdempotencyTablesOfStage', this.namePrefixes.idempotency),
+    };
+    // A stream ARN is the table's ARN and `/stream/<label>`
+    // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Streams.html#Streams.Enabling).
+    this.eventsStreams = stack.formatArn({ service: 'dynamodb', resource: 'table', resourceName: `${this.namePrefixes.events}*/stream/*` });
+    const properties = tableProperties(config);
+    this.events = this.eventsTable(config, properties.events);
+    this.manageAttachedTables(config, properties);
+    this.idempotency = this.idempotencyTable(config, properties.idempotency);
+  }
+
+  private refuseAttachedTablesOutsidePrefixes(config: StageConfig): void {
     for (const [kind, key] of [
       ['events', 'eventsTableName'],
       ['idempotency', 'idempotencyTableName'],
@@ -49,43 +68,20 @@ export class MuseumTables extends Construct {
         );
       }
     }
-    const byPrefix = (grantId: string, prefix: string) =>
-      dynamodb.TableV2.fromTableAttributes(this, grantId, {
-        tableArn: stack.formatArn({ service: 'dynamodb', resource: 'table', resourceName: `${prefix}*` }),
-      });
-    this.grants = {
-      events: byPrefix('EventsTablesOfStage', this.namePrefixes.events),
-      idempotency: byPrefix('IdempotencyTablesOfStage', this.namePrefixes.idempotency),
-    };
-    // A stream ARN is the table's ARN and `/stream/<label>`
-    // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Streams.html#Streams.Enabling).
-    this.eventsStreams = stack.formatArn({ service: 'dynamodb', resource: 'table', resourceName: `${this.namePrefixes.events}*/stream/*` });
-    // Production data survives a stack deletion and an accidental `cdk destroy`; a preview's goes with it.
-    const retention = config.isProduction
-      ? { removalPolicy: RemovalPolicy.RETAIN, deletionProtection: true }
-      : { removalPolicy: RemovalPolicy.DESTROY, deletionProtection: false };
+  }
 
-    // What each kind of table is, whether the stack creates it or manages an attached one.
-    const properties = {
-      events: {
-        ...keySchema(eventsTable),
-        billing: dynamodb.Billing.onDemand(),
-        pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: config.isProduction },
-      },
-      idempotency: { ...keySchema(idempotencyTable), billing: dynamodb.Billing.onDemand() },
-    } satisfies Record<string, dynamodb.TablePropsV2>;
-
-    // An existing table (a restored one, docs/DEPLOY.md "Restore") is attached by name instead of
-    // the stack's own; the stack's own table is then left in place (retained in production).
-    // A restore does not copy the stream: the operator turns it on and names it (eventsTableStreamArn,
-    // required with the name by readStageConfig), so the webhook pipeline always has its mapping.
+  // An existing table (a restored one, docs/DEPLOY.md "Restore") is attached by name instead of
+  // the stack's own; the stack's own table is then left in place (retained in production).
+  // A restore does not copy the stream: the operator turns it on and names it (eventsTableStreamArn,
+  // required with the name by readStageConfig), so the webhook pipeline always has its mapping.
+  private eventsTable(config: StageConfig, properties: dynamodb.TablePropsV2): dynamodb.ITableV2 {
     const attachedEvents = config.existingTables.events;
-    this.events = attachedEvents
+    const events = attachedEvents
       ? dynamodb.TableV2.fromTableAttributes(this, 'AttachedEvents', {
           tableName: attachedEvents,
           ...(config.existingTables.eventsStreamArn ? { tableStreamArn: config.existingTables.eventsStreamArn } : {}),
         })
-      : new dynamodb.TableV2(this, 'Events', { ...properties.events, ...retention });
+      : new dynamodb.TableV2(this, 'Events', { ...properties, ...retentionOf(config) });
     if (!config.isProduction) {
       Validations.of(this).acknowledge(
         {
@@ -98,52 +94,77 @@ export class MuseumTables extends Construct {
         },
       );
     }
+    return events;
+  }
 
-    // An attached table brought under the stack's management (context manageAttachedTables): it is
-    // declared with its fixed name and retained, which is what CloudFormation needs to import an
-    // existing resource during a deploy with --import-existing-resources
-    // (https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/import-resources-automatically.html);
-    // later deploys keep its deletion protection and point-in-time recovery. The functions keep
-    // reading it by name (above), so the importing deploy changes nothing else. Removing the
-    // declaration again leaves the table in place (Retain,
-    // https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/resource-import-revert.html).
-    if (config.manageAttachedTables) {
-      for (const [kind, id] of [
-        ['events', 'ManagedAttachedEvents'],
-        ['idempotency', 'ManagedAttachedIdempotency'],
-      ] as const) {
-        const name = config.existingTables[kind];
-        if (name === undefined) continue;
-        const managed = new dynamodb.TableV2(this, id, {
-          ...properties[kind],
-          tableName: name,
-          removalPolicy: RemovalPolicy.RETAIN,
-          deletionProtection: config.isProduction,
-        });
+  // An attached table brought under the stack's management (context manageAttachedTables): it is
+  // declared with its fixed name and retained, which is what CloudFormation needs to import an
+  // existing resource during a deploy with --import-existing-resources
+  // (https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/import-resources-automatically.html);
+  // later deploys keep its deletion protection and point-in-time recovery. The functions keep
+  // reading it by name (above), so the importing deploy changes nothing else. Removing the
+  // declaration again leaves the table in place (Retain,
+  // https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/resource-import-revert.html).
+  private manageAttachedTables(config: StageConfig, properties: TableProperties): void {
+    if (!config.manageAttachedTables) return;
+    for (const [kind, id] of [
+      ['events', 'ManagedAttachedEvents'],
+      ['idempotency', 'ManagedAttachedIdempotency'],
+    ] as const) {
+      const name = config.existingTables[kind];
+      if (name === undefined) continue;
+      const managed = new dynamodb.TableV2(this, id, {
+        ...properties[kind],
+        tableName: name,
+        removalPolicy: RemovalPolicy.RETAIN,
+        deletionProtection: config.isProduction,
+      });
+      Validations.of(managed).acknowledge({
+        id: MUSEUM_NAG_RULES.redeployable,
+        reason:
+          'An attached table keeps the name it was restored under; after a deletion of the stack it is attached again by that name (eventsTableName/idempotencyTableName), never created.',
+      });
+      if (kind === 'idempotency') {
         Validations.of(managed).acknowledge({
-          id: MUSEUM_NAG_RULES.redeployable,
-          reason:
-            'An attached table keeps the name it was restored under; after a deletion of the stack it is attached again by that name (eventsTableName/idempotencyTableName), never created.',
+          id: MUSEUM_NAG_RULES.pointInTimeRecovery,
+          reason: 'Idempotency records only deduplicate retries for 24 hours and expire by TTL: there is nothing to restore.',
         });
-        if (kind === 'idempotency') {
-          Validations.of(managed).acknowledge({
-            id: MUSEUM_NAG_RULES.pointInTimeRecovery,
-            reason: 'Idempotency records only deduplicate retries for 24 hours and expire by TTL: there is nothing to restore.',
-          });
-        }
       }
     }
-
-    if (config.existingTables.idempotency) {
-      this.idempotency = dynamodb.TableV2.fromTableName(this, 'AttachedIdempotency', config.existingTables.idempotency);
-    } else {
-      this.idempotency = new dynamodb.TableV2(this, 'Idempotency', { ...properties.idempotency, ...retention });
-      Validations.of(this.idempotency).acknowledge({
-        id: MUSEUM_NAG_RULES.pointInTimeRecovery,
-        reason: 'Idempotency records only deduplicate retries for 24 hours and expire by TTL: there is nothing to restore.',
-      });
-    }
   }
+
+  private idempotencyTable(config: StageConfig, properties: dynamodb.TablePropsV2): dynamodb.ITableV2 {
+    if (config.existingTables.idempotency) {
+      return dynamodb.TableV2.fromTableName(this, 'AttachedIdempotency', config.existingTables.idempotency);
+    }
+    const idempotency = new dynamodb.TableV2(this, 'Idempotency', { ...properties, ...retentionOf(config) });
+    Validations.of(idempotency).acknowledge({
+      id: MUSEUM_NAG_RULES.pointInTimeRecovery,
+      reason: 'Idempotency records only deduplicate retries for 24 hours and expire by TTL: there is nothing to restore.',
+    });
+    return idempotency;
+  }
+}
+
+type TableProperties = Record<'events' | 'idempotency', dynamodb.TablePropsV2>;
+
+// What each kind of table is, whether the stack creates it or manages an attached one.
+function tableProperties(config: StageConfig): TableProperties {
+  return {
+    events: {
+      ...keySchema(eventsTable),
+      billing: dynamodb.Billing.onDemand(),
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: config.isProduction },
+    },
+    idempotency: { ...keySchema(idempotencyTable), billing: dynamodb.Billing.onDemand() },
+  };
+}
+
+// Production data survives a stack deletion and an accidental `cdk destroy`; a preview's goes with it.
+function retentionOf(config: StageConfig): Pick<dynamodb.TablePropsV2, 'removalPolicy' | 'deletionProtection'> {
+  return config.isProduction
+    ? { removalPolicy: RemovalPolicy.RETAIN, deletionProtection: true }
+    : { removalPolicy: RemovalPolicy.DESTROY, deletionProtection: false };
 }
 
 /** TableV2 key, index, TTL and stream properties from a shared table definition. */

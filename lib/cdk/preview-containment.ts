@@ -106,17 +106,44 @@ const BOUNDED_IAM_ACTIONS = ['iam:CreateRole', 'iam:PutRolePolicy', 'iam:AttachR
 const SERVICE_LINKED_IAM_ACTIONS = ['iam:CreateServiceLinkedRole'];
 
 export function addPreviewContainment(stack: Stack): { boundary: iam.ManagedPolicy; execution: iam.ManagedPolicy[] } {
-  const arn = (service: string, resource: string, names: string[], region = stack.region) =>
-    names.map((name) => stack.formatArn({ service, region, resource, resourceName: name }));
-  const boundary = new iam.ManagedPolicy(stack, 'PreviewBoundary', {
+  const boundary = previewBoundaryPolicy(stack);
+  const qualifier = bootstrapQualifier(stack);
+  const assetsBucket = DefaultStackSynthesizer.DEFAULT_FILE_ASSETS_BUCKET_NAME.replace('${Qualifier}', qualifier)
+    .replace('${AWS::AccountId}', stack.account)
+    .replace('${AWS::Region}', stack.region);
+  const granted = [...handlerActions(Object.keys(RESOURCE_HANDLER_PERMISSIONS))].filter((action) => !withheld(action)).sort();
+  const containment = containmentPolicy(stack, { granted, boundary, qualifier, assetsBucket });
+  const servicePolicies = servicesPolicies(stack, granted);
+  acknowledgeBoundaryFindings(stack, boundary);
+  acknowledgeExecutionFindings(stack, [containment, ...servicePolicies], { granted, assetsBucket });
+  return { boundary, execution: [containment, ...servicePolicies] };
+}
+
+/** ARNs of `names` of one resource type in the stack's account (and region, unless given). */
+function arnsOf(stack: Stack, service: string, resource: string, names: string[], region = stack.region): string[] {
+  return names.map((name) => stack.formatArn({ service, region, resource, resourceName: name }));
+}
+
+function bootstrapQualifier(stack: Stack): string {
+  return (stack.node.tryGetContext('@aws-cdk/core:bootstrapQualifier') as string | undefined) ?? DefaultStackSynthesizer.DEFAULT_QUALIFIER;
+}
+
+/** The granted actions of one service (`dynamodb` for `dynamodb:GetItem`). */
+function ofService(granted: string[], service: string): string[] {
+  return granted.filter((action) => action.startsWith(`${service}:`));
+}
+
+function previewBoundaryPolicy(stack: Stack): iam.ManagedPolicy {
+  return new iam.ManagedPolicy(stack, 'PreviewBoundary', {
     managedPolicyName: PREVIEW_BOUNDARY_NAME,
     description: 'Permissions boundary of every role a pull-request preview creates',
     statements: [
       new iam.PolicyStatement({
         actions: ['dynamodb:*'],
         resources: [
-          ...arn('dynamodb', 'table', PREVIEW_PREFIXES),
-          ...arn(
+          ...arnsOf(stack, 'dynamodb', 'table', PREVIEW_PREFIXES),
+          ...arnsOf(
+            stack,
             'dynamodb',
             'table',
             PREVIEW_PREFIXES.map((p) => `${p}/index/*`),
@@ -150,24 +177,27 @@ export function addPreviewContainment(stack: Stack): { boundary: iam.ManagedPoli
       }),
       new iam.PolicyStatement({
         actions: ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey', 'kms:DescribeKey'],
-        resources: arn('kms', 'key', ['*']),
+        resources: arnsOf(stack, 'kms', 'key', ['*']),
       }),
       new iam.PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: ['*'] }),
       new iam.PolicyStatement({ actions: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], resources: ['*'] }),
     ],
   });
-  const roles = arn('iam', 'role', PREVIEW_PREFIXES, '');
-  const withBoundary = { StringEquals: { 'iam:PermissionsBoundary': boundary.managedPolicyArn } };
-  const qualifier =
-    (stack.node.tryGetContext('@aws-cdk/core:bootstrapQualifier') as string | undefined) ?? DefaultStackSynthesizer.DEFAULT_QUALIFIER;
-  const assetsBucket = DefaultStackSynthesizer.DEFAULT_FILE_ASSETS_BUCKET_NAME.replace('${Qualifier}', qualifier)
-    .replace('${AWS::AccountId}', stack.account)
-    .replace('${AWS::Region}', stack.region);
+}
 
-  const granted = [...handlerActions(Object.keys(RESOURCE_HANDLER_PERMISSIONS))].filter((action) => !withheld(action)).sort();
-  const ofService = (service: string) => granted.filter((action) => action.startsWith(`${service}:`));
-  const iamActions = ofService('iam');
-  const containment = new iam.ManagedPolicy(stack, 'PreviewExecution', {
+interface ContainmentInputs {
+  granted: string[];
+  boundary: iam.ManagedPolicy;
+  qualifier: string;
+  assetsBucket: string;
+}
+
+/** The first execution policy: reading the bundles, the bootstrap version, and IAM under the boundary. */
+function containmentPolicy(stack: Stack, { granted, boundary, qualifier, assetsBucket }: ContainmentInputs): iam.ManagedPolicy {
+  const roles = arnsOf(stack, 'iam', 'role', PREVIEW_PREFIXES, '');
+  const withBoundary = { StringEquals: { 'iam:PermissionsBoundary': boundary.managedPolicyArn } };
+  const iamActions = ofService(granted, 'iam');
+  return new iam.ManagedPolicy(stack, 'PreviewExecution', {
     managedPolicyName: PREVIEW_EXECUTION_POLICY_NAME,
     description: 'CloudFormation execution policy of the preview account (cdk bootstrap --cloudformation-execution-policies): IAM, S3, SSM',
     statements: [
@@ -177,13 +207,13 @@ export function addPreviewContainment(stack: Stack): { boundary: iam.ManagedPoli
       // The bucket's KMS key (new or AWS managed) lets account principals decrypt through S3 in
       // its key policy, so no kms: permission is needed for it.
       new iam.PolicyStatement({
-        actions: ofService('s3'),
+        actions: ofService(granted, 's3'),
         resources: [stack.formatArn({ service: 's3', region: '', account: '', resource: assetsBucket, resourceName: '*' })],
       }),
       // The templates' BootstrapVersion parameter reads this SSM parameter.
       new iam.PolicyStatement({
         actions: ['ssm:GetParameters'],
-        resources: arn('ssm', 'parameter', [`cdk-bootstrap/${qualifier}/version`]),
+        resources: arnsOf(stack, 'ssm', 'parameter', [`cdk-bootstrap/${qualifier}/version`]),
       }),
       // Roles: only preview-named ones, only created or given policies with the boundary on.
       new iam.PolicyStatement({
@@ -215,11 +245,26 @@ export function addPreviewContainment(stack: Stack): { boundary: iam.ManagedPoli
       }),
     ],
   });
-  // Every other service's actions on all resources: their names are generated by CloudFormation,
-  // so they cannot be scoped tighter than the account. One statement per service, packed into as
-  // few policies as IAM's size limit allows.
+}
+
+// Every other service's actions on all resources: their names are generated by CloudFormation,
+// so they cannot be scoped tighter than the account. One statement per service, packed into as
+// few policies as IAM's size limit allows.
+function servicesPolicies(stack: Stack, granted: string[]): iam.ManagedPolicy[] {
   const services = [...new Set(granted.map((action) => action.split(':')[0] ?? ''))].filter((s) => !['iam', 's3'].includes(s));
-  const statements = services.map((service) => new iam.PolicyStatement({ actions: ofService(service), resources: ['*'] }));
+  const statements = services.map((service) => new iam.PolicyStatement({ actions: ofService(granted, service), resources: ['*'] }));
+  return packedBySize(statements).map(
+    (group, index) =>
+      new iam.ManagedPolicy(stack, `PreviewExecutionServices${index + 1}`, {
+        managedPolicyName: `${PREVIEW_SERVICES_POLICY_PREFIX}${index + 1}`,
+        description: `CloudFormation execution policy of the preview account, part ${index + 2}: the actions of the stacks' resource types (lib/cdk/resource-handler-permissions.json)`,
+        statements: group,
+      }),
+  );
+}
+
+/** The statements in order, in groups whose policy document fits MANAGED_POLICY_MAX_CHARACTERS. */
+function packedBySize(statements: iam.PolicyStatement[]): iam.PolicyStatement[][] {
   const packed: iam.PolicyStatement[][] = [];
   const size = (group: iam.PolicyStatement[]) =>
     JSON.stringify({ Version: '2012-10-17', Statement: group.map((statement) => statement.toStatementJson() as unknown) }).length;
@@ -228,40 +273,51 @@ export function addPreviewContainment(stack: Stack): { boundary: iam.ManagedPoli
     if (last && size([...last, statement]) <= MANAGED_POLICY_MAX_CHARACTERS) last.push(statement);
     else packed.push([statement]);
   }
-  const servicePolicies = packed.map(
-    (group, index) =>
-      new iam.ManagedPolicy(stack, `PreviewExecutionServices${index + 1}`, {
-        managedPolicyName: `${PREVIEW_SERVICES_POLICY_PREFIX}${index + 1}`,
-        description: `CloudFormation execution policy of the preview account, part ${index + 2}: the actions of the stacks' resource types (lib/cdk/resource-handler-permissions.json)`,
-        statements: group,
-      }),
-  );
+  return packed;
+}
 
-  // cdk-nag's IAM5 flags every wildcard; each is the point of these policies.
-  const literal = (value: string, token: string) => (Token.isUnresolved(value) ? token : value);
-  const findingArn = (service: string, region: string, resource: string) =>
-    `arn:${literal(stack.partition, '<AWS::Partition>')}:${service}:${region && literal(region, '<AWS::Region>')}:${literal(stack.account, '<AWS::AccountId>')}:${resource}`;
-  const reason =
-    'A preview containment policy: actions of the resource types the preview stacks use, resources named after preview stacks, IAM only with the boundary (lib/cdk/preview-containment.ts).';
+// cdk-nag's IAM5 flags every wildcard; each is the point of these policies.
+const CONTAINMENT_REASON =
+  'A preview containment policy: actions of the resource types the preview stacks use, resources named after preview stacks, IAM only with the boundary (lib/cdk/preview-containment.ts).';
+
+function literal(value: string, token: string): string {
+  return Token.isUnresolved(value) ? token : value;
+}
+
+/** An ARN as cdk-nag writes it in a finding: literals where known, else the pseudo parameters. */
+function findingArn(stack: Stack, service: string, region: string, resource: string): string {
+  return `arn:${literal(stack.partition, '<AWS::Partition>')}:${service}:${region && literal(region, '<AWS::Region>')}:${literal(stack.account, '<AWS::AccountId>')}:${resource}`;
+}
+
+function acknowledgeBoundaryFindings(stack: Stack, boundary: iam.ManagedPolicy): void {
+  const reason = CONTAINMENT_REASON;
   Validations.of(boundary).acknowledge(
     { id: 'AwsSolutions-IAM5[Action::dynamodb:*]', reason },
     { id: 'AwsSolutions-IAM5[Resource::*]', reason: 'Log streams, X-Ray segments and ListStreams have no narrower resource.' },
     ...PREVIEW_PREFIXES.flatMap((prefix) => [`table/${prefix}`, `table/${prefix}/index/*`]).map((resource) => ({
-      id: `AwsSolutions-IAM5[Resource::${findingArn('dynamodb', stack.region, resource)}]`,
+      id: `AwsSolutions-IAM5[Resource::${findingArn(stack, 'dynamodb', stack.region, resource)}]`,
       reason,
     })),
-    ...PREVIEW_PREFIXES.map((prefix) => ({ id: `AwsSolutions-IAM5[Resource::${findingArn('sqs', stack.region, prefix)}]`, reason })),
+    ...PREVIEW_PREFIXES.map((prefix) => ({ id: `AwsSolutions-IAM5[Resource::${findingArn(stack, 'sqs', stack.region, prefix)}]`, reason })),
     {
-      id: `AwsSolutions-IAM5[Resource::${findingArn('secretsmanager', stack.region, 'secret:*')}]`,
+      id: `AwsSolutions-IAM5[Resource::${findingArn(stack, 'secretsmanager', stack.region, 'secret:*')}]`,
       reason: "Secrets of the preview account: CloudFormation's generated secret names do not carry the stack's name.",
     },
     {
-      id: `AwsSolutions-IAM5[Resource::${findingArn('kms', stack.region, 'key/*')}]`,
+      id: `AwsSolutions-IAM5[Resource::${findingArn(stack, 'kms', stack.region, 'key/*')}]`,
       reason: 'Keys of the preview account (key ids are generated).',
     },
   );
+}
+
+function acknowledgeExecutionFindings(
+  stack: Stack,
+  policies: iam.ManagedPolicy[],
+  { granted, assetsBucket }: { granted: string[]; assetsBucket: string },
+): void {
+  const reason = CONTAINMENT_REASON;
   const wildcardActions = granted.filter((action) => action.includes('*'));
-  for (const policy of [containment, ...servicePolicies]) {
+  for (const policy of policies) {
     Validations.of(policy).acknowledge(
       ...wildcardActions.map((action) => ({
         id: `AwsSolutions-IAM5[Action::${action}]`,
@@ -273,13 +329,15 @@ export function addPreviewContainment(stack: Stack): { boundary: iam.ManagedPoli
         reason: "The function bundles in the CDK bootstrap's assets bucket (names are content hashes).",
       },
       {
-        id: `AwsSolutions-IAM5[Resource::${findingArn('iam', '', 'role/aws-service-role/*')}]`,
+        id: `AwsSolutions-IAM5[Resource::${findingArn(stack, 'iam', '', 'role/aws-service-role/*')}]`,
         reason: 'Service-linked roles, whose policies AWS defines.',
       },
-      ...PREVIEW_PREFIXES.map((prefix) => ({ id: `AwsSolutions-IAM5[Resource::${findingArn('iam', '', `role/${prefix}`)}]`, reason })),
+      ...PREVIEW_PREFIXES.map((prefix) => ({
+        id: `AwsSolutions-IAM5[Resource::${findingArn(stack, 'iam', '', `role/${prefix}`)}]`,
+        reason,
+      })),
     );
   }
-  return { boundary, execution: [containment, ...servicePolicies] };
 }
 
 /** Every role of a preview stack gets the boundary (the execution policy refuses roles without it). */

@@ -64,8 +64,34 @@ export class SpecialEventsApi extends Construct {
     const removalPolicy = config.isProduction ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
     // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment -- RetentionDays values are the numbers of days; the stage config checks it is one
     this.accessLogs = new logs.LogGroup(this, 'AccessLogs', { retention: config.logRetentionDays as logs.RetentionDays, removalPolicy });
+    this.api = this.createRestApi(config);
+    // API Gateway would create the execution log group itself, with no retention and outside the stack.
+    new logs.LogGroup(this, 'ExecutionLogs', {
+      logGroupName: `API-Gateway-Execution-Logs_${this.api.restApiId}/${config.stage}`,
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment -- RetentionDays values are the numbers of days; the stage config checks it is one
+      retention: config.logRetentionDays as logs.RetentionDays,
+      removalPolicy,
+    });
+    this.authorizer = new apigw.RequestAuthorizer(this, 'BasicAuthorizer', {
+      authorizerName: AUTHORIZER_NAME,
+      handler: functions.liveAuthorizer,
+      identitySources: [apigw.IdentitySource.header(AUTHORIZER_IDENTITY.header)],
+      // The cached policy covers every route the user's role allows (functions/authorizer.ts).
+      resultsCacheTtl: Duration.seconds(config.authorizerCacheTtlSeconds),
+    });
+    const validator = this.createRequestValidator();
+    // CORS preflights are the OPTIONS methods below (with Allow), not CDK's preflight options.
+    this.versionRoot = this.api.root.addResource(VERSION_RESOURCE);
+    this.addRouteMethods(functions, validator);
+    this.addAnswersWithoutCode(config, props.documents ?? []);
+    this.domainName = config.customDomain ? this.mapCustomDomain(config.customDomain) : undefined;
+    this.baseUrl = config.customDomain
+      ? `https://${config.customDomain.domainName}${BASE_PATH}`
+      : this.api.deploymentStage.urlForPath(BASE_PATH);
+  }
 
-    this.api = new apigw.RestApi(this, 'Api', {
+  private createRestApi(config: StageConfig): apigw.RestApi {
+    const api = new apigw.RestApi(this, 'Api', {
       restApiName: `museum-special-events-${config.stage}`,
       description: `Museum Special Events API ${API_VERSION} (${config.stage})`,
       endpointConfiguration: { types: [apigw.EndpointType.REGIONAL] },
@@ -89,30 +115,17 @@ export class SpecialEventsApi extends Construct {
       },
     });
     // Outputs are the stack's to choose: ApiBaseUrl, ending in /v1.1, replaces the stage URL.
-    this.api.node.tryRemoveChild('Endpoint');
-    Validations.of(this.api).acknowledge({
+    api.node.tryRemoveChild('Endpoint');
+    Validations.of(api).acknowledge({
       id: 'AwsSolutions-COG4',
       reason:
         'The specification defines HTTP Basic credentials (MuseumPlaceholderAuth), checked by a Lambda REQUEST authorizer against the users table.',
     });
+    return api;
+  }
 
-    // API Gateway would create the execution log group itself, with no retention and outside the stack.
-    new logs.LogGroup(this, 'ExecutionLogs', {
-      logGroupName: `API-Gateway-Execution-Logs_${this.api.restApiId}/${config.stage}`,
-      // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment -- RetentionDays values are the numbers of days; the stage config checks it is one
-      retention: config.logRetentionDays as logs.RetentionDays,
-      removalPolicy,
-    });
-
-    this.authorizer = new apigw.RequestAuthorizer(this, 'BasicAuthorizer', {
-      authorizerName: AUTHORIZER_NAME,
-      handler: functions.liveAuthorizer,
-      identitySources: [apigw.IdentitySource.header(AUTHORIZER_IDENTITY.header)],
-      // The cached policy covers every route the user's role allows (functions/authorizer.ts).
-      resultsCacheTtl: Duration.seconds(config.authorizerCacheTtlSeconds),
-    });
-
-    const validator = new apigw.RequestValidator(this, 'RequestValidator', {
+  private createRequestValidator(): apigw.RequestValidator {
+    return new apigw.RequestValidator(this, 'RequestValidator', {
       restApi: this.api,
       requestValidatorName: 'parameters-and-body',
       validateRequestParameters: true,
@@ -120,9 +133,10 @@ export class SpecialEventsApi extends Construct {
       // contract, and answer with field-level problems the gateway's validator cannot produce.
       validateRequestBody: true,
     });
+  }
 
-    // CORS preflights are the OPTIONS methods below (with Allow), not CDK's preflight options.
-    this.versionRoot = this.api.root.addResource(VERSION_RESOURCE);
+  /** One method per route (and HEAD beside GET), proxied to the route's handler. */
+  private addRouteMethods(functions: MuseumFunctions, validator: apigw.RequestValidator): void {
     for (const route of routes) {
       const handler = functions.liveHandlers.get(route.handler);
       if (!handler) throw new Error(`No function was built for the route handler ${route.handler}`);
@@ -152,7 +166,10 @@ export class SpecialEventsApi extends Construct {
         }
       }
     }
+  }
 
+  /** The MOCK answers (lib/cdk/api-documents.ts) and the gateway's own responses as problems. */
+  private addAnswersWithoutCode(config: StageConfig, documents: readonly StaticDocument[]): void {
     // A method a resource does not have: 405 with Allow (RFC 9110), not API Gateway's 404.
     for (const [path, methods] of resourceMethods()) {
       const resource = this.versionRoot.resourceForPath(path.slice(1));
@@ -160,22 +177,18 @@ export class SpecialEventsApi extends Construct {
       addOptionsAllow(resource, methods, config.corsOrigins);
     }
     addServiceIndex(this.versionRoot, config.corsOrigins);
-    addStaticDocuments(this.versionRoot, props.documents ?? [], config.corsOrigins);
+    addStaticDocuments(this.versionRoot, documents, config.corsOrigins);
     addUnknownPathAnswers(this.versionRoot, config.corsOrigins);
     addProblemGatewayResponses(this.api, config.corsOrigins);
+  }
 
-    if (config.customDomain) {
-      // Mapped at the domain's root: the `v1.1` resource is already the first path segment.
-      this.domainName = this.api.addDomainName('CustomDomain', {
-        domainName: config.customDomain.domainName,
-        certificate: acm.Certificate.fromCertificateArn(this, 'Certificate', config.customDomain.certificateArn),
-        endpointType: apigw.EndpointType.REGIONAL,
-        securityPolicy: apigw.SecurityPolicy.TLS_1_2,
-      });
-      this.baseUrl = `https://${config.customDomain.domainName}${BASE_PATH}`;
-    } else {
-      this.domainName = undefined;
-      this.baseUrl = this.api.deploymentStage.urlForPath(BASE_PATH);
-    }
+  // Mapped at the domain's root: the `v1.1` resource is already the first path segment.
+  private mapCustomDomain(customDomain: NonNullable<StageConfig['customDomain']>): apigw.DomainName {
+    return this.api.addDomainName('CustomDomain', {
+      domainName: customDomain.domainName,
+      certificate: acm.Certificate.fromCertificateArn(this, 'Certificate', customDomain.certificateArn),
+      endpointType: apigw.EndpointType.REGIONAL,
+      securityPolicy: apigw.SecurityPolicy.TLS_1_2,
+    });
   }
 }
