@@ -201,11 +201,12 @@ async function deployedKeys(secret: string, region: string | undefined): Promise
   }
 }
 
-async function main(): Promise<number> {
-  const parsed = parseArguments();
-  if (typeof parsed === 'number') return parsed;
-  const { command, username, role, table, secret, region } = parsed;
-  // Also before anything starts: Java should not start for a short password, nor a user be half made without keys.
+/** The chosen or generated credential (add, passwd) and a deployed stack's keys: what is checked before anything starts. */
+async function inputsBeforeStart(
+  command: Command,
+  secret: string | undefined,
+  region: string | undefined,
+): Promise<{ credential?: { password: string; generated: boolean }; keys?: CredentialKeys } | number> {
   let credential: { password: string; generated: boolean } | undefined;
   let keys: CredentialKeys | undefined;
   try {
@@ -222,6 +223,16 @@ async function main(): Promise<number> {
     console.error((error as Error).message);
     return 1;
   }
+  return { ...(credential ? { credential } : {}), ...(keys ? { keys } : {}) };
+}
+
+async function main(): Promise<number> {
+  const parsed = parseArguments();
+  if (typeof parsed === 'number') return parsed;
+  const { command, table, secret, region } = parsed;
+  // Also before anything starts: Java should not start for a short password, nor a user be half made without keys.
+  const inputs = await inputsBeforeStart(command, secret, region);
+  if (typeof inputs === 'number') return inputs;
 
   const endpoint = table === undefined ? process.env.DYNAMODB_ENDPOINT : undefined;
   const keysProblem = endpoint ? otherRunsKeysProblem(endpoint) : undefined;
@@ -238,38 +249,10 @@ async function main(): Promise<number> {
     console.error(store);
     return 1;
   }
-  const users = new UsersStore(createDocumentClient(store.client), store.tableName);
   try {
-    if (ISSUING.includes(command) && store.credentialKeysFile) keys = await readCredentialKeysFile(store.credentialKeysFile);
-    const hash = (password: string) => hashCredential(password, keys as CredentialKeys);
-    switch (command) {
-      case 'add': {
-        const { password, generated } = credential as { password: string; generated: boolean };
-        await users.putUser({ username: username as string, role: role as Role, passwordHash: hash(password) }, 'create');
-        if (generated) console.log(password);
-        console.error(`Added ${username} (${role})${generated ? ' with the generated password printed on standard output' : ''}.`);
-        break;
-      }
-      case 'passwd': {
-        const { password, generated } = credential as { password: string; generated: boolean };
-        const existing = await users.getUser(username as string);
-        if (!existing) throw new ConditionalCheckFailedException({ message: 'missing', $metadata: {} });
-        await users.putUser({ ...existing, passwordHash: hash(password) }, 'replace');
-        if (generated) console.log(password);
-        console.error(`Changed the password of ${username}${generated ? ' to the generated one printed on standard output' : ''}.`);
-        break;
-      }
-      case 'remove':
-        await users.deleteUser(username as string);
-        console.error(`Removed ${username}.`);
-        break;
-      case 'list':
-        for (const user of await users.listUsers()) console.log(`${user.username}\t${user.role}\t${user.keyId ?? 'scrypt: migrate'}`);
-        break;
-      case 'migrate':
-        await migrate(users, hash);
-        break;
-    }
+    const keys =
+      ISSUING.includes(command) && store.credentialKeysFile ? await readCredentialKeysFile(store.credentialKeysFile) : inputs.keys;
+    await runCommand(parsed, new UsersStore(createDocumentClient(store.client), store.tableName), inputs.credential, keys);
     if (store.note && command !== 'list') console.error(store.note);
     if (command === 'passwd' || command === 'remove') {
       if (store.target === 'deployed')
@@ -278,19 +261,57 @@ async function main(): Promise<number> {
     }
     return 0;
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) {
-      console.error(
-        command === 'add'
-          ? `User ${username} already exists.`
-          : `User ${username} does not exist${command === 'passwd' ? ' (one stored by an older release is re-issued by npm run users -- migrate)' : ''}.`,
-      );
-    } else {
-      console.error((error as Error).message);
-    }
+    console.error(failureLine(parsed, error));
     return 1;
   } finally {
     await store.close();
   }
+}
+
+/** Runs the command on the store; its output is the credential (stdout) and one line of what was done (stderr). */
+async function runCommand(
+  { command, username, role }: Arguments,
+  users: UsersStore,
+  credential: { password: string; generated: boolean } | undefined,
+  keys: CredentialKeys | undefined,
+): Promise<void> {
+  const hash = (password: string) => hashCredential(password, keys as CredentialKeys);
+  switch (command) {
+    case 'add': {
+      const { password, generated } = credential as { password: string; generated: boolean };
+      await users.putUser({ username: username as string, role: role as Role, passwordHash: hash(password) }, 'create');
+      if (generated) console.log(password);
+      console.error(`Added ${username} (${role})${generated ? ' with the generated password printed on standard output' : ''}.`);
+      break;
+    }
+    case 'passwd': {
+      const { password, generated } = credential as { password: string; generated: boolean };
+      const existing = await users.getUser(username as string);
+      if (!existing) throw new ConditionalCheckFailedException({ message: 'missing', $metadata: {} });
+      await users.putUser({ ...existing, passwordHash: hash(password) }, 'replace');
+      if (generated) console.log(password);
+      console.error(`Changed the password of ${username}${generated ? ' to the generated one printed on standard output' : ''}.`);
+      break;
+    }
+    case 'remove':
+      await users.deleteUser(username as string);
+      console.error(`Removed ${username}.`);
+      break;
+    case 'list':
+      for (const user of await users.listUsers()) console.log(`${user.username}\t${user.role}\t${user.keyId ?? 'scrypt: migrate'}`);
+      break;
+    case 'migrate':
+      await migrate(users, hash);
+      break;
+  }
+}
+
+/** A failed command in one line: a user that exists (add) or does not (passwd, remove), or the error's message. */
+function failureLine({ command, username }: Arguments, error: unknown): string {
+  if (!(error instanceof ConditionalCheckFailedException)) return (error as Error).message;
+  return command === 'add'
+    ? `User ${username} already exists.`
+    : `User ${username} does not exist${command === 'passwd' ? ' (one stored by an older release is re-issued by npm run users -- migrate)' : ''}.`;
 }
 
 /**

@@ -63,23 +63,37 @@ export async function openStore(
   region: string | undefined,
   holder: 'users CLI' | 'events CLI',
 ): Promise<Store | string> {
-  if (table) {
-    const client = new DynamoDBClient(region ? { region } : {});
-    return { client, tableName: table, target: 'deployed', exclusive: false, close: async () => client.destroy() };
-  }
-  if (process.env.DYNAMODB_ENDPOINT) {
-    const client = localClient(process.env.DYNAMODB_ENDPOINT);
-    await ensureLocalTables(process.env.DYNAMODB_ENDPOINT, localTableNames);
-    await ensureCredentialKeysFile(credentialKeysFile());
-    return {
-      client,
-      tableName: localTableNames.events,
-      target: 'stored data',
-      exclusive: false,
-      credentialKeysFile: credentialKeysFile(),
-      close: async () => client.destroy(),
-    };
-  }
+  if (table) return deployedStore(table, region);
+  if (process.env.DYNAMODB_ENDPOINT) return endpointStore(process.env.DYNAMODB_ENDPOINT);
+  return runOnOtherStore() ?? dataDirectoryStore(holder);
+}
+
+/** `--table`: the deployed table, with the operator's AWS credentials and region. */
+function deployedStore(table: string, region: string | undefined): Store {
+  const client = new DynamoDBClient(region ? { region } : {});
+  return { client, tableName: table, target: 'deployed', exclusive: false, close: async () => client.destroy() };
+}
+
+/** DYNAMODB_ENDPOINT: that DynamoDB, its tables and the data directory's credential keys made if missing. */
+async function endpointStore(endpoint: string): Promise<Store> {
+  const client = localClient(endpoint);
+  await ensureLocalTables(endpoint, localTableNames);
+  await ensureCredentialKeysFile(credentialKeysFile());
+  return {
+    client,
+    tableName: localTableNames.events,
+    target: 'stored data',
+    exclusive: false,
+    credentialKeysFile: credentialKeysFile(),
+    close: async () => client.destroy(),
+  };
+}
+
+/**
+ * The run of this MUSEUM_DATA_DIR on another store than the data directory, when it is the one
+ * meant (its store, or a refusal saying which to use); undefined when the data directory is meant.
+ */
+function runOnOtherStore(): Store | string | undefined {
   // Which run (README, "Users"): the CLI's own MUSEUM_IN_MEMORY=1 means the in-memory run of this
   // MUSEUM_DATA_DIR, whatever else runs. Otherwise a start on the data directory wins; without one,
   // a single npm start on another store of this MUSEUM_DATA_DIR is the one a person is using
@@ -103,6 +117,14 @@ export async function openStore(
       `not in ${DATA_DIRECTORY}: run the CLI with DYNAMODB_ENDPOINT=${external.store} (and the same MUSEUM_DYNAMODB_KEY_ID) to act on it.`
     );
   }
+  return undefined;
+}
+
+/**
+ * The data directory: the running `npm start`'s DynamoDB Local on it when one holds its lock,
+ * else its own, started here under the lock.
+ */
+async function dataDirectoryStore(holder: 'users CLI' | 'events CLI'): Promise<Store | string> {
   const taken = await lockDataDirectory(DATA_DIRECTORY, holder, (line) => console.error(line));
   if ('heldBy' in taken) {
     const { holder: other, pid, dynamodbEndpoint } = taken.heldBy;
