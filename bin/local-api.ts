@@ -12,7 +12,8 @@ import { generateCredential, hashCredential } from '../functions/auth/credential
 import { UsersStore } from '../functions/auth/users-store.ts';
 import { lockDataDirectory, lockHolder, processStart, type DataDirectoryLock } from '../lib/local/data-directory-lock.ts';
 import { ensureCredentialKeysFile, readCredentialKeysFile } from '../lib/local/credential-keys-file.ts';
-import { ensureLocalTables, KEY_FILE, killStartedJavaNow, localClient, localCredentials, portIsFree } from '../lib/local/dynamodb-local.ts';
+import { KEY_FILE, killStartedJavaNow, localClient, localCredentials, portIsFree } from '../lib/local/dynamodb-local.ts';
+import { ensureLocalTables } from '../lib/local/local-tables.ts';
 import { deployedFunctions, listenOnLoopback, startLocalApiGateway, type AccessLogEntry } from '../lib/local/local-api-gateway.ts';
 import { LocalLambda } from '../lib/local/lambda-runtime.ts';
 import {

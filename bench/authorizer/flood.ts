@@ -20,7 +20,8 @@ import { createDocumentClient } from '../../functions/store/dynamodb-client.ts';
 import { hashCredential } from '../../functions/auth/credentials.ts';
 import { credentialKeysFileIn, ensureCredentialKeysFile, readCredentialKeysFile } from '../../lib/local/credential-keys-file.ts';
 import { UsersStore } from '../../functions/auth/users-store.ts';
-import { ensureLocalTables, freePort, LOCAL_TABLE_NAMES, localClient, startDynamoDbLocal } from '../../lib/local/dynamodb-local.ts';
+import { freePort, localClient, startDynamoDbLocal } from '../../lib/local/dynamodb-local.ts';
+import { ensureLocalTables, LOCAL_TABLE_NAMES } from '../../lib/local/local-tables.ts';
 import { resendWaitMs } from '../support/resend-rule.ts';
 
 const FLOOD_CLIENTS = 20;

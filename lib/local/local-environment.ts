@@ -6,13 +6,13 @@ import { join, resolve } from 'node:path';
 import {
   KEY_ID_VARIABLE,
   LOCAL_REGION,
-  LOCAL_TABLE_NAMES,
   localCredentials,
   readKeyId,
   startDynamoDbLocal,
   useKeyId,
   type DynamoDbLocal,
 } from './dynamodb-local.ts';
+import { LOCAL_TABLE_NAMES } from './local-tables.ts';
 import { credentialKeysFileIn } from './credential-keys-file.ts';
 import { LOCAL_CREDENTIAL_KEYS_SECRET } from './secrets-manager-stand-in.ts';
 import { MUSEUM_SETTING_NAMES, MUSEUM_SETTINGS, museumEnvironment, type MuseumSettings } from '../../functions/events/museum-settings.ts';

@@ -31,7 +31,8 @@ import { LOCAL_CREDENTIAL_KEYS_SECRET } from '../../lib/local/secrets-manager-st
 import { UsersStore } from '../../functions/auth/users-store.ts';
 import { ROLES } from '../../functions/routes.ts';
 import { lockDataDirectory, processStart } from '../../lib/local/data-directory-lock.ts';
-import { ensureLocalTables, freePort, KEY_FILE, LOCAL_TABLE_NAMES, readKeyId } from '../../lib/local/dynamodb-local.ts';
+import { freePort, KEY_FILE, readKeyId } from '../../lib/local/dynamodb-local.ts';
+import { ensureLocalTables, LOCAL_TABLE_NAMES } from '../../lib/local/local-tables.ts';
 import { apiRetrying, basicAuthorization } from '../support/api-client.ts';
 import {
   eventually,

@@ -12,7 +12,8 @@ import { EventsReader, EventsStore, type StoredEvent } from '../../functions/sto
 import type { NewSpecialEvent } from '../../functions/events/event-schema.ts';
 import { toProblem } from '../../functions/events/problems.ts';
 import { eventsTable, idempotencyTable, keys, MONTH_INDEX } from '../../functions/store/table-definition.ts';
-import { ensureTable, localClient } from '../../lib/local/dynamodb-local.ts';
+import { localClient } from '../../lib/local/dynamodb-local.ts';
+import { ensureTable } from '../../lib/local/local-tables.ts';
 import { startFaultProxy, type FaultProxy } from '../../bench/support/fault-proxy.ts';
 import { testEnvironment } from '../support/test-environment.ts';
 

@@ -18,7 +18,8 @@ import { fenceUpdate, versionCondition } from '../../functions/store/event-items
 import { toProblem } from '../../functions/events/problems.ts';
 import type { NewSpecialEvent } from '../../functions/events/event-schema.ts';
 import { eventsTable, idempotencyTable, keys } from '../../functions/store/table-definition.ts';
-import { ensureTable, localClient } from '../../lib/local/dynamodb-local.ts';
+import { localClient } from '../../lib/local/dynamodb-local.ts';
+import { ensureTable } from '../../lib/local/local-tables.ts';
 import { testEnvironment } from '../support/test-environment.ts';
 
 const tableName = `events-store-${randomUUID()}`;

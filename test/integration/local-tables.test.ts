@@ -5,7 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand, DescribeTableCommand, DescribeTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { eventsTable } from '../../functions/store/table-definition.ts';
-import { ensureTable, localClient } from '../../lib/local/dynamodb-local.ts';
+import { localClient } from '../../lib/local/dynamodb-local.ts';
+import { ensureTable } from '../../lib/local/local-tables.ts';
 import { testEnvironment } from '../support/test-environment.ts';
 
 const client = localClient(testEnvironment().dynamodbEndpoint);

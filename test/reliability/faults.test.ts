@@ -10,7 +10,7 @@ import { DYNAMODB_CLIENT_SETTINGS } from '../../functions/store/dynamodb-client.
 import { FENCE_TIMEOUT_MS } from '../../functions/store/events-store.ts';
 import { FUNCTION_SETTINGS } from '../../functions/deployment.ts';
 import { MONTH_INDEX, keys } from '../../functions/store/table-definition.ts';
-import { LOCAL_TABLE_NAMES } from '../../lib/local/dynamodb-local.ts';
+import { LOCAL_TABLE_NAMES } from '../../lib/local/local-tables.ts';
 import { apiRetrying, basicAuthorization, type SpecialEventBody } from '../support/api-client.ts';
 import { listedIn } from '../support/list-windows.ts';
 import { assertMatchesContract } from '../support/contract.ts';

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { UsersStore } from '../../functions/auth/users-store.ts';
-import { LOCAL_TABLE_NAMES } from '../../lib/local/dynamodb-local.ts';
+import { LOCAL_TABLE_NAMES } from '../../lib/local/local-tables.ts';
 import { api, apiRetrying, useInjectedApi, type SpecialEventBody } from '../support/api-client.ts';
 import { testCredentialHash, testEnvironment } from '../support/test-environment.ts';
 import { documentedProblemKind } from './problem-check.ts';
