@@ -2,7 +2,7 @@
 // (DATA_ACCESS, turned into policy statements by lib/cdk/function-permissions.ts). DynamoDB Local
 // checks no permission, so a request a function's role does not allow would only fail deployed
 // (AccessDeniedException); the fault proxy records every request with the session token of the
-// function that sent it (lib/local/lambda-runtime.ts), and this module says which of them IAM
+// function that sent it (lib/local/lambda-environment.ts), and this module says which of them IAM
 // would refuse. The rules modelled: a transaction's items are authorised as PutItem, UpdateItem,
 // DeleteItem and ConditionCheckItem, a batch as BatchGetItem/BatchWriteItem; dynamodb:LeadingKeys
 // (ForAllValues:StringLike) matches the partition key values of the items read or written.
@@ -10,7 +10,7 @@
 //   https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/specifying-conditions.html
 //   https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/api-permissions-reference.html
 import { DATA_ACCESS, LEADING_KEY_PATTERNS } from '../../lib/cdk/function-permissions.ts';
-import { executionRoleSessionToken } from '../../lib/local/lambda-runtime.ts';
+import { executionRoleSessionToken } from '../../lib/local/lambda-environment.ts';
 import { eventsTable, MONTH_END_INDEX, MONTH_INDEX } from '../../functions/store/table-definition.ts';
 
 /** One action on one table (or index) for one partition, as IAM evaluates it. */

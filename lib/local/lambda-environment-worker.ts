@@ -1,4 +1,4 @@
-// One Lambda execution environment of the local run (lambda-runtime.ts starts it as a worker
+// One Lambda execution environment of the local run (lambda-environment.ts starts it as a worker
 // thread): its Init phase imports the function's bundle once, then it runs the invocations it is
 // sent, one at a time, each with a context of its own. Module state (caches, clients, Powertools'
 // cold-start flag) lives as long as this environment, as it does in Lambda.

@@ -31,7 +31,8 @@ import { AuthorizerStandIn } from './authorizer-stand-in.ts';
 import { localThrottleLimits, MethodThrottling, type Throttle } from './gateway-throttling.ts';
 import { listenOnLoopback, logPath, plainProblem, serve, type AccessLogEntry } from './http-server.ts';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from './lambda-context.ts';
-import { LambdaFunctionError, LambdaThrottledError, LocalLambda, type FunctionConfiguration } from './lambda-runtime.ts';
+import { LocalLambda, type FunctionConfiguration } from './lambda-runtime.ts';
+import { LambdaFunctionError, LambdaThrottledError } from './lambda-errors.ts';
 import {
   API_ID,
   authorizerContext,

@@ -14,7 +14,8 @@ import { pathToFileURL } from 'node:url';
 import { AUTHORIZER_HANDLER } from '../../functions/unrouted-functions.ts';
 import { matchRoute } from '../../functions/route-matching.ts';
 import { startLocalApiGateway, type LocalApiGateway } from '../../lib/local/local-api-gateway.ts';
-import { LocalLambda, MAX_RESPONSE_PAYLOAD_BYTES } from '../../lib/local/lambda-runtime.ts';
+import { LocalLambda } from '../../lib/local/lambda-runtime.ts';
+import { MAX_RESPONSE_PAYLOAD_BYTES } from '../../lib/local/lambda-environment.ts';
 import { basicAuthorization } from '../support/api-client.ts';
 
 const ALLOW_ALL_AUTHORIZER = `export async function handler() {

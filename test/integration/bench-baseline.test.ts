@@ -14,7 +14,7 @@ import { EventsReader } from '../../functions/store/month-index-reader.ts';
 import { eventsTable, idempotencyTable } from '../../functions/store/table-definition.ts';
 import { localClient, localCredentials, LOCAL_REGION } from '../../lib/local/dynamodb-local.ts';
 import { ensureTable } from '../../lib/local/local-tables.ts';
-import { executionRoleSessionToken } from '../../lib/local/lambda-runtime.ts';
+import { executionRoleSessionToken } from '../../lib/local/lambda-environment.ts';
 import { startFaultProxy, type FaultProxy } from '../../bench/support/fault-proxy.ts';
 import { testEnvironment } from '../support/test-environment.ts';
 

@@ -1,7 +1,7 @@
 // The grants check of the fault proxy (bench/support/granted-access.ts): what a DynamoDB request
 // needs IAM to allow, and whether a function's declared grants allow it. The end-to-end checks
 // (faults.test.ts, webhooks.test.ts) apply it to every request the functions really send.
-import { executionRoleSessionToken } from '../../lib/local/lambda-runtime.ts';
+import { executionRoleSessionToken } from '../../lib/local/lambda-environment.ts';
 import { MONTH_INDEX } from '../../functions/store/table-definition.ts';
 import { callingFunction, granted, itemAccesses, partitionShape, ungranted } from '../../bench/support/granted-access.ts';
 

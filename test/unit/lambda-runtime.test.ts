@@ -18,14 +18,9 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BroadcastChannel } from 'node:worker_threads';
-import {
-  LambdaFunctionError,
-  LambdaThrottledError,
-  LocalLambda,
-  MAX_RESPONSE_PAYLOAD_BYTES,
-  type FunctionSettings,
-  type LocalLambdaOptions,
-} from '../../lib/local/lambda-runtime.ts';
+import { LocalLambda, type FunctionSettings, type LocalLambdaOptions } from '../../lib/local/lambda-runtime.ts';
+import { MAX_RESPONSE_PAYLOAD_BYTES } from '../../lib/local/lambda-environment.ts';
+import { LambdaFunctionError, LambdaThrottledError } from '../../lib/local/lambda-errors.ts';
 
 interface Report {
   invocation: number;
