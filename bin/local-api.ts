@@ -14,7 +14,8 @@ import { lockDataDirectory, lockHolder, processStart, type DataDirectoryLock } f
 import { ensureCredentialKeysFile, readCredentialKeysFile } from '../lib/local/credential-keys-file.ts';
 import { KEY_FILE, killStartedJavaNow, localClient, localCredentials, portIsFree } from '../lib/local/dynamodb-local.ts';
 import { ensureLocalTables } from '../lib/local/local-tables.ts';
-import { deployedFunctions, listenOnLoopback, startLocalApiGateway, type AccessLogEntry } from '../lib/local/local-api-gateway.ts';
+import { listenOnLoopback, startLocalApiGateway, type AccessLogEntry } from '../lib/local/local-api-gateway.ts';
+import { deployedFunctions } from '../lib/local/deployed-functions.ts';
 import { LocalLambda } from '../lib/local/lambda-runtime.ts';
 import {
   credentialKeysFile,

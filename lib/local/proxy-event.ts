@@ -109,6 +109,21 @@ function groupPairs(pairs: Iterable<readonly [string, string]>): Record<string, 
   return Object.fromEntries(grouped);
 }
 
+/** A request as the gateway routed it: what its authorizer and proxy events are built from. */
+export interface RoutedRequest {
+  request: IncomingMessage;
+  route: Route;
+  /** The method it is routed as (X-HTTP-Method-Override's, when present). */
+  method: string;
+  /** The path below the base path, as requested (a trailing slash kept). */
+  path: string;
+  pathParameters: Record<string, string>;
+  /** The header lines API Gateway passes on (gatewayHeaderLines). */
+  headers: HeaderLines;
+  /** The query as API Gateway passes it (queryParameters). */
+  query: ReturnType<typeof queryParameters>;
+}
+
 export function requestContext(request: IncomingMessage, route: Route, method: string, path: string) {
   return {
     accountId: LOCAL_ACCOUNT,

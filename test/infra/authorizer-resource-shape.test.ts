@@ -5,7 +5,7 @@
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { allowedResources } from '../../functions/authorizer.ts';
 import { isAuthenticated, roleAllows, routes, ROLES } from '../../functions/routes.ts';
-import { policyAllows } from '../../lib/local/local-api-gateway.ts';
+import { policyAllows } from '../../lib/local/gateway-authorization.ts';
 import { VERSION_RESOURCE } from '../../lib/cdk/special-events-api.ts';
 
 const API_ARN = 'arn:aws:execute-api:eu-west-1:123456789012:a1b2c3d4e5';

@@ -1,7 +1,7 @@
 // The authorizer's policy must cover every route the role allows (API Gateway caches it per
 // Authorization header and reuses it for every route), and nothing more.
 import { allowedResources } from '../../functions/authorizer.ts';
-import { policyAllows } from '../../lib/local/local-api-gateway.ts';
+import { policyAllows } from '../../lib/local/gateway-authorization.ts';
 
 const stageArn = 'arn:aws:execute-api:eu-west-1:123456789012:abcdef1234/prod';
 
