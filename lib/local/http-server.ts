@@ -260,6 +260,18 @@ export function serve(
 }
 
 /**
+ * Stops accepting connections and waits, at most `limitMs`, until the requests under way have
+ * been answered (idle keep-alive connections are closed as they become idle).
+ */
+export async function drain(server: Server, limitMs: number): Promise<void> {
+  const closed = new Promise<'closed'>((resolve) => server.close(() => resolve('closed')));
+  for (const deadline = performance.now() + limitMs; performance.now() < deadline;) {
+    server.closeIdleConnections();
+    if ((await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 50))])) === 'closed') return;
+  }
+}
+
+/**
  * The path of a target for the access log, bounded: never the query string (it may carry anything)
  * nor, for an absolute-form target (`http://user:password@host/...`), its scheme, userinfo or host.
  */
