@@ -3,8 +3,6 @@
 // (functions/store/owner-scoped-store.ts, which webhook subscriptions use too).
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { CHANGE_ITEM } from '../changes/change-event.ts';
-import { requiredEnv } from '../environment.ts';
-import { getDocumentClient } from '../store/dynamodb-client.ts';
 import { OwnerScopedStore, type OwnerCount } from '../store/owner-scoped-store.ts';
 import { everyItem } from '../store/table-store.ts';
 import {
@@ -124,8 +122,4 @@ export class CalendarFeedsStore extends OwnerScopedStore {
       throw error;
     }
   }
-}
-
-export function calendarFeedsStore(signal?: AbortSignal): CalendarFeedsStore {
-  return new CalendarFeedsStore(getDocumentClient(), requiredEnv('TABLE_NAME'), signal);
 }
