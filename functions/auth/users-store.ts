@@ -2,11 +2,11 @@
 // the only item the authorizer reads, and a directory entry (`USERS` / `USER#<name>`: role and key
 // id, no hash) for listing, written together in one transaction (functions/store/README.md, "Users").
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { credentialKeyId } from './credentials.ts';
 import type { Role } from '../routes.ts';
 import { keys } from '../store/table-definition.ts';
-import { everyItem, TableStore } from '../store/table-store.ts';
+import { TableStore } from '../store/table-store.ts';
 
 export interface User {
   username: string;
@@ -90,18 +90,12 @@ export class UsersStore extends TableStore {
   /** The directory, in name order (no hashes are read). */
   async listUsers(): Promise<DirectoryEntry[]> {
     const users: DirectoryEntry[] = [];
-    const items = everyItem((start) =>
-      this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :users',
-          ExpressionAttributeValues: { ':users': keys.usersDirectory },
-          ProjectionExpression: 'username, #role, keyId',
-          ExpressionAttributeNames: { '#role': 'role' },
-          ExclusiveStartKey: start,
-        }),
-      ),
-    );
+    const items = this.queryEveryItem({
+      KeyConditionExpression: 'pk = :users',
+      ExpressionAttributeValues: { ':users': keys.usersDirectory },
+      ProjectionExpression: 'username, #role, keyId',
+      ExpressionAttributeNames: { '#role': 'role' },
+    });
     for await (const item of items) {
       users.push({
         username: String(item.username),

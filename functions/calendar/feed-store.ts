@@ -1,10 +1,9 @@
 // Calendar feeds in the events table (keys: feed-rules.ts). A feed is two items written in one
 // transaction with its owner's count, so the per-owner cap holds under concurrent creates
 // (functions/store/owner-scoped-store.ts, which webhook subscriptions use too).
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { CHANGE_ITEM } from '../changes/change-event.ts';
 import { OwnerScopedStore, type OwnerCount } from '../store/owner-scoped-store.ts';
-import { everyItem } from '../store/table-store.ts';
 import {
   CALENDAR_FEEDS,
   CALENDAR_KEYS,
@@ -52,18 +51,11 @@ export class CalendarFeedsStore extends OwnerScopedStore {
   /** The owner's feeds, oldest first. */
   async list(owner: string): Promise<CalendarFeed[]> {
     const feeds: CalendarFeed[] = [];
-    const items = everyItem((start) =>
-      this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': CALENDAR_KEYS.ownerPartition(owner), ':prefix': 'FEED#' },
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-        this.options(),
-      ),
-    );
+    const items = this.queryEveryItem({
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': CALENDAR_KEYS.ownerPartition(owner), ':prefix': 'FEED#' },
+      ConsistentRead: true,
+    });
     for await (const item of items) feeds.push(fromItem(item));
     return feeds.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
   }

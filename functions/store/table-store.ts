@@ -1,7 +1,7 @@
 // What every store and reader of the events table starts from: the Document client, the table's
 // name, and the signal that aborts its calls. Each store used to repeat these fields, its
 // constructor and its call options; they live here once.
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 
 /** One page of a Query or Scan answer: its items, and the key to read the next page from (none: the last page). */
 interface ItemPage {
@@ -24,6 +24,13 @@ export abstract class TableStore {
   /** The options of every call: the abort signal, when there is one. */
   protected options(): { abortSignal?: AbortSignal } {
     return this.signal ? { abortSignal: this.signal } : {};
+  }
+
+  /** Every item `query` finds in this table, page after page. */
+  protected queryEveryItem(query: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>): AsyncGenerator<Record<string, unknown>> {
+    return everyItem((start) =>
+      this.client.send(new QueryCommand({ TableName: this.tableName, ...query, ExclusiveStartKey: start }), this.options()),
+    );
   }
 }
 

@@ -13,7 +13,7 @@ import * as v from 'valibot';
 import { CHANGE_ITEM, type ChangeType } from '../changes/change-event.ts';
 import { HttpProblem } from '../events/problems.ts';
 import { OwnerScopedStore, type OwnerCount } from '../store/owner-scoped-store.ts';
-import { conditionFailedAt, everyItem } from '../store/table-store.ts';
+import { conditionFailedAt } from '../store/table-store.ts';
 import { WEBHOOK_PIPELINE } from './pipeline-settings.ts';
 import type { DeliveryProgress } from './retry-schedule.ts';
 import { AttemptItem, ProgressItem, SubscriptionItem } from './stored-items.ts';
@@ -85,18 +85,11 @@ export class SubscriptionsStore extends OwnerScopedStore {
   /** Every subscription (an editor's list, the consumer's fan-out), or those of `owner`. */
   async list(owner?: string): Promise<Subscription[]> {
     const subscriptions: Subscription[] = [];
-    const items = everyItem((start) =>
-      this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': WEBHOOK_KEYS.partition, ':prefix': 'SUBSCRIPTION#' },
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-        this.options(),
-      ),
-    );
+    const items = this.queryEveryItem({
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': WEBHOOK_KEYS.partition, ':prefix': 'SUBSCRIPTION#' },
+      ConsistentRead: true,
+    });
     for await (const item of items) subscriptions.push(fromItem(item));
     return owner === undefined ? subscriptions : subscriptions.filter((subscription) => subscription.owner === owner);
   }
