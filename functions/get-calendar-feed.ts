@@ -6,19 +6,19 @@ import { credentialKeys } from './auth/credential-keys.ts';
 import { CALENDAR_FEEDS, UnknownFeedTokenError } from './calendar/feed-rules.ts';
 import { feedEntries } from './calendar/feed-entries.ts';
 import { FeedQuery } from './calendar/feed-schema.ts';
+import { CalendarFeedsStore } from './calendar/feed-store.ts';
 import { candidateTokenHashes } from './calendar/feed-tokens.ts';
 import { apiBaseUrl, eventUrl } from './calendar/feed-urls.ts';
 import { CALENDAR_CONTENT_TYPE, renderCalendar } from './calendar/ics.ts';
 import { recentChanges } from './calendar/recent-changes.ts';
 import { museumTimeZone, tableStore } from './config.ts';
-import { EventsReader } from './store/month-index-reader.ts';
-import { ChangeFeedReader } from './store/change-feed-reader.ts';
-import { CalendarFeedsStore } from './calendar/feed-store.ts';
 import { addDays, todayIn } from './events/calendar-dates.ts';
 import { httpHandler, type HttpHandler } from './http/http.ts';
 import { validateQuery } from './http/request-validation.ts';
 import { metrics } from './observability.ts';
 import { requiredEnv } from './environment.ts';
+import { ChangeFeedReader } from './store/change-feed-reader.ts';
+import { EventsReader } from './store/month-index-reader.ts';
 
 const getCalendarFeed: HttpHandler = async (event, _context, { signal }) => {
   const { token } = validateQuery(FeedQuery, event);

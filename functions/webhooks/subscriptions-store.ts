@@ -2,10 +2,11 @@
 // functions/store/README.md, "Webhooks"). Subscriptions share one partition, WEBHOOKS: there are
 // few (SUBSCRIPTIONS_PER_OWNER each), and the stream consumer reads them all with one Query per
 // batch. Each owner's count sits beside them and is changed in the same transaction as a create or
-// delete, so the cap holds under concurrent creates (functions/store/owner-scoped-store.ts). Attempts live in WEBHOOK#<id> and expire by
-// TTL (the table's `expiresAt`, which the change items use too), beside each delivery's progress
-// (DELIVERY#<message id>: attempts made, the next one's time), written in the same transaction as
-// each attempt, so the count is of attempts made, each counted once.
+// delete, so the cap holds under concurrent creates (functions/store/owner-scoped-store.ts).
+// Attempts live in WEBHOOK#<id> and expire by TTL (the table's `expiresAt`, which the change items
+// use too), beside each delivery's progress (DELIVERY#<message id>: attempts made, the next one's
+// time), written in the same transaction as each attempt, so the count is of attempts made, each
+// counted once.
 import { randomBytes } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
