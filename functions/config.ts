@@ -1,14 +1,15 @@
 // Typed configuration from environment variables, read once per container, and the stores
-// built from it. Nothing here runs at import time: each handler builds only what it uses.
+// built from it: every store is built here (the shared client, the table names), and the handlers
+// take theirs from here. Nothing here runs at import time: each handler builds only what it uses.
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { BasicAuthenticator } from './auth/basic-auth.ts';
 import { credentialKeys } from './auth/credential-keys.ts';
 import { isTimeZone } from './events/calendar-dates.ts';
 import { MUSEUM_SETTING_NAMES, MUSEUM_SETTINGS, museumSettingsFrom, type MuseumSettings } from './events/museum-settings.ts';
 import { requiredEnv } from './environment.ts';
 import { getDocumentClient } from './store/dynamodb-client.ts';
-import { ChangeFeedReader } from './store/change-feed-reader.ts';
 import { EventsStore } from './store/events-store.ts';
-import { EventsReader } from './store/month-index-reader.ts';
+import type { TableStore } from './store/table-store.ts';
 import { UsersStore } from './auth/users-store.ts';
 
 let authenticator: BasicAuthenticator | undefined;
@@ -24,20 +25,23 @@ export function eventsStore(signal?: AbortSignal, deadline?: number): EventsStor
   return new EventsStore(getDocumentClient(), requiredEnv('TABLE_NAME'), process.env.IDEMPOTENCY_TABLE_NAME, signal, deadline);
 }
 
-/** The list's reader (a module of its own: the write bundles leave it out). */
-export function eventsReader(signal?: AbortSignal): EventsReader {
-  return new EventsReader(getDocumentClient(), requiredEnv('TABLE_NAME'), signal);
-}
+/** A store of the events table that takes the client, the table's name and an abort signal (table-store.ts). */
+type TableStoreClass<Store extends TableStore> = new (client: DynamoDBDocumentClient, tableName: string, signal?: AbortSignal) => Store;
 
-/** The change feed's reader (a module of its own: only the feed's bundle carries it). */
-export function changeFeedReader(signal?: AbortSignal): ChangeFeedReader {
-  return new ChangeFeedReader(getDocumentClient(), requiredEnv('TABLE_NAME'), signal);
+/**
+ * A store of the events table whose DynamoDB calls `signal` aborts: `tableStore(SubscriptionsStore,
+ * signal)`, the calendar feeds', the list's or the change feed's reader. The handler names the
+ * class rather than this file importing each: a bundle then carries only the stores its handler
+ * uses (esbuild keeps the top-level code of every module a bundle imports).
+ */
+export function tableStore<Store extends TableStore>(storeClass: TableStoreClass<Store>, signal?: AbortSignal): Store {
+  return new storeClass(getDocumentClient(), requiredEnv('TABLE_NAME'), signal);
 }
 
 export function basicAuthenticator(): BasicAuthenticator {
   if (!authenticator) {
     const secretId = requiredEnv('CREDENTIAL_KEYS_SECRET');
-    authenticator = new BasicAuthenticator(new UsersStore(getDocumentClient(), requiredEnv('TABLE_NAME')), () => credentialKeys(secretId));
+    authenticator = new BasicAuthenticator(tableStore(UsersStore), () => credentialKeys(secretId));
   }
   return authenticator;
 }

@@ -3,9 +3,10 @@
 import { credentialKeys } from './auth/credential-keys.ts';
 import { newFeedId, newFeedToken } from './calendar/feed-rules.ts';
 import { CreateFeedRequest, type CreatedFeed } from './calendar/feed-schema.ts';
-import { calendarFeedsStore } from './calendar/feed-store.ts';
 import { feedTokenHash } from './calendar/feed-tokens.ts';
 import { apiBaseUrl, subscribeUrl } from './calendar/feed-urls.ts';
+import { tableStore } from './config.ts';
+import { CalendarFeedsStore } from './calendar/feed-store.ts';
 import { httpHandler, jsonRequestBody, jsonResponse, type HttpHandler } from './http/http.ts';
 import { noQueryParameters, validate } from './http/request-validation.ts';
 import { metrics } from './observability.ts';
@@ -24,7 +25,7 @@ const createCalendarFeed: HttpHandler = async (event, _context, { signal }) => {
     createdAt: new Date().toISOString(),
     tokenHash: feedTokenHash(token, await credentialKeys(requiredEnv('CREDENTIAL_KEYS_SECRET'))),
   };
-  await calendarFeedsStore(signal).create(feed);
+  await tableStore(CalendarFeedsStore, signal).create(feed);
   metrics.addMetric('CalendarFeedsCreated', 'Count', 1);
   const { id, label, createdAt } = feed;
   const created: CreatedFeed = {

@@ -1,14 +1,15 @@
 // POST /webhook-subscriptions
 import { CHANGE_TYPES } from './changes/change-event.ts';
+import { tableStore } from './config.ts';
 import { HttpProblem } from './events/problems.ts';
 import { httpHandler, jsonRequestBody, jsonResponse, type HttpHandler } from './http/http.ts';
 import { noQueryParameters, validate } from './http/request-validation.ts';
 import { metrics } from './observability.ts';
-import { callerOf, subscriptionsStore } from './webhooks/webhook-access.ts';
+import { callerOf } from './webhooks/webhook-access.ts';
 import { CreateSubscriptionRequest, type CreatedSubscription } from './webhooks/webhook-schema.ts';
 import { encryptSecret, generateSecret } from './webhooks/webhook-secrets.ts';
 import { checkSubscriptionUrl, WebhookUrlRefused } from './webhooks/webhook-url.ts';
-import { newSubscriptionId } from './webhooks/subscriptions-store.ts';
+import { newSubscriptionId, SubscriptionsStore } from './webhooks/subscriptions-store.ts';
 
 const createWebhookSubscription: HttpHandler = async (event, _context, { signal }) => {
   noQueryParameters(event);
@@ -26,7 +27,7 @@ const createWebhookSubscription: HttpHandler = async (event, _context, { signal 
   const secret = generateSecret();
   const createdAt = new Date().toISOString();
   const types = input.types ?? [...CHANGE_TYPES];
-  await subscriptionsStore(signal).create({
+  await tableStore(SubscriptionsStore, signal).create({
     id,
     owner: caller.username,
     url: input.url,

@@ -6,22 +6,24 @@ import { credentialKeys } from './auth/credential-keys.ts';
 import { CALENDAR_FEEDS, UnknownFeedTokenError } from './calendar/feed-rules.ts';
 import { feedEntries } from './calendar/feed-entries.ts';
 import { FeedQuery } from './calendar/feed-schema.ts';
-import { calendarFeedsStore } from './calendar/feed-store.ts';
+import { CalendarFeedsStore } from './calendar/feed-store.ts';
 import { candidateTokenHashes } from './calendar/feed-tokens.ts';
 import { apiBaseUrl, eventUrl } from './calendar/feed-urls.ts';
 import { CALENDAR_CONTENT_TYPE, renderCalendar } from './calendar/ics.ts';
 import { recentChanges } from './calendar/recent-changes.ts';
-import { changeFeedReader, eventsReader, museumTimeZone } from './config.ts';
+import { museumTimeZone, tableStore } from './config.ts';
 import { addDays, todayIn } from './events/calendar-dates.ts';
 import { httpHandler, type HttpHandler } from './http/http.ts';
 import { validateQuery } from './http/request-validation.ts';
 import { metrics } from './observability.ts';
 import { requiredEnv } from './environment.ts';
+import { ChangeFeedReader } from './store/change-feed-reader.ts';
+import { EventsReader } from './store/month-index-reader.ts';
 
 const getCalendarFeed: HttpHandler = async (event, _context, { signal }) => {
   const { token } = validateQuery(FeedQuery, event);
   const hashes = candidateTokenHashes(token, await credentialKeys(requiredEnv('CREDENTIAL_KEYS_SECRET')));
-  const feeds = calendarFeedsStore(signal);
+  const feeds = tableStore(CalendarFeedsStore, signal);
   const feed = hashes.length > 0 ? await feeds.findByTokenHash(hashes) : undefined;
   if (!feed) throw new UnknownFeedTokenError();
   await feeds.countRequest(feed);
@@ -30,8 +32,8 @@ const getCalendarFeed: HttpHandler = async (event, _context, { signal }) => {
   const today = todayIn(museumTimeZone(), now);
   const lastDate = addDays(today, CALENDAR_FEEDS.horizonDays);
   const [upcoming, changes] = await Promise.all([
-    eventsReader(signal).listEvents({ startDate: today, endDate: lastDate, page: 1, limit: CALENDAR_FEEDS.maxEvents }),
-    recentChanges(changeFeedReader(signal), now),
+    tableStore(EventsReader, signal).listEvents({ startDate: today, endDate: lastDate, page: 1, limit: CALENDAR_FEEDS.maxEvents }),
+    recentChanges(tableStore(ChangeFeedReader, signal), now),
   ]);
   const entries = feedEntries(upcoming.stored, changes, { today, lastDate });
   metrics.addMetric('CalendarFeedsServed', 'Count', 1);

@@ -1,6 +1,7 @@
 // GET /special-events
 import { addDays, daysBetween, todayIn } from './events/calendar-dates.ts';
-import { eventsReader, museumSettings, museumTimeZone } from './config.ts';
+import { museumSettings, museumTimeZone, tableStore } from './config.ts';
+import { EventsReader } from './store/month-index-reader.ts';
 import { ListEventsQuery } from './events/event-schema.ts';
 import { LIMITS } from './events/limits.ts';
 import { eventListDocument } from './events/json-ld.ts';
@@ -13,7 +14,7 @@ import { HttpProblem } from './events/problems.ts';
 const listSpecialEvents: HttpHandler = async (event, _context, { signal }) => {
   const query = parseListQuery(event);
   const representation = eventRepresentation(event, museumSettings());
-  const { events, hasMore, consumedReadCapacity } = await eventsReader(signal).listEvents(query);
+  const { events, hasMore, consumedReadCapacity } = await tableStore(EventsReader, signal).listEvents(query);
   metrics.addMetric('ListConsumedReadCapacity', 'Count', consumedReadCapacity);
   const headers = { Link: pageLinks(query, hasMore) };
   if (representation.kind === 'json-ld')

@@ -2,12 +2,14 @@
 // after the cursor (of the types the subscription takes) for delivery again, with their original
 // ids, signed anew. At most MAX_REPLAYED changes per request: `next` continues where it stopped.
 import { randomUUID } from 'node:crypto';
-import { changeFeedReader } from './config.ts';
+import { tableStore } from './config.ts';
+import { SubscriptionsStore } from './webhooks/subscriptions-store.ts';
+import { ChangeFeedReader } from './store/change-feed-reader.ts';
 import { httpHandler, jsonRequestBody, jsonResponse, type HttpHandler } from './http/http.ts';
 import { noQueryParameters, validate } from './http/request-validation.ts';
 import { enqueueDeliveries } from './webhooks/delivery-queue.ts';
 import { replayPage } from './webhooks/replay-page.ts';
-import { callerOf, subscriptionsStore, visibleSubscription } from './webhooks/webhook-access.ts';
+import { callerOf, visibleSubscription } from './webhooks/webhook-access.ts';
 import { ReplayRequest, SubscriptionPathParameters } from './webhooks/webhook-schema.ts';
 
 /** Changes read per request: a few feed pages and SendMessageBatch calls, well within the 10 s timeout. */
@@ -18,8 +20,8 @@ const replayWebhookChanges: HttpHandler = async (event, _context, { signal }) =>
   const { subscriptionId } = validate(SubscriptionPathParameters, event.pathParameters, 'subscription id');
   noQueryParameters(event);
   const { since } = validate(ReplayRequest, event.body, 'request body');
-  const subscription = await visibleSubscription(subscriptionsStore(signal), subscriptionId, callerOf(event));
-  const reader = changeFeedReader(signal);
+  const subscription = await visibleSubscription(tableStore(SubscriptionsStore, signal), subscriptionId, callerOf(event));
+  const reader = tableStore(ChangeFeedReader, signal);
   const replayId = randomUUID();
   let cursor = since;
   let read = 0;

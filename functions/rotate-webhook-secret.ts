@@ -1,16 +1,17 @@
 // POST /webhook-subscriptions/{subscriptionId}/secret: a new secret, shown once; the one it
 // replaces signs beside it for SECRET_OVERLAP_SECONDS, so a receiver can switch without a gap.
+import { tableStore } from './config.ts';
 import { httpHandler, jsonResponse, type HttpHandler } from './http/http.ts';
 import { noQueryParameters, validate } from './http/request-validation.ts';
-import { callerOf, subscriptionsStore, visibleSubscription } from './webhooks/webhook-access.ts';
+import { callerOf, visibleSubscription } from './webhooks/webhook-access.ts';
 import { SubscriptionPathParameters } from './webhooks/webhook-schema.ts';
 import { encryptSecret, generateSecret } from './webhooks/webhook-secrets.ts';
-import { SECRET_OVERLAP_SECONDS } from './webhooks/subscriptions-store.ts';
+import { SECRET_OVERLAP_SECONDS, SubscriptionsStore } from './webhooks/subscriptions-store.ts';
 
 const rotateWebhookSecret: HttpHandler = async (event, _context, { signal }) => {
   const { subscriptionId } = validate(SubscriptionPathParameters, event.pathParameters, 'subscription id');
   noQueryParameters(event);
-  const store = subscriptionsStore(signal);
+  const store = tableStore(SubscriptionsStore, signal);
   const subscription = await visibleSubscription(store, subscriptionId, callerOf(event));
   const secret = generateSecret();
   const now = Math.floor(Date.now() / 1000);

@@ -11,10 +11,11 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { DynamoDBBatchResponse } from 'aws-lambda';
 import * as v from 'valibot';
+import { tableStore } from './config.ts';
+import { SubscriptionsStore } from './webhooks/subscriptions-store.ts';
 import { logger } from './observability.ts';
 import { enqueueDeliveries } from './webhooks/delivery-queue.ts';
 import { ChangeStreamRecord, RecordsEvent } from './webhooks/pipeline-messages.ts';
-import { subscriptionsStore } from './webhooks/webhook-access.ts';
 
 /** What names a record in a failure report, read from a record that may fit nothing else. */
 const SequenceNumbered = v.object({ dynamodb: v.object({ SequenceNumber: v.string() }) });
@@ -30,7 +31,7 @@ function retryFrom(record: unknown, reason: string): DynamoDBBatchResponse {
 async function consumeChanges(event: unknown): Promise<DynamoDBBatchResponse> {
   const { Records } = v.parse(RecordsEvent, event);
   if (Records.length === 0) return { batchItemFailures: [] };
-  const subscriptions = (await subscriptionsStore().list()).filter((subscription) => subscription.enabled);
+  const subscriptions = (await tableStore(SubscriptionsStore).list()).filter((subscription) => subscription.enabled);
   for (const record of Records) {
     const decoded = v.safeParse(ChangeStreamRecord, record);
     if (!decoded.success) return retryFrom(record, `not a change item's INSERT: ${v.summarize(decoded.issues)}`);

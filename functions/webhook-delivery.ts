@@ -16,13 +16,13 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse } from 'aws-lambda';
 import * as v from 'valibot';
+import { tableStore } from './config.ts';
 import { logger } from './observability.ts';
 import { deadLetter, returnAfter } from './webhooks/delivery-queue.ts';
 import { WEBHOOK_PIPELINE } from './webhooks/pipeline-settings.ts';
 import { DeliveryMessageText, DeliveryRecord, RecordsEvent, type DeliveryMessage } from './webhooks/pipeline-messages.ts';
 import { hopSeconds, MAX_DELIVERY_ATTEMPTS, nextStep, retryDelaySeconds, retryScale } from './webhooks/retry-schedule.ts';
-import { signingSecrets, SubscriptionNotFoundError, type Subscription } from './webhooks/subscriptions-store.ts';
-import { subscriptionsStore } from './webhooks/webhook-access.ts';
+import { signingSecrets, type Subscription, SubscriptionNotFoundError, SubscriptionsStore } from './webhooks/subscriptions-store.ts';
 import { decryptSecret } from './webhooks/webhook-secrets.ts';
 import { ATTEMPT_TIMEOUT_MS, sendWebhook } from './webhooks/webhook-sender.ts';
 
@@ -113,7 +113,7 @@ async function settle(record: DeliveryRecord, batch: Batch): Promise<Disposition
     return DONE;
   }
   const message = decoded.output;
-  const store = subscriptionsStore();
+  const store = tableStore(SubscriptionsStore);
   const subscription = await store.get(message.subscriptionId);
   if (!subscription) return DONE; // deleted: nothing to deliver, nowhere to record it
   if (!subscription.enabled) {
@@ -141,7 +141,7 @@ async function settle(record: DeliveryRecord, batch: Batch): Promise<Disposition
 }
 
 async function attempt(record: DeliveryRecord, subscription: Subscription, message: DeliveryMessage, number: number, batch: Batch) {
-  const store = subscriptionsStore();
+  const store = tableStore(SubscriptionsStore);
   const keys = await Promise.all(signingSecrets(subscription.secrets).map((secret) => secretOf(secret.ciphertext, subscription.id)));
   const time = new Date().toISOString();
   const result = await sendWebhook(subscription.url, message.changeId, message.cloudEvent, keys);
@@ -169,7 +169,7 @@ async function attempt(record: DeliveryRecord, subscription: Subscription, messa
 /** The schedule is used up: the message goes to the dead-letter queue, and the subscription is disabled as after a 410. */
 async function giveUp(record: DeliveryRecord, subscription: Subscription, message: DeliveryMessage): Promise<Disposition> {
   await deadLetter({ messageId: record.messageId, body: record.body, groupId: record.attributes.MessageGroupId });
-  await subscriptionsStore().markDeadLettered(subscription.id, record.messageId);
+  await tableStore(SubscriptionsStore).markDeadLettered(subscription.id, record.messageId);
   logger.warn('Delivery given up: dead-lettered, the subscription disabled', {
     subscriptionId: subscription.id,
     changeId: message.changeId,
@@ -182,7 +182,7 @@ async function giveUp(record: DeliveryRecord, subscription: Subscription, messag
 
 async function disable(subscriptionId: string, reason: string): Promise<Disposition> {
   try {
-    await subscriptionsStore().setEnabled(subscriptionId, false, reason);
+    await tableStore(SubscriptionsStore).setEnabled(subscriptionId, false, reason);
   } catch (error) {
     if (!(error instanceof SubscriptionNotFoundError)) throw error; // deleted meanwhile: nothing to disable
   }

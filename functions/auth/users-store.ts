@@ -2,10 +2,11 @@
 // the only item the authorizer reads, and a directory entry (`USERS` / `USER#<name>`: role and key
 // id, no hash) for listing, written together in one transaction (functions/store/README.md, "Users").
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { credentialKeyId } from './credentials.ts';
 import type { Role } from '../routes.ts';
 import { keys } from '../store/table-definition.ts';
+import { TableStore } from '../store/table-store.ts';
 
 export interface User {
   username: string;
@@ -33,15 +34,8 @@ export const USERNAME_PATTERN = /^[A-Za-z0-9._@-]{1,64}$/;
  */
 export type PutMode = 'create' | 'replace' | 'migrate';
 
-export class UsersStore {
-  private readonly client: DynamoDBDocumentClient;
-  private readonly tableName: string;
-
-  constructor(client: DynamoDBDocumentClient, tableName: string) {
-    this.client = client;
-    this.tableName = tableName;
-  }
-
+/** The users and their directory; no signal (the authorizer and the users CLI read and write without one). */
+export class UsersStore extends TableStore {
   /**
    * The user's own item, eventually consistent: half the read cost, and twice the reads a second
    * one item serves (a new user or credential is seen within about a second).
@@ -96,27 +90,19 @@ export class UsersStore {
   /** The directory, in name order (no hashes are read). */
   async listUsers(): Promise<DirectoryEntry[]> {
     const users: DirectoryEntry[] = [];
-    let exclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :users',
-          ExpressionAttributeValues: { ':users': keys.usersDirectory },
-          ProjectionExpression: 'username, #role, keyId',
-          ExpressionAttributeNames: { '#role': 'role' },
-          ExclusiveStartKey: exclusiveStartKey,
-        }),
-      );
-      for (const item of page.Items ?? []) {
-        users.push({
-          username: String(item.username),
-          role: item.role as Role,
-          ...(typeof item.keyId === 'string' ? { keyId: item.keyId } : {}),
-        });
-      }
-      exclusiveStartKey = page.LastEvaluatedKey;
-    } while (exclusiveStartKey);
+    const items = this.queryEveryItem({
+      KeyConditionExpression: 'pk = :users',
+      ExpressionAttributeValues: { ':users': keys.usersDirectory },
+      ProjectionExpression: 'username, #role, keyId',
+      ExpressionAttributeNames: { '#role': 'role' },
+    });
+    for await (const item of items) {
+      users.push({
+        username: String(item.username),
+        role: item.role as Role,
+        ...(typeof item.keyId === 'string' ? { keyId: item.keyId } : {}),
+      });
+    }
     return users;
   }
 

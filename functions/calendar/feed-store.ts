@@ -1,10 +1,9 @@
 // Calendar feeds in the events table (keys: feed-rules.ts). A feed is two items written in one
-// transaction with its owner's count, so the per-owner cap holds under concurrent creates (as
-// webhook subscriptions do: functions/webhooks/subscriptions-store.ts).
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+// transaction with its owner's count, so the per-owner cap holds under concurrent creates
+// (functions/store/owner-scoped-store.ts, which webhook subscriptions use too).
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { CHANGE_ITEM } from '../changes/change-event.ts';
-import { requiredEnv } from '../environment.ts';
-import { getDocumentClient } from '../store/dynamodb-client.ts';
+import { OwnerScopedStore, type OwnerCount } from '../store/owner-scoped-store.ts';
 import {
   CALENDAR_FEEDS,
   CALENDAR_KEYS,
@@ -32,73 +31,32 @@ function fromItem(item: Record<string, unknown>): CalendarFeed {
   };
 }
 
-function cancelledAt(error: unknown, index: number): boolean {
-  const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
-  return (error as Error).name === 'TransactionCanceledException' && reasons?.[index]?.Code === 'ConditionalCheckFailed';
+function ownerCount(owner: string): OwnerCount {
+  return { key: CALENDAR_KEYS.ownerCount(owner), attribute: 'feeds', cap: CALENDAR_FEEDS.perOwner };
 }
 
-export class CalendarFeedsStore {
-  private readonly client: DynamoDBDocumentClient;
-  private readonly tableName: string;
-  private readonly signal: AbortSignal | undefined;
-
-  constructor(client: DynamoDBDocumentClient, tableName: string, signal?: AbortSignal) {
-    this.client = client;
-    this.tableName = tableName;
-    this.signal = signal;
-  }
-
-  private options() {
-    return this.signal ? { abortSignal: this.signal } : {};
-  }
-
+export class CalendarFeedsStore extends OwnerScopedStore {
+  /** Stores the feed under its token's hash (what the GET reads) and in its owner's list. */
   async create(feed: CalendarFeed): Promise<void> {
-    const put = (key: { pk: string; sk: string }) => ({
-      Put: { TableName: this.tableName, Item: { ...key, ...feed }, ConditionExpression: 'attribute_not_exists(pk)' },
-    });
-    try {
-      await this.client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: this.tableName,
-                Key: CALENDAR_KEYS.ownerCount(feed.owner),
-                UpdateExpression: 'ADD feeds :one',
-                ConditionExpression: 'attribute_not_exists(feeds) OR feeds < :cap',
-                ExpressionAttributeValues: { ':one': 1, ':cap': CALENDAR_FEEDS.perOwner },
-              },
-            },
-            put(CALENDAR_KEYS.feed(feed.tokenHash)),
-            put(CALENDAR_KEYS.ownerEntry(feed.owner, feed.id)),
-          ],
-        }),
-        this.options(),
-      );
-    } catch (error) {
-      if (cancelledAt(error, 0)) throw new CalendarFeedLimitError();
-      throw error;
-    }
+    await this.createCounted(
+      ownerCount(feed.owner),
+      [
+        { ...CALENDAR_KEYS.feed(feed.tokenHash), ...feed },
+        { ...CALENDAR_KEYS.ownerEntry(feed.owner, feed.id), ...feed },
+      ],
+      () => new CalendarFeedLimitError(),
+    );
   }
 
   /** The owner's feeds, oldest first. */
   async list(owner: string): Promise<CalendarFeed[]> {
     const feeds: CalendarFeed[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': CALENDAR_KEYS.ownerPartition(owner), ':prefix': 'FEED#' },
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-        this.options(),
-      );
-      feeds.push(...(page.Items ?? []).map(fromItem));
-      start = page.LastEvaluatedKey;
-    } while (start);
+    const items = this.queryEveryItem({
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': CALENDAR_KEYS.ownerPartition(owner), ':prefix': 'FEED#' },
+      ConsistentRead: true,
+    });
+    for await (const item of items) feeds.push(fromItem(item));
     return feeds.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
   }
 
@@ -110,32 +68,12 @@ export class CalendarFeedsStore {
     );
     if (!Item) throw new CalendarFeedNotFoundError(id);
     const feed = fromItem(Item);
-    const remove = (key: { pk: string; sk: string }) => ({
-      Delete: { TableName: this.tableName, Key: key, ConditionExpression: 'attribute_exists(pk)' },
-    });
-    try {
-      await this.client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            remove(CALENDAR_KEYS.ownerEntry(owner, id)),
-            remove(CALENDAR_KEYS.feed(feed.tokenHash)),
-            {
-              Update: {
-                TableName: this.tableName,
-                Key: CALENDAR_KEYS.ownerCount(owner),
-                UpdateExpression: 'ADD feeds :minusOne',
-                ExpressionAttributeValues: { ':minusOne': -1 },
-              },
-            },
-          ],
-        }),
-        this.options(),
-      );
-    } catch (error) {
-      // Revoked meanwhile by another request.
-      if (cancelledAt(error, 0)) throw new CalendarFeedNotFoundError(id);
-      throw error;
-    }
+    // The owner's entry first: gone means revoked meanwhile by another request.
+    await this.deleteCounted(
+      ownerCount(owner),
+      [CALENDAR_KEYS.ownerEntry(owner, id), CALENDAR_KEYS.feed(feed.tokenHash)],
+      () => new CalendarFeedNotFoundError(id),
+    );
   }
 
   /** The feed stored under the first of `tokenHashes` that names one (feed-tokens.ts), or undefined. */
@@ -176,8 +114,4 @@ export class CalendarFeedsStore {
       throw error;
     }
   }
-}
-
-export function calendarFeedsStore(signal?: AbortSignal): CalendarFeedsStore {
-  return new CalendarFeedsStore(getDocumentClient(), requiredEnv('TABLE_NAME'), signal);
 }

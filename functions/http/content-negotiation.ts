@@ -23,6 +23,17 @@ export const JSON_LD_OFFER: Offer = {
 };
 export const JSON_LD_CONTENT_TYPE = JSON_LD_OFFER.type;
 
+const JSON_ONLY: readonly Offer[] = [JSON_OFFER];
+const JSON_OR_JSON_LD: readonly Offer[] = [JSON_OFFER, JSON_LD_OFFER];
+
+/**
+ * What an event read (one event, a page of the list) offers, preferred first: JSON, the answer to
+ * no Accept, to any type or to a tie; and JSON-LD only where the deployment names its museum.
+ */
+export function eventReadOffers(museumNamed: boolean): readonly Offer[] {
+  return museumNamed ? JSON_OR_JSON_LD : JSON_ONLY;
+}
+
 /** What every negotiated answer says about its selection (RFC 9110 §12.5.5). */
 export const VARY_ACCEPT = { Vary: 'Accept' };
 

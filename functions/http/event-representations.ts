@@ -4,7 +4,7 @@
 // before negotiation existed, with `Vary: Accept` added.
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { MuseumSettings } from '../events/museum-settings.ts';
-import { JSON_LD_CONTENT_TYPE, JSON_LD_OFFER, JSON_OFFER, negotiate, VARY_ACCEPT } from './content-negotiation.ts';
+import { eventReadOffers, JSON_LD_CONTENT_TYPE, JSON_LD_OFFER, negotiate, VARY_ACCEPT } from './content-negotiation.ts';
 import { jsonResponse, type HttpEvent } from './http.ts';
 
 export type EventRepresentation = { kind: 'json' } | { kind: 'json-ld'; museum: MuseumSettings };
@@ -14,7 +14,7 @@ export function eventRepresentation(
   event: Pick<HttpEvent, 'headers' | 'multiValueHeaders'>,
   museum: MuseumSettings | undefined,
 ): EventRepresentation {
-  const chosen = negotiate(event, museum ? [JSON_OFFER, JSON_LD_OFFER] : [JSON_OFFER]);
+  const chosen = negotiate(event, eventReadOffers(museum !== undefined));
   return chosen === JSON_LD_OFFER && museum ? { kind: 'json-ld', museum } : { kind: 'json' };
 }
 

@@ -11,6 +11,7 @@ import { LIMITS } from '../events/limits.ts';
 import { logger, metrics } from '../observability.ts';
 import { CORS_EXPOSED_HEADERS, CORS_REQUEST_HEADERS } from '../routes.ts';
 import { readResponses } from './read-responses.ts';
+import { headerValue } from './header-lookup.ts';
 import { decodeUtf8, parseJsonObject } from './json-text.ts';
 import { refuseMethodOverride } from './method-override.ts';
 import { requireJsonContentType } from './request-headers.ts';
@@ -78,16 +79,10 @@ export function jsonRequestBody(): MiddlewareObj<APIGatewayProxyEvent> {
         );
       }
       // Every Content-Encoding line and every coding in each: `gzip` then `identity` on two lines
-      // is a gzip body, not an identity one (the single-value header holds only the last line).
-      /* eslint-disable @typescript-eslint/no-unnecessary-condition -- the header values come from the request: a list may be absent at runtime */
-      const codings = [
-        event.headers['content-encoding'],
-        ...Object.entries(event.multiValueHeaders ?? {}).flatMap(([name, values]) =>
-          name.toLowerCase() === 'content-encoding' ? (values ?? []) : [],
-        ),
-      ]
+      // is a gzip body, not an identity one (the single-value header holds only the last line). Both
+      // lists are looked up as every header is (header-lookup.ts); either may be absent at runtime.
+      const codings = [headerValue(event.headers, 'content-encoding'), ...(headerValue(event.multiValueHeaders, 'content-encoding') ?? [])]
         .flatMap((value) => (value ?? '').split(','))
-        /* eslint-enable @typescript-eslint/no-unnecessary-condition */
         .map((coding) => coding.trim().toLowerCase())
         .filter((coding) => coding !== '');
       const contentEncoding = codings.find((coding) => coding !== 'identity') ?? '';

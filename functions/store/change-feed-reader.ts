@@ -1,6 +1,6 @@
 // ChangeFeedReader: one page of the change feed, read from the change partitions (CHANGES#<day>#<shard>)
 // in commit order. Key design and hold-back: functions/store/README.md ("The change feed").
-import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { CHANGE_ITEM } from '../changes/change-event.ts';
 import {
   CHANGE_FEED,
@@ -12,6 +12,7 @@ import {
   type FeedWindow,
   type ShardRead,
 } from '../changes/change-feed.ts';
+import { TableStore } from './table-store.ts';
 
 export interface ChangePage {
   /** Each change's CloudEvent as stored: the exact JSON text served and delivered. */
@@ -25,17 +26,7 @@ export interface ChangePage {
   caughtUp: boolean;
 }
 
-export class ChangeFeedReader {
-  private readonly client: DynamoDBDocumentClient;
-  private readonly tableName: string;
-  private readonly signal: AbortSignal | undefined;
-
-  constructor(client: DynamoDBDocumentClient, tableName: string, signal?: AbortSignal) {
-    this.client = client;
-    this.tableName = tableName;
-    this.signal = signal;
-  }
-
+export class ChangeFeedReader extends TableStore {
   /**
    * Up to `limit` changes after `window.from` and at most `window.until`, in commit order, day by
    * day, each day's shards queried together and merged. A page stops before `window.until` after
@@ -94,7 +85,7 @@ export class ChangeFeedReader {
         ConsistentRead: true,
         Limit: limit + 1,
       }),
-      { abortSignal: this.signal },
+      this.options(),
     );
     const items = (answer.Items ?? [])
       .filter((item) => item.sk !== from)

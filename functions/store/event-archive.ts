@@ -5,6 +5,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { monthLimitProblem, storedVersionProblem, toStoredEvent, type StoredEvent } from './event-items.ts';
 import { EventsStore } from './events-store.ts';
 import { keys } from './table-definition.ts';
+import { everyItem } from './table-store.ts';
 
 /**
  * Why the store would refuse to import this event (the rules its write path applies beyond the
@@ -24,19 +25,17 @@ export class EventArchive extends EventsStore {
    * version (a create's fence marker has none) are returned.
    */
   async *allEvents(): AsyncGenerator<StoredEvent> {
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
+    const items = everyItem((start) =>
+      this.client.send(
         new ScanCommand({
           TableName: this.tableName,
           FilterExpression: 'sk = :sk AND attribute_exists(version)',
           ExpressionAttributeValues: { ':sk': keys.event('').sk },
-          ExclusiveStartKey: startKey,
+          ExclusiveStartKey: start,
           ConsistentRead: true,
         }),
-      );
-      for (const item of page.Items ?? []) yield toStoredEvent(item);
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+      ),
+    );
+    for await (const item of items) yield toStoredEvent(item);
   }
 }

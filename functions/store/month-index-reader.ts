@@ -1,12 +1,13 @@
 // EventsReader: one page of the events with a date in a range, read from the `byMonth` index and
 // confirmed by the base items. Protocol: functions/store/README.md.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BatchGetCommand, QueryCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, QueryCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { monthsBetween } from '../events/calendar-dates.ts';
 import type { SpecialEvent } from '../events/event-schema.ts';
 import { BASE_ATTRIBUTES, isCurrentEntry, listOrder, mergeRunning, toBaseItem, type BaseItem, type Item } from './event-items.ts';
 import { StoreBusyError } from './store-errors.ts';
 import { keys, MONTH_END_INDEX, MONTH_INDEX, type MonthIndexEntry } from './table-definition.ts';
+import { TableStore } from './table-store.ts';
 
 export interface ListEventsQuery {
   startDate: string;
@@ -28,17 +29,7 @@ export interface ListEventsResult {
 }
 
 /** The list's side of the store, apart from EventsStore: the list's bundle leaves the writes out. */
-export class EventsReader {
-  readonly client: DynamoDBDocumentClient;
-  readonly tableName: string;
-  readonly signal: AbortSignal | undefined;
-  /** `signal` aborts every DynamoDB call and retry wait (the invocation's deadline). */
-  constructor(client: DynamoDBDocumentClient, tableName: string, signal?: AbortSignal) {
-    this.client = client;
-    this.tableName = tableName;
-    this.signal = signal;
-  }
-
+export class EventsReader extends TableStore {
   /**
    * One page of the events with at least one date in [startDate, endDate], ordered by their first
    * date in the range, then name, then id. The indexes are eventually consistent: an entry counts

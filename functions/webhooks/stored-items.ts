@@ -1,6 +1,5 @@
 // The items of the webhook partitions as stored (their keys: WEBHOOK_KEYS, subscription-rules.ts),
 // decoded with valibot when read: an item that does not fit is an error, never a guess.
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import * as v from 'valibot';
 import { CHANGE_TYPES } from '../changes/change-event.ts';
 
@@ -28,8 +27,3 @@ export const AttemptItem = v.object({
 
 /** A delivery's progress (WEBHOOK#<id>, DELIVERY#<message id>). */
 export const ProgressItem = v.object({ attempts: v.number(), nextAttemptAt: v.number(), deadLettered: v.optional(v.boolean(), false) });
-
-/** Whether `error` is a cancelled transaction whose `index`th item failed its condition. */
-export function conditionFailedAt(error: unknown, index: number): boolean {
-  return error instanceof TransactionCanceledException && error.CancellationReasons?.[index]?.Code === 'ConditionalCheckFailed';
-}

@@ -2,26 +2,22 @@
 // functions/store/README.md, "Webhooks"). Subscriptions share one partition, WEBHOOKS: there are
 // few (SUBSCRIPTIONS_PER_OWNER each), and the stream consumer reads them all with one Query per
 // batch. Each owner's count sits beside them and is changed in the same transaction as a create or
-// delete, so the cap holds under concurrent creates. Attempts live in WEBHOOK#<id> and expire by
-// TTL (the table's `expiresAt`, which the change items use too), beside each delivery's progress
-// (DELIVERY#<message id>: attempts made, the next one's time), written in the same transaction as
-// each attempt, so the count is of attempts made, each counted once.
+// delete, so the cap holds under concurrent creates (functions/store/owner-scoped-store.ts).
+// Attempts live in WEBHOOK#<id> and expire by TTL (the table's `expiresAt`, which the change items
+// use too), beside each delivery's progress (DELIVERY#<message id>: attempts made, the next one's
+// time), written in the same transaction as each attempt, so the count is of attempts made, each
+// counted once.
 import { randomBytes } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import {
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-  type DynamoDBDocumentClient,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { CHANGE_ITEM, type ChangeType } from '../changes/change-event.ts';
 import { HttpProblem } from '../events/problems.ts';
+import { OwnerScopedStore, type OwnerCount } from '../store/owner-scoped-store.ts';
+import { conditionFailedAt } from '../store/table-store.ts';
 import { WEBHOOK_PIPELINE } from './pipeline-settings.ts';
 import type { DeliveryProgress } from './retry-schedule.ts';
-import { AttemptItem, conditionFailedAt, ProgressItem, SubscriptionItem } from './stored-items.ts';
+import { AttemptItem, ProgressItem, SubscriptionItem } from './stored-items.ts';
 import type { DeliveryAttempt, SubscriptionView } from './webhook-schema.ts';
 import {
   ATTEMPT_RETENTION_SECONDS,
@@ -66,51 +62,17 @@ function fromItem(item: unknown): Subscription {
   };
 }
 
-export class SubscriptionsStore {
-  private readonly client: DynamoDBDocumentClient;
-  private readonly tableName: string;
-  private readonly signal: AbortSignal | undefined;
+function ownerCount(owner: string): OwnerCount {
+  return { key: WEBHOOK_KEYS.ownerCount(owner), attribute: 'subscriptions', cap: SUBSCRIPTIONS_PER_OWNER };
+}
 
-  constructor(client: DynamoDBDocumentClient, tableName: string, signal?: AbortSignal) {
-    this.client = client;
-    this.tableName = tableName;
-    this.signal = signal;
-  }
-
-  private options() {
-    return this.signal ? { abortSignal: this.signal } : {};
-  }
-
+export class SubscriptionsStore extends OwnerScopedStore {
   async create(subscription: Subscription): Promise<void> {
-    const { pk, sk } = WEBHOOK_KEYS.subscription(subscription.id);
-    try {
-      await this.client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: this.tableName,
-                Item: { pk, sk, ...subscription },
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
-            {
-              Update: {
-                TableName: this.tableName,
-                Key: WEBHOOK_KEYS.ownerCount(subscription.owner),
-                UpdateExpression: 'ADD subscriptions :one',
-                ConditionExpression: 'attribute_not_exists(subscriptions) OR subscriptions < :cap',
-                ExpressionAttributeValues: { ':one': 1, ':cap': SUBSCRIPTIONS_PER_OWNER },
-              },
-            },
-          ],
-        }),
-        this.options(),
-      );
-    } catch (error) {
-      if (conditionFailedAt(error, 1)) throw new SubscriptionLimitError(subscription.owner);
-      throw error;
-    }
+    await this.createCounted(
+      ownerCount(subscription.owner),
+      [{ ...WEBHOOK_KEYS.subscription(subscription.id), ...subscription }],
+      () => new SubscriptionLimitError(subscription.owner),
+    );
   }
 
   async get(id: string): Promise<Subscription | undefined> {
@@ -124,52 +86,21 @@ export class SubscriptionsStore {
   /** Every subscription (an editor's list, the consumer's fan-out), or those of `owner`. */
   async list(owner?: string): Promise<Subscription[]> {
     const subscriptions: Subscription[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': WEBHOOK_KEYS.partition, ':prefix': 'SUBSCRIPTION#' },
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-        this.options(),
-      );
-      subscriptions.push(...(page.Items ?? []).map(fromItem));
-      start = page.LastEvaluatedKey;
-    } while (start);
+    const items = this.queryEveryItem({
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': WEBHOOK_KEYS.partition, ':prefix': 'SUBSCRIPTION#' },
+      ConsistentRead: true,
+    });
+    for await (const item of items) subscriptions.push(fromItem(item));
     return owner === undefined ? subscriptions : subscriptions.filter((subscription) => subscription.owner === owner);
   }
 
   async delete(subscription: Subscription): Promise<void> {
-    try {
-      await this.client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Delete: {
-                TableName: this.tableName,
-                Key: WEBHOOK_KEYS.subscription(subscription.id),
-                ConditionExpression: 'attribute_exists(pk)',
-              },
-            },
-            {
-              Update: {
-                TableName: this.tableName,
-                Key: WEBHOOK_KEYS.ownerCount(subscription.owner),
-                UpdateExpression: 'ADD subscriptions :minusOne',
-                ExpressionAttributeValues: { ':minusOne': -1 },
-              },
-            },
-          ],
-        }),
-        this.options(),
-      );
-    } catch (error) {
-      if (conditionFailedAt(error, 0)) throw new SubscriptionNotFoundError(subscription.id);
-      throw error;
-    }
+    await this.deleteCounted(
+      ownerCount(subscription.owner),
+      [WEBHOOK_KEYS.subscription(subscription.id)],
+      () => new SubscriptionNotFoundError(subscription.id),
+    );
   }
 
   /**

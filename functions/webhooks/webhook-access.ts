@@ -2,11 +2,9 @@
 // every editor. A subscription the caller may not see is answered 404, as if it did not exist, so
 // partners cannot probe each other's ids.
 import * as v from 'valibot';
-import { requiredEnv } from '../environment.ts';
-import { getDocumentClient } from '../store/dynamodb-client.ts';
 import { ROLES, type Role } from '../routes.ts';
 import type { HttpEvent } from '../http/http.ts';
-import { SubscriptionNotFoundError, SubscriptionsStore, type Subscription } from './subscriptions-store.ts';
+import { SubscriptionNotFoundError, type Subscription, type SubscriptionsStore } from './subscriptions-store.ts';
 
 export interface Caller {
   username: string;
@@ -24,10 +22,6 @@ export function callerOf(event: HttpEvent): Caller {
 
 export function seesAll(caller: Caller): boolean {
   return caller.role === 'editor';
-}
-
-export function subscriptionsStore(signal?: AbortSignal): SubscriptionsStore {
-  return new SubscriptionsStore(getDocumentClient(), requiredEnv('TABLE_NAME'), signal);
 }
 
 /** The subscription `id` if the caller may see it; else SubscriptionNotFoundError (404). */

@@ -15,6 +15,7 @@ import { FEED_LABEL_LENGTH } from '../../functions/calendar/feed-schema.ts';
 import { CALENDAR_MEDIA_TYPE } from '../../functions/calendar/ics.ts';
 import { HttpProblem } from '../../functions/events/problems.ts';
 import { json, parameterRef, schemaRef } from './document-schemas.ts';
+import { ownerScopedCollection } from './owner-scoped-operations.ts';
 import { errorExample, HEADER_REFS, problemResponse } from './problem-responses.ts';
 import { notModifiedResponse, readSuccessHeaders } from './read-semantics.ts';
 import { bodyTooLarge, gatewayTooLarge, unsupportedMediaType } from './request-body-responses.ts';
@@ -24,15 +25,6 @@ const exampleId = 'cf_Q2FsZW5kYXJGZWVkSWQxMg';
 const exampleToken = 'p7Rk2mVq9XwLs4NcTb8YhZ1uJe6GdA3fKoW5iBnEtQy';
 const exampleCreatedAt = '2031-04-01T09:30:00.000Z';
 const exampleUrl = `https://api.museum.example/v1.1/calendar.ics?token=${exampleToken}`;
-
-const feedIdParameter = {
-  name: 'feedId',
-  in: 'path',
-  required: true,
-  description: 'Identifier of the calendar feed',
-  schema: { type: 'string', pattern: FEED_ID_PATTERN.source },
-  example: exampleId,
-};
 
 const tokenParameter = {
   name: 'token',
@@ -108,17 +100,21 @@ const exampleCalendar = [
   '',
 ].join('\r\n');
 
-const notFound = problemResponse(404, 'The caller has no feed with this id', {
-  notFound: errorExample(new CalendarFeedNotFoundError(exampleId), 'No such feed'),
-});
-
-const unknownQuery = problemResponse(400, 'A query parameter is given', {
-  unknownQueryParameter: errorExample(
-    new HttpProblem('validation-error', 'The query string is invalid: page not known', {
-      errors: [{ field: 'page', message: 'is not a known query parameter' }],
-    }),
-    'An unknown query parameter',
-  ),
+const feeds = ownerScopedCollection({
+  id: { name: 'feedId', description: 'Identifier of the calendar feed', pattern: FEED_ID_PATTERN, example: exampleId },
+  invalidId: {
+    description: '`feedId` is not a feed id, or a query parameter is given',
+    example: errorExample(
+      new HttpProblem('validation-error', 'The calendar feed id is invalid: feedId must be a calendar feed id (cf_…)', {
+        errors: [{ field: 'feedId', message: 'must be a calendar feed id (cf_…)' }],
+      }),
+      'Not a feed id',
+    ),
+  },
+  notFound: {
+    description: 'The caller has no feed with this id',
+    example: errorExample(new CalendarFeedNotFoundError(exampleId), 'No such feed'),
+  },
 });
 
 const personal = 'Feeds are personal: each user sees and revokes only their own, whatever their role.';
@@ -172,37 +168,14 @@ export const CALENDAR_OPERATIONS = {
     },
     mockHeaders: { Location: `calendar-feeds/${exampleId}` },
   },
-  listCalendarFeeds: {
-    description: `Lists the caller's calendar feeds, oldest first, without their addresses. ${personal}`,
-    parameters: [],
-    success: {
-      description: 'Success: the feeds',
-      body: {
-        schema: 'CalendarFeedList',
-        example: { name: 'list', summary: 'One feed', value: { feeds: [{ id: exampleId, label: 'Phone', createdAt: exampleCreatedAt }] } },
-      },
+  listCalendarFeeds: feeds.list(`Lists the caller's calendar feeds, oldest first, without their addresses. ${personal}`, {
+    description: 'Success: the feeds',
+    body: {
+      schema: 'CalendarFeedList',
+      example: { name: 'list', summary: 'One feed', value: { feeds: [{ id: exampleId, label: 'Phone', createdAt: exampleCreatedAt }] } },
     },
-    errors: { 400: unknownQuery, 413: gatewayTooLarge },
-    mockHeaders: {},
-  },
-  deleteCalendarFeed: {
-    description: `Revokes a feed: its address answers 404 from the next request on. ${personal}`,
-    parameters: [feedIdParameter],
-    success: { description: 'Success - no content' },
-    errors: {
-      400: problemResponse(400, '`feedId` is not a feed id, or a query parameter is given', {
-        invalidId: errorExample(
-          new HttpProblem('validation-error', 'The calendar feed id is invalid: feedId must be a calendar feed id (cf_…)', {
-            errors: [{ field: 'feedId', message: 'must be a calendar feed id (cf_…)' }],
-          }),
-          'Not a feed id',
-        ),
-      }),
-      404: notFound,
-      413: gatewayTooLarge,
-    },
-    mockHeaders: {},
-  },
+  }),
+  deleteCalendarFeed: feeds.remove(`Revokes a feed: its address answers 404 from the next request on. ${personal}`),
   getCalendarFeed: {
     description:
       "The calendar of a feed, for calendar apps: no credentials, the `token` is the key. One all-day `VEVENT` (RFC 5545) per date of every event from the museum's today " +

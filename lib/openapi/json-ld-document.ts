@@ -4,7 +4,7 @@
 // other reads (Vary names Accept; the event's ETag is a version for JSON, a hash for JSON-LD).
 import { eventDocument, eventListDocument } from '../../functions/events/json-ld.ts';
 import type { MuseumSettings } from '../../functions/events/museum-settings.ts';
-import { JSON_LD_CONTENT_TYPE, JSON_LD_OFFER, JSON_OFFER, negotiate } from '../../functions/http/content-negotiation.ts';
+import { eventReadOffers, JSON_LD_CONTENT_TYPE, negotiate } from '../../functions/http/content-negotiation.ts';
 import { READ_VARY } from '../../functions/http/read-responses.ts';
 import { exampleEvent, exampleOtherEvent } from './examples.ts';
 import { errorExample, problemResponse } from './problem-responses.ts';
@@ -179,7 +179,7 @@ export function negotiatedContent(jsonContent: Record<string, unknown>, operatio
 
 function notAcceptableExample() {
   try {
-    negotiate({ headers: { accept: 'text/html' }, multiValueHeaders: {} }, [JSON_OFFER, JSON_LD_OFFER]);
+    negotiate({ headers: { accept: 'text/html' }, multiValueHeaders: {} }, eventReadOffers(true));
   } catch (error) {
     return errorExample(error as Error, 'Accept: text/html');
   }

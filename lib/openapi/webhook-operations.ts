@@ -8,6 +8,7 @@ import { RETRY_DELAYS_SECONDS, MAX_DELIVERY_ATTEMPTS } from '../../functions/web
 import { SECRET_OVERLAP_SECONDS, SUBSCRIPTIONS_PER_OWNER, SubscriptionNotFoundError } from '../../functions/webhooks/subscription-rules.ts';
 import { json, schemaRef } from './document-schemas.ts';
 import { exampleEvent } from './examples.ts';
+import { ownerScopedCollection } from './owner-scoped-operations.ts';
 import { errorExample, problemResponse } from './problem-responses.ts';
 import { bodyTooLarge, gatewayTooLarge, unsupportedMediaType } from './request-body-responses.ts';
 import type { OperationDetails } from './operations.ts';
@@ -17,30 +18,32 @@ const exampleSecret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const exampleUrl = 'https://partner.example/museum-webhooks';
 const exampleCreatedAt = '2031-04-01T09:30:00.000Z';
 
-const subscriptionIdParameter = {
-  name: 'subscriptionId',
-  in: 'path',
-  required: true,
-  description: 'Identifier of the webhook subscription',
-  schema: { type: 'string', pattern: SUBSCRIPTION_ID_PATTERN.source },
-  example: exampleId,
-};
-
-const notFound = problemResponse(404, 'No subscription with this id is visible to the caller (a partner sees only its own)', {
-  notFound: errorExample(new SubscriptionNotFoundError(exampleId), 'No such subscription'),
-});
-const invalidId = problemResponse(400, '`subscriptionId` is malformed, or a query parameter is given', {
-  invalidId: errorExample(
-    new HttpProblem(
-      'validation-error',
-      'The subscription id is invalid: subscriptionId must be a subscription id (wh_ and 22 characters)',
-      {
-        errors: [{ field: 'subscriptionId', message: 'must be a subscription id (wh_ and 22 characters)' }],
-      },
+const subscriptions = ownerScopedCollection({
+  id: {
+    name: 'subscriptionId',
+    description: 'Identifier of the webhook subscription',
+    pattern: SUBSCRIPTION_ID_PATTERN,
+    example: exampleId,
+  },
+  invalidId: {
+    description: '`subscriptionId` is malformed, or a query parameter is given',
+    example: errorExample(
+      new HttpProblem(
+        'validation-error',
+        'The subscription id is invalid: subscriptionId must be a subscription id (wh_ and 22 characters)',
+        {
+          errors: [{ field: 'subscriptionId', message: 'must be a subscription id (wh_ and 22 characters)' }],
+        },
+      ),
+      'Not a subscription id',
     ),
-    'Not a subscription id',
-  ),
+  },
+  notFound: {
+    description: 'No subscription with this id is visible to the caller (a partner sees only its own)',
+    example: errorExample(new SubscriptionNotFoundError(exampleId), 'No such subscription'),
+  },
 });
+const { idParameter: subscriptionIdParameter, invalidId, notFound } = subscriptions;
 const ownership = 'A partner sees and changes only its own subscriptions; an editor all of them.';
 const exampleView = {
   id: exampleId,
@@ -106,29 +109,13 @@ export const WEBHOOK_OPERATIONS = {
     },
     mockHeaders: { Location: `webhook-subscriptions/${exampleId}` },
   },
-  listWebhookSubscriptions: {
-    description: `Lists the caller's subscriptions (an editor's: all). ${ownership}`,
-    parameters: [],
-    success: {
-      description: 'Success: the subscriptions, without their secrets',
-      body: {
-        schema: 'WebhookSubscriptionList',
-        example: { name: 'list', summary: 'One subscription', value: { subscriptions: [exampleView] } },
-      },
+  listWebhookSubscriptions: subscriptions.list(`Lists the caller's subscriptions (an editor's: all). ${ownership}`, {
+    description: 'Success: the subscriptions, without their secrets',
+    body: {
+      schema: 'WebhookSubscriptionList',
+      example: { name: 'list', summary: 'One subscription', value: { subscriptions: [exampleView] } },
     },
-    errors: {
-      400: problemResponse(400, 'A query parameter is given', {
-        unknownQueryParameter: errorExample(
-          new HttpProblem('validation-error', 'The query string is invalid: page not known', {
-            errors: [{ field: 'page', message: 'is not a known query parameter' }],
-          }),
-          'An unknown query parameter',
-        ),
-      }),
-      413: gatewayTooLarge,
-    },
-    mockHeaders: {},
-  },
+  }),
   getWebhookSubscription: {
     description: `Returns one subscription, without its secret. ${ownership}`,
     parameters: [subscriptionIdParameter],
@@ -139,13 +126,7 @@ export const WEBHOOK_OPERATIONS = {
     errors: { 400: invalidId, 404: notFound, 413: gatewayTooLarge },
     mockHeaders: {},
   },
-  deleteWebhookSubscription: {
-    description: `Deletes a subscription; deliveries still queued for it are dropped. ${ownership}`,
-    parameters: [subscriptionIdParameter],
-    success: { description: 'Success - no content' },
-    errors: { 400: invalidId, 404: notFound, 413: gatewayTooLarge },
-    mockHeaders: {},
-  },
+  deleteWebhookSubscription: subscriptions.remove(`Deletes a subscription; deliveries still queued for it are dropped. ${ownership}`),
   rotateWebhookSecret: {
     description: `Makes a new signing secret, shown only in this answer. The one it replaces signs beside it for ${SECRET_OVERLAP_SECONDS / 3600} hours, so every delivery in that time carries two signatures. ${ownership}`,
     parameters: [subscriptionIdParameter],

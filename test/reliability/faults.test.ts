@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { DYNAMODB_CLIENT_SETTINGS } from '../../functions/store/dynamodb-client.ts';
-import { FENCE_TIMEOUT_MS } from '../../functions/store/events-store.ts';
+import { FENCE_TIMEOUT_MS } from '../../functions/store/event-commit.ts';
 import { FUNCTION_SETTINGS } from '../../functions/deployment.ts';
 import { MONTH_INDEX, keys } from '../../functions/store/table-definition.ts';
 import { LOCAL_TABLE_NAMES } from '../../lib/local/local-tables.ts';

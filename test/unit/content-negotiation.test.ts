@@ -1,13 +1,13 @@
 // Proactive negotiation of the event reads (RFC 9110 §12.5.1) and the JSON-LD documents, in-process:
 // which representation an Accept field selects, when it is a 406, and the shape of each document.
-import { JSON_LD_OFFER, JSON_OFFER, negotiate, parseAccept, preferredOffer } from '../../functions/http/content-negotiation.ts';
+import { eventReadOffers, JSON_OFFER, negotiate, parseAccept, preferredOffer } from '../../functions/http/content-negotiation.ts';
 import type { MuseumSettings } from '../../functions/events/museum-settings.ts';
 import { eventDocument, eventListDocument } from '../../functions/events/json-ld.ts';
 import { LIMITS } from '../../functions/events/limits.ts';
 import { addDays } from '../../functions/events/calendar-dates.ts';
 import { problemOf } from '../support/problem-of.ts';
 
-const OFFERS = [JSON_OFFER, JSON_LD_OFFER];
+const OFFERS = eventReadOffers(true);
 const chosen = (...lines: string[]) => preferredOffer(lines, OFFERS)?.type;
 
 describe('Accept selects the representation', () => {
@@ -70,8 +70,8 @@ describe('Accept selects the representation', () => {
   });
 
   test('without the museum settings JSON-LD is not offered: asking for it only is a 406', () => {
-    expect(preferredOffer(['application/ld+json'], [JSON_OFFER])).toBeUndefined();
-    expect(preferredOffer(['application/ld+json, */*;q=0.1'], [JSON_OFFER])).toBe(JSON_OFFER);
+    expect(preferredOffer(['application/ld+json'], eventReadOffers(false))).toBeUndefined();
+    expect(preferredOffer(['application/ld+json, */*;q=0.1'], eventReadOffers(false))).toBe(JSON_OFFER);
   });
 });
 

@@ -47,7 +47,8 @@ test('functions/ imports nothing from lib/, bin/ or scripts/', () => {
  * nothing local; deployment.ts (how the API is deployed), route-matching.ts (which route a
  * request reaches, Allow and CORS method lists) and unrouted-functions.ts (the authorizer and
  * webhook functions) only routes.ts; config.ts (the wiring of environment to stores) and the
- * handlers sit on top and may import any of functions/.
+ * handlers sit on top and may import any of functions/. config.ts is the one file that builds
+ * stores: the only one in functions/ that imports the shared DynamoDB client.
  */
 const FUNCTION_FOLDERS: Record<string, { job: string; mayImport: string[] }> = {
   'functions/events': { job: 'the domain', mayImport: [] },
@@ -75,14 +76,7 @@ const FUNCTION_FOLDERS: Record<string, { job: string; mayImport: string[] }> = {
   },
   'functions/calendar': {
     job: 'calendar feeds: tokens, the feed store, iCalendar',
-    mayImport: [
-      'functions/environment.ts',
-      'functions/store/',
-      'functions/changes/',
-      'functions/events/',
-      'functions/auth/',
-      'functions/http/',
-    ],
+    mayImport: ['functions/store/', 'functions/changes/', 'functions/events/', 'functions/auth/', 'functions/http/'],
   },
 };
 
@@ -98,6 +92,15 @@ test.each(Object.entries(FUNCTION_FOLDERS))('%s/ imports only its own files and 
   expectNoEdges(
     localEdges.filter((edge) => under(folder)(edge.from) && !allowed(edge.to)),
     `${folder}/ (${rule.job}) may import only ${[`${folder}/`, ...rule.mayImport].join(', ')}.`,
+  );
+});
+
+test('the stores are built in one place: in functions/, only config.ts imports the shared DynamoDB client', () => {
+  expectNoEdges(
+    localEdges.filter(
+      (edge) => under('functions')(edge.from) && edge.from !== 'functions/config.ts' && edge.to === 'functions/store/dynamodb-client.ts',
+    ),
+    'functions/config.ts builds every store from the environment (the table, the shared client): take the store from there.',
   );
 });
 
