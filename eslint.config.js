@@ -30,8 +30,8 @@ export default tseslint.config(
     },
   },
   {
-    // Issue 42, "One job per module": at most 350 lines a file, 80 a function (its blank lines and comments not counted).
-    files: ['lib/cdk/**/*.ts', 'lib/local/**/*.ts', 'lib/cli/**/*.ts', 'bin/**/*.ts'],
+    // Product code (issue 42, "One job per module"): at most 350 lines a file, 80 a function (its blank lines and comments not counted).
+    files: ['functions/**/*.ts', 'lib/**/*.ts', 'bin/**/*.ts', 'scripts/**/*.ts'],
     rules: {
       'max-lines': ['error', { max: 350 }],
       'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
