@@ -25,7 +25,7 @@ import { AUTHORIZER_HANDLER } from '../../functions/unrouted-functions.ts';
 import { CONFIGURATIONS, fullContext, SYNTHESIS_ENVIRONMENT, type AppDescription, type StoredSynthesis } from './configurations.ts';
 import { batchNames, claim, configurationKeyOf, isClaimed, storePaths, wantedNames, writeJsonAtomically } from './synthesis-store.ts';
 
-/** Processes of a batch: one a core, at most two (each pays about 10 s of CPU to load and warm up aws-cdk-lib). */
+/** Processes of a batch: one a core, at most two (each pays about 10 s of CPU to load and warm up aws-cdk-lib and its template validation). */
 const SYNTHESIS_PROCESSES = Number(process.env.MUSEUM_SYNTHESIS_PROCESSES) || Math.min(2, availableParallelism());
 
 const [store, mode, ...only] = process.argv.slice(2);
@@ -42,7 +42,7 @@ async function runBatch(): Promise<void> {
   const coverage = process.env.MUSEUM_SYNTHESIS_V8_COVERAGE;
   const env = { ...process.env, ...(coverage ? { NODE_V8_COVERAGE: coverage } : {}) };
   mkdirSync(store!, { recursive: true });
-  const children = Array.from({ length: SYNTHESIS_PROCESSES }, (_, index) => {
+  const children = Array.from({ length: Math.min(SYNTHESIS_PROCESSES, batchNames(paths).length) }, (_, index) => {
     const log = paths.log(`process-${index + 1}`);
     const output = openSync(log, 'a');
     const child = spawn(process.execPath, [fileURLToPath(import.meta.url), store!, '--process'], {
