@@ -1,12 +1,14 @@
 // The CDK app as `npx cdk synth` synthesizes it (cdk.json's feature flags, cdk-nag on) for a given
 // context, read from its cloud assembly: the templates, manifest.json and cdk-nag's validation
 // report. Every configuration the tests read is listed in test/infra/configurations.ts and
-// synthesized once per test run, by Node itself outside jest (test/infra/synthesize-configurations.ts,
-// which the fast tier's global setup starts before the first test), into the run's scratch
-// directory, and every file reads that one synthesis (test/infra/synthesis-store.ts); synthesize()
-// waits for it when it is not there yet. A configuration the app refuses throws its error here, as
-// the synthesis did; a context that configurations.ts does not list fails, naming the file. The
-// region defaults to TEST_REGION, never the CLI's us-east-1 fallback.
+// synthesized once per test run, by Node itself outside jest (test/infra/synthesize-configurations.ts),
+// into the run's scratch directory, and every test file reads that one synthesis
+// (test/infra/synthesis-store.ts). The fast tier's global setup starts synthesizing as the run
+// starts; synthesize() waits for the configuration it needs, and where nothing synthesizes it yet
+// (the system tier) has the configurations of its test file synthesized there and then. A
+// configuration the app refuses throws its error here, as the synthesis did; a context that
+// configurations.ts does not list fails, naming the file. The region defaults to TEST_REGION,
+// never the CLI's us-east-1 fallback.
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
