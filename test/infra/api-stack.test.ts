@@ -1,12 +1,10 @@
 // The MuseumApi-<stage> stack as synthesized for production and for a preview: functions,
-// authorizer, routes, tables, IAM, gateway responses, stage settings, outputs and cdk-nag.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// authorizer, routes, tables, IAM, gateway responses, stage settings, outputs and cdk-nag. The
+// constructs the tests look up (a function, its role, the authorizer...) are found in the
+// templates by the logical ids the synthesis recorded (test/infra/synthesize-configurations.ts).
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { App, Aws, Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import * as logs from 'aws-cdk-lib/aws-logs';
-import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Match } from 'aws-cdk-lib/assertions';
 import { CONFIGURABLE_TYPES, gatewayResponse, methodNotAllowedResponse, WWW_AUTHENTICATE } from '../../functions/http/gateway-responses.ts';
 import { PROBLEM_CONTENT_TYPE, RETRY_AFTER_SECONDS } from '../../functions/events/problems.ts';
 import { isAuthenticated, routeMethods, routes } from '../../functions/routes.ts';
@@ -25,13 +23,11 @@ import { redocCdnUrl } from '../../lib/openapi/docs-page.ts';
 import { buildOpenApiDocument } from '../../lib/openapi/openapi-document.ts';
 import { DATA_ACCESS } from '../../lib/cdk/function-permissions.ts';
 import { FUNCTIONS_DIRECTORY, LIVE_ALIAS } from '../../lib/cdk/museum-functions.ts';
-import { addMuseumStacks } from '../../lib/cdk/museum-app.ts';
 import { MUSEUM_NAG_RULES } from '../../lib/cdk/museum-nag-rules.ts';
 import { PREVIEW_BOUNDARY_NAME } from '../../lib/cdk/preview-containment.ts';
 import { mockStackChecks } from './mock-stack-checks.ts';
-import { resourcePath, resourcesOfType, synthesize, TEST_REGION, type Synthesized } from './synthesize.ts';
+import { resourcePath, resourcesOfType, synthesize, synthesizeProbe, type Synthesized } from './synthesize.ts';
 
-const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context: Record<string, unknown> };
 const FUNCTION_NAMES = [
   ...new Set(routes.map((route) => route.handler)),
   AUTHORIZER_HANDLER,
@@ -42,7 +38,7 @@ const CDK_HELPER_FUNCTION = /CustomResource|Provider|LogRetention|AutoDeleteObje
 
 let prod: Synthesized;
 let preview: Synthesized;
-// Configurations several tests read (synthesize() caches each): one synthesis serves them all.
+// Configurations several tests read (each synthesized once per run: test/infra/configurations.ts).
 const CONFIGURED_PREVIEW = {
   stage: 'pr-2',
   authorizerCacheTtlSeconds: '60',
@@ -59,25 +55,15 @@ beforeAll(() => {
   prod = synthesize();
   preview = synthesize({ stage: 'pr-1' });
 });
-afterAll(() => {
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when the beforeAll that sets it failed
-  prod?.cleanup();
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when the beforeAll that sets it failed
-  preview?.cleanup();
-});
 
-function logicalId(stack: Synthesized['api'], construct: { node: { defaultChild?: unknown } }): string {
-  return stack.getLogicalId(construct.node.defaultChild as never);
+/** The logical ids of a function (by bundle name), its role and the role's DefaultPolicy. */
+function functionIds(app: Synthesized, name: string) {
+  const ids = app.ids.functions[name];
+  if (!ids) throw new Error(`no function ${name}`);
+  return ids;
 }
 
-function functionLogicalId(app: Synthesized, name: string): string {
-  const fn =
-    name === AUTHORIZER_HANDLER
-      ? app.api.functions.authorizer
-      : (app.api.functions.handlers.get(name) ?? app.api.functions.background.get(name));
-  if (!fn) throw new Error(`no function ${name}`);
-  return logicalId(app.api, fn);
-}
+const functionLogicalId = (app: Synthesized, name: string) => functionIds(app, name).function;
 
 describe('Lambda functions', () => {
   test('the template holds exactly the route handlers, the authorizer and the two webhook pipeline functions, besides CDK helpers named as such', () => {
@@ -188,17 +174,9 @@ describe('Lambda functions', () => {
 });
 
 describe('IAM', () => {
-  function roleOf(app: Synthesized, name: string) {
-    const fn =
-      name === AUTHORIZER_HANDLER
-        ? app.api.functions.authorizer
-        : (app.api.functions.handlers.get(name) ?? app.api.functions.background.get(name));
-    return fn!.role!;
-  }
   function statementsOf(app: Synthesized, name: string): { Action: string | string[]; Resource: unknown; Condition?: unknown }[] {
-    const policy = roleOf(app, name).node.findChild('DefaultPolicy');
     const policies = resourcesOfType(app.apiTemplate, 'AWS::IAM::Policy');
-    return (policies[logicalId(app.api, policy)]?.Properties?.PolicyDocument as { Statement: never[] }).Statement;
+    return (policies[functionIds(app, name).defaultPolicy]?.Properties?.PolicyDocument as { Statement: never[] }).Statement;
   }
   const actions = (statement: { Action: string | string[] }) => [statement.Action].flat();
 
@@ -294,14 +272,14 @@ describe('IAM', () => {
     expect(text).not.toContain('dynamodb:Scan');
     const roles = resourcesOfType(prod.apiTemplate, 'AWS::IAM::Role');
     for (const name of FUNCTION_NAMES) {
-      expect(roles[logicalId(prod.api, roleOf(prod, name))]?.Properties?.ManagedPolicyArns).toBeUndefined();
+      expect(roles[functionIds(prod, name).role]?.Properties?.ManagedPolicyArns).toBeUndefined();
     }
   });
 });
 
 describe('REST API', () => {
   test("every route of the route table is a method under /v1.1 behind the custom authorizer, but the calendar feed's address (NONE)", () => {
-    const authorizerId = logicalId(prod.api, prod.api.api.authorizer);
+    const authorizerId = prod.ids.authorizer;
     const methods = Object.values(resourcesOfType(prod.apiTemplate, 'AWS::ApiGateway::Method'))
       .map((m) => ({ ...(m.Properties as any), path: resourcePath(prod.apiTemplate, m.Properties?.ResourceId) }))
       .filter((m) => m.HttpMethod !== 'OPTIONS' && m.HttpMethod !== 'ANY');
@@ -366,49 +344,45 @@ describe('REST API', () => {
       AuthorizerResultTtlInSeconds: 300,
     });
     const configured = synthesize(CONFIGURED_PREVIEW);
-    try {
-      configured.apiTemplate.hasResourceProperties('AWS::ApiGateway::Authorizer', { AuthorizerResultTtlInSeconds: 60 });
-      // CORS: preflight OPTIONS answer without authentication, only for the configured origin.
-      const options = Object.values(resourcesOfType(configured.apiTemplate, 'AWS::ApiGateway::Method')).filter(
-        (m) => m.Properties?.HttpMethod === 'OPTIONS',
-      );
-      expect(options.length).toBeGreaterThanOrEqual(3);
-      for (const method of options) {
-        expect(method.Properties?.AuthorizationType ?? 'NONE').toBe('NONE');
-        expect(JSON.stringify(method.Properties?.Integration)).toContain("'https://museum.example'");
-      }
-      // The 405s, and the 404 of an unknown path ({proxy+}), echo an allowed Origin too, so the browser can read them.
-      const notAllowed = Object.values(resourcesOfType(configured.apiTemplate, 'AWS::ApiGateway::Method')).filter(
-        (m) => m.Properties?.HttpMethod === 'ANY',
-      );
-      expect(notAllowed).toHaveLength(resourceMethods().size + apiDocuments().length + 2);
-      for (const method of notAllowed) {
-        const template = (method.Properties?.Integration as any).IntegrationResponses[0].ResponseTemplates['application/json'] as string;
-        expect(template).toContain(`"$!origin" == 'https://museum.example'`);
-        expect(template).toContain('#set($context.responseOverride.header.Access-Control-Allow-Origin = $origin)');
-      }
-      // Gateway responses: the one origin, statically, with the exposed headers.
-      for (const response of Object.values(resourcesOfType(configured.apiTemplate, 'AWS::ApiGateway::GatewayResponse'))) {
-        expect(response.Properties?.ResponseParameters).toMatchObject({
-          'gatewayresponse.header.Access-Control-Allow-Origin': "'https://museum.example'",
-          'gatewayresponse.header.Access-Control-Expose-Headers': "'ETag,Location,Retry-After,Link,Allow'",
-        });
-      }
-      // WAF on request in a preview: the same web ACL as production's, associated with the stage.
-      configured.apiTemplate.hasResourceProperties('AWS::WAFv2::WebACL', {
-        Scope: 'REGIONAL',
-        Rules: Match.arrayWith([
-          Match.objectLike({ Action: { Block: {} }, Statement: { RateBasedStatement: Match.objectLike({ AggregateKeyType: 'IP' }) } }),
-        ]),
-      });
-      configured.apiTemplate.resourceCountIs('AWS::WAFv2::WebACLAssociation', 1);
-      // Monitoring on request in a preview, with the e-mail subscription.
-      configured.apiTemplate.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@museum.example' });
-      configured.apiTemplate.hasResourceProperties('AWS::SNS::TopicPolicy', Match.objectLike({}));
-      expect(configured.nagViolations).toEqual([]);
-    } finally {
-      configured.cleanup();
+    configured.apiTemplate.hasResourceProperties('AWS::ApiGateway::Authorizer', { AuthorizerResultTtlInSeconds: 60 });
+    // CORS: preflight OPTIONS answer without authentication, only for the configured origin.
+    const options = Object.values(resourcesOfType(configured.apiTemplate, 'AWS::ApiGateway::Method')).filter(
+      (m) => m.Properties?.HttpMethod === 'OPTIONS',
+    );
+    expect(options.length).toBeGreaterThanOrEqual(3);
+    for (const method of options) {
+      expect(method.Properties?.AuthorizationType ?? 'NONE').toBe('NONE');
+      expect(JSON.stringify(method.Properties?.Integration)).toContain("'https://museum.example'");
     }
+    // The 405s, and the 404 of an unknown path ({proxy+}), echo an allowed Origin too, so the browser can read them.
+    const notAllowed = Object.values(resourcesOfType(configured.apiTemplate, 'AWS::ApiGateway::Method')).filter(
+      (m) => m.Properties?.HttpMethod === 'ANY',
+    );
+    expect(notAllowed).toHaveLength(resourceMethods().size + apiDocuments().length + 2);
+    for (const method of notAllowed) {
+      const template = (method.Properties?.Integration as any).IntegrationResponses[0].ResponseTemplates['application/json'] as string;
+      expect(template).toContain(`"$!origin" == 'https://museum.example'`);
+      expect(template).toContain('#set($context.responseOverride.header.Access-Control-Allow-Origin = $origin)');
+    }
+    // Gateway responses: the one origin, statically, with the exposed headers.
+    for (const response of Object.values(resourcesOfType(configured.apiTemplate, 'AWS::ApiGateway::GatewayResponse'))) {
+      expect(response.Properties?.ResponseParameters).toMatchObject({
+        'gatewayresponse.header.Access-Control-Allow-Origin': "'https://museum.example'",
+        'gatewayresponse.header.Access-Control-Expose-Headers': "'ETag,Location,Retry-After,Link,Allow'",
+      });
+    }
+    // WAF on request in a preview: the same web ACL as production's, associated with the stage.
+    configured.apiTemplate.hasResourceProperties('AWS::WAFv2::WebACL', {
+      Scope: 'REGIONAL',
+      Rules: Match.arrayWith([
+        Match.objectLike({ Action: { Block: {} }, Statement: { RateBasedStatement: Match.objectLike({ AggregateKeyType: 'IP' }) } }),
+      ]),
+    });
+    configured.apiTemplate.resourceCountIs('AWS::WAFv2::WebACLAssociation', 1);
+    // Monitoring on request in a preview, with the e-mail subscription.
+    configured.apiTemplate.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@museum.example' });
+    configured.apiTemplate.hasResourceProperties('AWS::SNS::TopicPolicy', Match.objectLike({}));
+    expect(configured.nagViolations).toEqual([]);
   });
 
   test('with several allowed origins, gateway responses carry no CORS headers (they cannot check the list); handlers and MOCKs check it', () => {
@@ -492,13 +466,9 @@ describe('REST API', () => {
 
   test('with a custom domain, the execute-api endpoint is disabled; without one it is the API address', () => {
     const custom = synthesize(CONFIGURED_PREVIEW);
-    try {
-      custom.apiTemplate.hasResourceProperties('AWS::ApiGateway::RestApi', { DisableExecuteApiEndpoint: true });
-      custom.apiTemplate.resourceCountIs('AWS::ApiGateway::DomainName', 1);
-      expect(custom.nagViolations).toEqual([]);
-    } finally {
-      custom.cleanup();
-    }
+    custom.apiTemplate.hasResourceProperties('AWS::ApiGateway::RestApi', { DisableExecuteApiEndpoint: true });
+    custom.apiTemplate.resourceCountIs('AWS::ApiGateway::DomainName', 1);
+    expect(custom.nagViolations).toEqual([]);
     const api = Object.values(resourcesOfType(prod.apiTemplate, 'AWS::ApiGateway::RestApi'))[0];
     expect(api?.Properties?.DisableExecuteApiEndpoint ?? false).toBe(false);
   });
@@ -585,14 +555,14 @@ describe('REST API', () => {
       }
     }
     expect(preview.account).toBeUndefined();
-    const account = Template.fromStack(prod.account!);
+    const account = prod.account!.template;
     account.resourceCountIs('AWS::ApiGateway::Account', 1);
     account.hasResourceProperties('AWS::IAM::Role', {
       AssumeRolePolicyDocument: { Statement: [Match.objectLike({ Principal: { Service: 'apigateway.amazonaws.com' } })] },
     });
     // Both production stacks are deployed after it: their stages' execution logging needs it.
-    expect(prod.api.dependencies).toContain(prod.account);
-    expect(prod.mock.dependencies).toContain(prod.account);
+    expect(prod.api.dependencies).toContain(prod.account!.stackName);
+    expect(prod.mock.dependencies).toContain(prod.account!.stackName);
     expect(preview.mock.dependencies).toEqual([]);
   });
 
@@ -614,7 +584,7 @@ describe('REST API', () => {
     const url = JSON.stringify(outputs.ApiBaseUrl?.Value);
     expect(url).toMatch(/"\/v1\.1"\]\]\}$/);
     expect(url).toContain('.execute-api.');
-    expect(outputs.TableName?.Value).toEqual({ Ref: logicalId(prod.api, prod.api.tables.events) });
+    expect(outputs.TableName?.Value).toEqual({ Ref: prod.ids.tables.events });
   });
 });
 
@@ -646,7 +616,7 @@ describe('DynamoDB', () => {
   });
 
   test('production keeps its data: RETAIN, deletion protection, point-in-time recovery', () => {
-    const events = resourcesOfType(prod.apiTemplate, 'AWS::DynamoDB::GlobalTable')[logicalId(prod.api, prod.api.tables.events)];
+    const events = resourcesOfType(prod.apiTemplate, 'AWS::DynamoDB::GlobalTable')[prod.ids.tables.events!];
     expect(events?.DeletionPolicy).toBe('Retain');
     // TableV2 (AWS::DynamoDB::GlobalTable) sets both per replica; the stack has one, in its region.
     expect(events?.Properties?.Replicas).toEqual([
@@ -675,8 +645,8 @@ describe('DynamoDB', () => {
 
 describe('TableV2 checks (cdk-nag rules Museum-DDBGT1/2)', () => {
   test('in production every global table of every stack has deletion protection, and every one but the idempotency table PITR', () => {
-    const idempotencyId = logicalId(prod.api, prod.api.tables.idempotency);
-    const stacks = [prod.api, prod.mock, prod.account!].map((stack) => Template.fromStack(stack));
+    const idempotencyId = prod.ids.tables.idempotency;
+    const stacks = [prod.api, prod.mock, prod.account!].map((stack) => stack.template);
     const tables = stacks.flatMap((template) => Object.entries(resourcesOfType(template, 'AWS::DynamoDB::GlobalTable')));
     expect(tables).toHaveLength(2);
     for (const [id, table] of tables) {
@@ -693,29 +663,13 @@ describe('TableV2 checks (cdk-nag rules Museum-DDBGT1/2)', () => {
   });
 
   test('the app runs the rules: a TableV2 without PITR or deletion protection fails synthesis, unless acknowledged', () => {
-    const outdir = mkdtempSync(join(tmpdir(), 'museum-nag-'));
-    try {
-      const app = new App({ outdir, context: { ...cdkJson.context, region: TEST_REGION, alarmEmail: 'ops@museum.example' } });
-      const { api } = addMuseumStacks(app);
-      new dynamodb.TableV2(api, 'Unprotected', { partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING } });
-      const acknowledged = new dynamodb.TableV2(api, 'Acknowledged', { partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING } });
-      Validations.of(acknowledged).acknowledge(
-        { id: MUSEUM_NAG_RULES.pointInTimeRecovery, reason: 'test' },
-        { id: MUSEUM_NAG_RULES.deletionProtection, reason: 'test' },
-      );
-      expect(() => app.synth()).toThrow();
-      const report = JSON.parse(readFileSync(join(outdir, 'validation-report.json'), 'utf8')) as {
-        pluginReports: { violations: { ruleName: string; violatingConstructs: { constructPath: string }[] }[] }[];
-      };
-      const violations = report.pluginReports.flatMap((plugin) => plugin.violations);
-      expect(violations.map((v) => v.ruleName).sort()).toEqual(
-        [MUSEUM_NAG_RULES.pointInTimeRecovery, MUSEUM_NAG_RULES.deletionProtection].sort(),
-      );
-      for (const violation of violations)
-        expect(violation.violatingConstructs.map((c) => c.constructPath)).toEqual(['MuseumApi-prod/Unprotected/Resource']);
-    } finally {
-      rmSync(outdir, { recursive: true, force: true });
-    }
+    // Production with an unprotected and an acknowledged TableV2 added (test/infra/nag-rule-probes.ts).
+    const { error, nagViolations } = synthesizeProbe('unprotected-global-tables');
+    expect(error).toBeDefined();
+    expect(nagViolations.map((v) => v.ruleName).sort()).toEqual(
+      [MUSEUM_NAG_RULES.pointInTimeRecovery, MUSEUM_NAG_RULES.deletionProtection].sort(),
+    );
+    for (const violation of nagViolations) expect(violation.paths).toEqual(['MuseumApi-prod/Unprotected/Resource']);
   });
 });
 
@@ -764,14 +718,14 @@ describe('WAF', () => {
       expect(rules.get(name).OverrideAction).toEqual({ None: {} });
     }
     // The operator's block list: two IP sets, empty as deployed, checked before anything else.
-    const sets = prod.api.firewall!.blockedAddresses;
+    const firewall = prod.ids.firewall!;
     expect(rules.get(FIREWALL_RULES.blockedAddresses)).toMatchObject({
       Priority: 0,
       Action: { Block: {} },
       Statement: {
         OrStatement: {
-          Statements: [sets.ipv4, sets.ipv6].map((set) => ({
-            IPSetReferenceStatement: { Arn: { 'Fn::GetAtt': [prod.api.getLogicalId(set), 'Arn'] } },
+          Statements: [firewall.blockedIpv4, firewall.blockedIpv6].map((set) => ({
+            IPSetReferenceStatement: { Arn: { 'Fn::GetAtt': [set, 'Arn'] } },
           })),
         },
       },
@@ -788,7 +742,7 @@ describe('WAF', () => {
     expect(Object.keys(outputs)).toEqual(
       expect.arrayContaining(['BlockedIpv4SetName', 'BlockedIpv4SetId', 'BlockedIpv6SetName', 'BlockedIpv6SetId']),
     );
-    const aclId = prod.api.getLogicalId(prod.api.firewall!.webAcl);
+    const aclId = firewall.webAcl;
     prod.apiTemplate.hasResourceProperties('AWS::WAFv2::WebACLAssociation', {
       WebACLArn: { 'Fn::GetAtt': [aclId, 'Arn'] },
       ResourceArn: Match.objectLike({ 'Fn::Join': Match.anyValue() }),
@@ -807,7 +761,7 @@ describe('WAF', () => {
       RetentionInDays: 90,
     });
     const [logging] = Object.values(resourcesOfType(prod.apiTemplate, 'AWS::WAFv2::LoggingConfiguration')).map((r) => r.Properties as any);
-    const logGroupId = logicalId(prod.api, prod.api.firewall!.logGroup);
+    const logGroupId = prod.ids.firewall!.logGroup;
     // Ref of a log group is its name: the ARN ends in the name, without the `:*` WAF refuses.
     expect(JSON.stringify(logging.LogDestinationConfigs)).toContain(`":log-group:",{"Ref":"${logGroupId}"}]]`);
     expect(JSON.stringify(logging.LogDestinationConfigs)).not.toContain(':*');
@@ -819,38 +773,19 @@ describe('WAF', () => {
     preview.apiTemplate.resourceCountIs('AWS::WAFv2::WebACL', 0);
     expect(prod.config.waf).toBe(true);
     const optedOut = synthesize(PROD_WITHOUT_WAF_BY_EMAIL);
-    try {
-      optedOut.apiTemplate.resourceCountIs('AWS::WAFv2::WebACL', 0);
-      expect(optedOut.nagViolations).toEqual([]); // APIG3 acknowledged with the opt-out's reason
-    } finally {
-      optedOut.cleanup();
-    }
+    optedOut.apiTemplate.resourceCountIs('AWS::WAFv2::WebACL', 0);
+    expect(optedOut.nagViolations).toEqual([]); // APIG3 acknowledged with the opt-out's reason
   });
 });
 
 test('Museum-RDP1: a retained resource with a fixed physical name fails synthesis; a generated or per-instance name passes', () => {
-  const outdir = mkdtempSync(join(tmpdir(), 'museum-nag-'));
-  try {
-    const app = new App({ outdir, context: { ...cdkJson.context, region: TEST_REGION, alarmEmail: 'ops@museum.example' } });
-    const { api } = addMuseumStacks(app);
-    const retain = { removalPolicy: RemovalPolicy.RETAIN };
-    new logs.LogGroup(api, 'FixedRetained', { ...retain, logGroupName: 'museum-fixed-name' });
-    new logs.LogGroup(api, 'RegionalRetained', { ...retain, logGroupName: `museum-${Stack.of(api).region}-${Aws.ACCOUNT_ID}` });
-    new logs.LogGroup(api, 'PerInstance', { ...retain, logGroupName: `museum-${Fn.select(2, Fn.split('/', Aws.STACK_ID))}` });
-    new logs.LogGroup(api, 'Generated', retain);
-    new logs.LogGroup(api, 'FixedDestroyed', { logGroupName: 'museum-destroyed-with-the-stack', removalPolicy: RemovalPolicy.DESTROY });
-    expect(() => app.synth()).toThrow();
-    const report = JSON.parse(readFileSync(join(outdir, 'validation-report.json'), 'utf8')) as {
-      pluginReports: { violations: { ruleName: string; violatingConstructs: { constructPath: string }[] }[] }[];
-    };
-    const violations = report.pluginReports.flatMap((plugin) => plugin.violations);
-    expect(violations.map((v) => v.ruleName)).toEqual([MUSEUM_NAG_RULES.redeployable]);
-    expect(violations[0]!.violatingConstructs.map((c) => c.constructPath).sort()).toEqual(
-      ['MuseumApi-prod/FixedRetained/Resource', 'MuseumApi-prod/RegionalRetained/Resource'].sort(),
-    );
-  } finally {
-    rmSync(outdir, { recursive: true, force: true });
-  }
+  // Production with retained log groups of each kind of name added (test/infra/nag-rule-probes.ts).
+  const { error, nagViolations } = synthesizeProbe('retained-fixed-names');
+  expect(error).toBeDefined();
+  expect(nagViolations.map((v) => v.ruleName)).toEqual([MUSEUM_NAG_RULES.redeployable]);
+  expect(nagViolations[0]!.paths.sort()).toEqual(
+    ['MuseumApi-prod/FixedRetained/Resource', 'MuseumApi-prod/RegionalRetained/Resource'].sort(),
+  );
 });
 
 test('no retained resource of production or a preview has a fixed physical name (the rule found nothing to acknowledge)', () => {
@@ -890,14 +825,14 @@ describe('operations', () => {
 
   test('production alarms cover 5xx rate, p99 latency, authorizer failures, throttles and duration, failed logins, handler errors and throttles, DynamoDB throttling and system errors', () => {
     const alarms = alarmsOf(prod);
-    const topicId = logicalId(prod.api, prod.api.monitoring!.topic);
+    const topicId = prod.ids.monitoringTopic;
     for (const alarm of alarms) expect(alarm.AlarmActions).toEqual([{ Ref: topicId }]);
     const byId = (fragment: string) => alarms.find((alarm) => alarm.id.includes(fragment))!;
     // Not 5XXError, which counts the 503s of modified gateway responses (authorizer failures) as 4xx.
     expect(metricNamesOf(byId('ServerErrorRate'))).toEqual(['Count', 'ServerErrors-prod']);
     prod.apiTemplate.hasResourceProperties('AWS::Logs::MetricFilter', {
       FilterPattern: '{ $.status = "5*" }',
-      LogGroupName: { Ref: logicalId(prod.api, prod.api.api.accessLogs) },
+      LogGroupName: { Ref: prod.ids.accessLogs },
       MetricTransformations: [Match.objectLike({ MetricName: 'ServerErrors-prod', MetricValue: '1' })],
     });
     expect(metricNamesOf(byId('P99Latency'))).toEqual(['Count', 'Latency']);
@@ -975,16 +910,11 @@ describe('operations', () => {
 
     const byEmail = synthesize(PROD_WITHOUT_WAF_BY_EMAIL);
     const byTopic = synthesize({ alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:museum-ops-chat' });
-    try {
-      expect(byEmail.apiTemplate.toJSON().Parameters?.AlarmEmail).toBeUndefined();
-      byEmail.apiTemplate.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@museum.example' });
-      byTopic.apiTemplate.resourceCountIs('AWS::SNS::Topic', 0);
-      for (const alarm of alarmsOf(byTopic)) expect(alarm.AlarmActions).toEqual(['arn:aws:sns:eu-west-1:123456789012:museum-ops-chat']);
-      expect([...byEmail.nagViolations, ...byTopic.nagViolations]).toEqual([]);
-    } finally {
-      byEmail.cleanup();
-      byTopic.cleanup();
-    }
+    expect(byEmail.apiTemplate.toJSON().Parameters?.AlarmEmail).toBeUndefined();
+    byEmail.apiTemplate.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@museum.example' });
+    byTopic.apiTemplate.resourceCountIs('AWS::SNS::Topic', 0);
+    for (const alarm of alarmsOf(byTopic)) expect(alarm.AlarmActions).toEqual(['arn:aws:sns:eu-west-1:123456789012:museum-ops-chat']);
+    expect([...byEmail.nagViolations, ...byTopic.nagViolations]).toEqual([]);
   });
 
   test('previews have no alarms, dashboard or alarm parameter unless asked for', () => {
@@ -1007,17 +937,17 @@ function documentBody(template: string): string {
 }
 
 describe('canary releases', () => {
-  const aliasIds = (app: Synthesized) => app.api.functions.allLive.map(({ alias }) => logicalId(app.api, alias));
+  const aliasIds = (app: Synthesized) => app.ids.live.map(({ alias }) => alias);
 
   test('every function, the authorizer included, is published as a version behind a `live` alias, in production and previews', () => {
     for (const app of [prod, preview]) {
       const aliases = resourcesOfType(app.apiTemplate, 'AWS::Lambda::Alias');
       expect(Object.keys(aliases).sort()).toEqual(aliasIds(app).sort());
-      for (const { fn, alias } of app.api.functions.allLive) {
-        const properties = aliases[logicalId(app.api, alias)]?.Properties;
+      for (const live of app.ids.live) {
+        const properties = aliases[live.alias]?.Properties;
         expect(properties).toMatchObject({
           Name: 'live',
-          FunctionName: { Ref: logicalId(app.api, fn) },
+          FunctionName: { Ref: live.function },
           FunctionVersion: { 'Fn::GetAtt': [expect.any(String), 'Version'] },
         });
       }
@@ -1041,9 +971,7 @@ describe('canary releases', () => {
         expect(ids.some((id) => uri.includes(`{"Ref":"${id}"}`))).toBe(true);
       }
       const [authorizer] = Object.values(resourcesOfType(app.apiTemplate, 'AWS::ApiGateway::Authorizer'));
-      expect(JSON.stringify(authorizer?.Properties?.AuthorizerUri)).toContain(
-        `{"Ref":"${logicalId(app.api, app.api.functions.liveAuthorizer)}"}`,
-      );
+      expect(JSON.stringify(authorizer?.Properties?.AuthorizerUri)).toContain(`{"Ref":"${app.ids.liveAuthorizer}"}`);
       // API Gateway may invoke the aliases only.
       for (const permission of Object.values(resourcesOfType(app.apiTemplate, 'AWS::Lambda::Permission'))) {
         expect(ids).toContain((permission.Properties?.FunctionName as { Ref: string }).Ref);
@@ -1069,7 +997,7 @@ describe('canary releases', () => {
         target,
         true,
       ]);
-    const releaseAlarms = prod.api.releases!.releaseAlarms.map((alarm) => logicalId(prod.api, alarm));
+    const releaseAlarms = prod.ids.releaseAlarms!;
     for (const group of groups) {
       expect(group.Properties).toMatchObject({
         DeploymentConfigName: 'CodeDeployDefault.LambdaCanary10Percent5Minutes',

@@ -1,7 +1,6 @@
 // The CI identities (lib/cdk/ci-identities-stack.ts): who can assume each role (the GitHub OIDC
 // token's audience and subject) and what it can then do. Previews live in their own account, so
 // no role a pull request can assume exists in the production account.
-import { Template } from 'aws-cdk-lib/assertions';
 import { CI_ROLE_NAMES, readCiIdentitiesConfig } from '../../lib/cdk/ci-identities-stack.ts';
 import { PREVIEW_BOUNDARY_NAME, PREVIEW_EXECUTION_POLICY_NAME, PREVIEW_SERVICES_POLICY_PREFIX } from '../../lib/cdk/preview-containment.ts';
 import { releaseHistoryPath } from '../../lib/cdk/canary-releases.ts';
@@ -15,8 +14,6 @@ let app: Synthesized;
 beforeAll(() => {
   app = synthesize({ githubRepository: REPOSITORY, productionAccount: PRODUCTION_ACCOUNT, previewAccount: PREVIEW_ACCOUNT });
 });
-// eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when the beforeAll that sets it failed
-afterAll(() => app?.cleanup());
 
 interface Statement {
   Action: string | string[];
@@ -28,7 +25,7 @@ interface Statement {
 
 function rolesOf(kind: 'production' | 'preview') {
   const stack = app.ci.find((s) => s.stackName === `MuseumCiIdentities-${kind}`)!;
-  const template = Template.fromStack(stack);
+  const template = stack.template;
   const policies = Object.values(resourcesOfType(template, 'AWS::IAM::Policy'));
   return {
     stack,

@@ -3,10 +3,11 @@
 // compressed retry schedule, functions/webhooks/retry-schedule.ts; MUSEUM_WEBHOOK_RETRY_SCALE is
 // the local run's name for it). Every stack of a production stage, a preview stage and a stage
 // with restored tables attached is synthesized with those variables set in the synthesizing
-// shell, as an operator's shell after `npm start` might have them, and no function of any
-// template carries them.
+// process (SYNTHESIS_ENVIRONMENT, test/infra/configurations.ts: every configuration is), as an
+// operator's shell after `npm start` might have them, and no function of any template carries them.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { SYNTHESIS_ENVIRONMENT } from './configurations.ts';
 import { synthesize } from './synthesize.ts';
 
 const LOCAL_ONLY = ['WEBHOOK_ALLOW_LOOPBACK', 'WEBHOOK_RETRY_SCALE', 'MUSEUM_WEBHOOK_RETRY_SCALE'];
@@ -33,17 +34,14 @@ function templates(outdir: string): Record<string, Template> {
   return Object.fromEntries(files.map((file) => [file, JSON.parse(readFileSync(join(outdir, file), 'utf8')) as Template]));
 }
 
-// This file's worker synthesizes with them set; jest gives each test file its own environment.
-beforeAll(() => {
-  process.env.WEBHOOK_ALLOW_LOOPBACK = '1';
-  process.env.WEBHOOK_RETRY_SCALE = '0.001';
-  process.env.MUSEUM_WEBHOOK_RETRY_SCALE = '0.001';
-});
-
 test.each(Object.keys(STAGES))(
   '%s: no function of any stack sets the local-only settings',
   (stage) => {
-    const all = templates(synthesize(STAGES[stage]).outdir);
+    const synthesized = synthesize(STAGES[stage]);
+    // The synthesizing process had every one of them set.
+    expect(Object.keys(SYNTHESIS_ENVIRONMENT).sort()).toEqual([...LOCAL_ONLY].sort());
+    expect(synthesized.environment).toEqual(SYNTHESIS_ENVIRONMENT);
+    const all = templates(synthesized.outdir);
     let functions = 0;
     for (const [file, template] of Object.entries(all)) {
       // Not in any function's environment, nor anywhere else in the template.

@@ -1,7 +1,8 @@
 // The MuseumMockApi-<stage> stack: every route of the route table as API Gateway MOCK integrations with example
 // bodies and real status codes, at a base path without /v1.1, with no Lambda and no table.
-// Run by api-stack.test.ts on the preview it synthesizes anyway: each configuration of the app is
-// synthesized once in the whole suite (synthesis is the slow part of the infrastructure tests).
+// Run by api-stack.test.ts on the preview it reads anyway: each configuration of the app is
+// synthesized once per run (test/infra/configurations.ts), and a configuration fewer to synthesize
+// is time saved (synthesis is the slow part of the infrastructure tests).
 import * as v from 'valibot';
 import { ChangeFeedPage } from '../../lib/openapi/document-schemas.ts';
 import { SpecialEvent } from '../../functions/events/event-schema.ts';

@@ -6,7 +6,6 @@
 // AWS can show a deploy succeeding: docs/DEPLOY.md ("Contain the preview account") names the pages
 // this relies on.
 import { readFileSync } from 'node:fs';
-import { Template } from 'aws-cdk-lib/assertions';
 import {
   handlerActions,
   MANAGED_POLICY_MAX_CHARACTERS,
@@ -61,7 +60,7 @@ function templateTypes(): Map<string, string[]> {
   const types = new Map<string, string[]>();
   for (const [name, app] of Object.entries(configurations)) {
     for (const stack of [app.api, app.mock]) {
-      const json = Template.fromStack(stack).toJSON() as { Resources: Record<string, { Type: string }> };
+      const json = stack.template.toJSON() as { Resources: Record<string, { Type: string }> };
       for (const { Type } of Object.values(json.Resources)) types.set(Type, [...(types.get(Type) ?? []), `${name} ${stack.stackName}`]);
     }
   }
@@ -77,7 +76,7 @@ interface Statement {
 
 function managedPolicies(): { name: string; document: { Statement: Statement[] } }[] {
   const stack = preview.ci.find((s) => s.stackName === 'MuseumCiIdentities-preview')!;
-  return Object.values(resourcesOfType(Template.fromStack(stack), 'AWS::IAM::ManagedPolicy')).map((policy) => ({
+  return Object.values(resourcesOfType(stack.template, 'AWS::IAM::ManagedPolicy')).map((policy) => ({
     name: policy.Properties?.ManagedPolicyName as string,
     document: policy.Properties?.PolicyDocument as { Statement: Statement[] },
   }));
@@ -200,7 +199,7 @@ test('nothing is granted beyond those actions: no service wildcard, IAM on previ
 test("the bundles are read from the preview account's own CDK assets bucket, nothing else in S3", () => {
   const buckets = new Set<string>();
   for (const stack of [preview.api, preview.mock]) {
-    for (const fn of Object.values(resourcesOfType(Template.fromStack(stack), 'AWS::Lambda::Function'))) {
+    for (const fn of Object.values(resourcesOfType(stack.template, 'AWS::Lambda::Function'))) {
       const bucket = (fn.Properties?.Code as { S3Bucket: { 'Fn::Sub': string } }).S3Bucket['Fn::Sub'];
       buckets.add(bucket.replace('${AWS::AccountId}', PREVIEW_ACCOUNT).replace('${AWS::Region}', TEST_REGION));
     }

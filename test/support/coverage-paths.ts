@@ -4,3 +4,5 @@
 export const TIER_COVERAGE_DIRECTORIES = { fast: 'coverage/fast', system: 'coverage/system' } as const;
 /** The V8 coverage of the Node processes the system tier starts (NODE_V8_COVERAGE). */
 export const CHILD_COVERAGE_DIRECTORY = 'coverage/child-processes-v8';
+/** The V8 coverage of the processes that synthesize the CDK app for the fast tier (test/support/fast-tier-setup.ts). */
+export const FAST_CHILD_COVERAGE_DIRECTORY = 'coverage/fast-child-processes-v8';
