@@ -26,8 +26,8 @@ import { startLocalApiProcess, withTestCredentialKeys, type LocalApiProcess } fr
 import { TEST_USERS, testCredentialHash, testEnvironment } from '../support/test-environment.ts';
 import { receiver, until, type ReceivedRequest } from '../support/webhook-receiver.ts';
 
-/** Small enough that the whole schedule (77.6 h) passes in about 2.5 minutes; the 12 h waits (22 s) still need two receives each. */
-const SCALE = 0.0005;
+/** Small enough that the whole schedule (77.6 h) passes in about 70 s; the 12 h waits (11 s) still need two receives each. */
+const SCALE = 0.00025;
 const suffix = randomBytes(4).toString('hex');
 const TABLE = `museum-webhook-retries-${suffix}`;
 const USERS = {
@@ -149,7 +149,7 @@ test('a receiver failing for the whole schedule: the first change of its event g
   const id = await subscribe(target.url, USERS.partnerB);
   const cursor = await call<{ next: string }>('GET', '/special-events/changes?since=now', USERS.editor);
   const eventId = await eventWithChanges(2);
-  // The whole schedule is 77.6 h: 140 s compressed, plus the attempts themselves.
+  // The whole schedule is 77.6 h: 74 s compressed, plus the attempts themselves.
   const disabled = await until(async () => {
     const view = await call<{ enabled: boolean; disabledReason?: string }>('GET', `/webhook-subscriptions/${id}`, USERS.partnerB);
     return view.body.enabled ? undefined : view.body;
