@@ -13,6 +13,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { mergeScriptCovs, type ScriptCov } from '@bcoe/v8-coverage';
 import libCoverage, { type CoverageMap } from 'istanbul-lib-coverage';
 import libReport from 'istanbul-lib-report';
 import reports from 'istanbul-reports';
@@ -23,59 +24,95 @@ const ROOT = resolve('.');
 const PRODUCT = /^(functions|lib|bin|scripts)\//;
 
 type SourceMap = Extract<NonNullable<Parameters<typeof v8ToIstanbul>[2]>, { originalSource: string }>['sourceMap']['sourcemap'];
+interface SourceMapEntry {
+  lineLengths: number[];
+  data: SourceMap;
+}
 
 interface V8Coverage {
-  result: { url: string; functions: Parameters<ReturnType<typeof v8ToIstanbul>['applyCoverage']>[0] }[];
+  result: ScriptCov[];
   /** Present when the process had source maps on: tsx's maps of the TypeScript it ran (bin/, lib/local/, ...). */
-  'source-map-cache'?: Record<string, { lineLengths: number[]; data: SourceMap }>;
+  'source-map-cache'?: Record<string, SourceMapEntry>;
 }
 
 /**
- * A converter for a script: a bundle reads its own source map; a file run by tsx uses the map from
- * the coverage (as c8 does); a file of a process without tsx (which turns source maps on, so
- * without any map) was run by Node's own type stripping, which blanks the types out: every offset
- * V8 reports is the file's own.
+ * One script of ours as the processes ran it, its V8 counts summed over all of them. The same file
+ * run by tsx and by Node's own type stripping has two offset spaces, so two entries.
  */
-async function converterFor(url: string, cache: V8Coverage['source-map-cache']) {
-  const path = fileURLToPath(url);
-  // A bundle that is gone was built into a test's scratch directory (local-run-watch builds its
-  // own), which the test removed: nothing left to map it with.
-  if (/\/dist\/functions\/[^/]+\/index\.mjs$/.test(url)) return existsSync(path) ? v8ToIstanbul(path) : undefined;
-  const cached = cache?.[url];
-  if (!PRODUCT.test(relative(ROOT, path))) return undefined;
-  if (!cached) return cache === undefined ? v8ToIstanbul(path) : undefined;
-  // The transpiled text is not kept, only its line lengths, which are all the offsets need.
-  const source = cached.lineLengths.map((length) => '.'.repeat(length)).join('\n');
-  return v8ToIstanbul(path, 0, { source, originalSource: await readFile(path, 'utf8'), sourceMap: { sourcemap: cached.data } });
+interface RanScript {
+  coverage: ScriptCov;
+  /** tsx's map of the file (undefined: a bundle, which reads its own, or a file run by type stripping). */
+  map: SourceMapEntry | undefined;
+}
+
+const isBundle = (url: string) => /\/dist\/functions\/[^/]+\/index\.mjs$/.test(url);
+
+/**
+ * Which of a process's scripts are ours, and in which offset space: a bundle reads its own source
+ * map; a file run by tsx uses the map from the coverage (as c8 does); a file of a process without
+ * tsx (which turns source maps on, so without any map) was run by Node's own type stripping, which
+ * blanks the types out: every offset V8 reports is the file's own.
+ */
+function ranScriptKey(url: string, cache: V8Coverage['source-map-cache']): string | undefined {
+  if (!url.startsWith('file://')) return undefined;
+  if (isBundle(url)) return url;
+  if (!PRODUCT.test(relative(ROOT, fileURLToPath(url)))) return undefined;
+  if (cache === undefined) return `stripped ${url}`;
+  return cache[url] ? `tsx ${url}` : undefined;
 }
 
 /** A jest worker's own file, skipped unparsed: jest reports what its workers ran (coverage/<tier>/). */
 const isJestWorker = (text: string) => text.includes('/node_modules/jest-worker/build/');
 
+/**
+ * The V8 coverage of every child process, merged per script before any is converted (as c8
+ * does): hundreds of processes ran the same bundles and files, and converting a bundle (its
+ * source map holds the SDK) is the expensive step.
+ */
 async function childCoverage(): Promise<CoverageMap> {
-  const map = libCoverage.createCoverageMap({});
+  const ran = new Map<string, RanScript>();
   for (const directory of [FAST_CHILD_COVERAGE_DIRECTORY, CHILD_COVERAGE_DIRECTORY].map((folder) => resolve(folder))) {
     const files = await readdir(directory).catch(() => []);
-    for (const file of files.filter((name) => name.endsWith('.json'))) await mergeChildFile(map, join(directory, file));
+    for (const file of files.filter((name) => name.endsWith('.json'))) await addChildFile(ran, join(directory, file));
   }
+  const map = libCoverage.createCoverageMap({});
+  for (const { coverage, map: sourceMap } of ran.values()) await mergeConverted(map, coverage, sourceMap);
   return map;
 }
 
-async function mergeChildFile(map: CoverageMap, file: string): Promise<void> {
+async function addChildFile(ran: Map<string, RanScript>, file: string): Promise<void> {
   const text = await readFile(file, 'utf8');
   if (isJestWorker(text)) return;
   const coverage = JSON.parse(text) as V8Coverage;
-  for (const script of coverage.result.filter((entry) => entry.url.startsWith('file://'))) {
-    const converter = await converterFor(script.url, coverage['source-map-cache']);
-    if (!converter) continue;
-    await converter.load();
-    converter.applyCoverage(script.functions);
-    const mapped = converter.toIstanbul();
-    for (const [path, data] of Object.entries(mapped)) {
-      if (PRODUCT.test(relative(ROOT, path))) map.merge({ [path]: data });
-    }
-    converter.destroy();
+  const cache = coverage['source-map-cache'];
+  for (const script of coverage.result) {
+    const key = ranScriptKey(script.url, cache);
+    if (key === undefined) continue;
+    // A bundle built into a test's scratch directory (local-run-watch builds its own) is gone with
+    // it: nothing left to map it with.
+    if (isBundle(script.url) && !existsSync(fileURLToPath(script.url))) continue;
+    const earlier = ran.get(key);
+    const merged = earlier ? mergeScriptCovs([earlier.coverage, script]) : script;
+    if (merged) ran.set(key, { coverage: merged, map: earlier?.map ?? cache?.[script.url] });
   }
+}
+
+async function mergeConverted(map: CoverageMap, script: ScriptCov, sourceMap: SourceMapEntry | undefined): Promise<void> {
+  const path = fileURLToPath(script.url);
+  // tsx keeps only the transpiled text's line lengths, which are all the offsets need.
+  const converter = sourceMap
+    ? v8ToIstanbul(path, 0, {
+        source: sourceMap.lineLengths.map((length) => '.'.repeat(length)).join('\n'),
+        originalSource: await readFile(path, 'utf8'),
+        sourceMap: { sourcemap: sourceMap.data },
+      })
+    : v8ToIstanbul(path);
+  await converter.load();
+  converter.applyCoverage(script.functions);
+  for (const [file, data] of Object.entries(converter.toIstanbul())) {
+    if (PRODUCT.test(relative(ROOT, file))) map.merge({ [file]: data });
+  }
+  converter.destroy();
 }
 
 function percent(map: CoverageMap): string {
