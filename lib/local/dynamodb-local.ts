@@ -196,11 +196,7 @@ class WatchedJava {
   private readonly exited: Promise<void>;
 
   constructor(dataDirectory: string, port: number, temporary: boolean) {
-    // The client compiler alone (C1) and the serial collector: the JIT's and G1's threads otherwise
-    // spend about as much CPU starting the engine as the engine itself (5-6 s against 3 s of CPU to
-    // the first answer, measured on 2 cores). Neither changes what DynamoDB Local answers.
-    const jvm = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', '-Djava.library.path=./DynamoDBLocal_lib'];
-    const args = [...jvm, '-jar', 'DynamoDBLocal.jar', '-dbPath', dataDirectory, '-port', String(port)];
+    const args = ['-Djava.library.path=./DynamoDBLocal_lib', '-jar', 'DynamoDBLocal.jar', '-dbPath', dataDirectory, '-port', String(port)];
     // Telemetry off: faster start, less memory, and no attempt to reach the network.
     this.shell = spawn('sh', ['-c', WATCHDOG, 'dynamodb-local-watchdog', 'java', ...args], {
       cwd: jarDirectory(),
