@@ -24,11 +24,11 @@ const DEFAULT_INJECTED_BEHAVIOUR = { indexLagMs: 200, cancelShare: 0.05 };
 
 export default async function globalSetup(): Promise<void> {
   await openRunScratch();
-  // The tier starts dozens of short-lived JVMs (DynamoDB Local, Apache Velocity): the client
-  // compiler alone and the serial collector halve the CPU each spends starting (3 s instead of 5-6 s
-  // to DynamoDB Local's first answer, on 2 cores) at the cost of steady-state speed, which no test
-  // measures; `npm start` and the benchmark keep the JVM's defaults. Every JVM reads
-  // JAVA_TOOL_OPTIONS (and prints one "Picked up" line saying so).
+  // The tier starts dozens of short-lived DynamoDB Locals: the client compiler alone and the serial
+  // collector halve the CPU each spends starting (3 s instead of 5-6 s to its first answer, on 2
+  // cores) at the cost of steady-state speed, which no test measures; `npm start` and the benchmark
+  // keep the JVM's defaults. Every JVM of the tier reads JAVA_TOOL_OPTIONS (Apache Velocity's too,
+  // to no measured gain) and prints one "Picked up" line saying so.
   process.env.JAVA_TOOL_OPTIONS = `${process.env.JAVA_TOOL_OPTIONS ?? ''} -XX:TieredStopAtLevel=1 -XX:+UseSerialGC`.trim();
   const dynamodb = await startDynamoDbLocal();
   await ensureLocalTables(dynamodb.endpoint);
