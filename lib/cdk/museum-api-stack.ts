@@ -39,9 +39,10 @@ export class MuseumApiStack extends Stack {
     super(scope, id, {
       description: `Museum Special Events API ${API_VERSION}: Lambda handlers, REST API and DynamoDB (${props.config.stage})`,
       terminationProtection: props.config.isProduction,
-      // Eighteen handlers with their aliases, alarms and canaries pass 80 % of CloudFormation's
-      // 1 MB template body limit when indented; unindented they are well within it
-      // (https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/cloudformation-limits.html).
+      // The handlers with their aliases, alarms and canaries pass CloudFormation's 1 MB template
+      // body limit when indented; unindented they fit
+      // (https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/cloudformation-limits.html;
+      // test/infra/api-stack.test.ts, "CloudFormation quotas", checks every template against them).
       suppressTemplateIndentation: true,
       ...props,
     });

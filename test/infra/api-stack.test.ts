@@ -2,7 +2,7 @@
 // authorizer, routes, tables, IAM, gateway responses, stage settings, outputs and cdk-nag. The
 // constructs the tests look up (a function, its role, the authorizer...) are found in the
 // templates by the logical ids the synthesis recorded (test/infra/synthesize-configurations.ts).
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { CONFIGURABLE_TYPES, gatewayResponse, methodNotAllowedResponse, WWW_AUTHENTICATE } from '../../functions/http/gateway-responses.ts';
@@ -1077,4 +1077,36 @@ test("every role of a preview carries the preview account's permissions boundary
 
 describe('the mock stack, MuseumMockApi-<stage> (of the same preview synthesis)', () => {
   mockStackChecks(() => preview);
+});
+
+describe('CloudFormation quotas', () => {
+  // https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/cloudformation-limits.html: a
+  // template passed as an S3 object (cdk deploy uploads every template over 51,200 bytes to the
+  // bootstrap bucket) is at most 1 MB, read here as 1,000,000 bytes; at most 500 resources, 200
+  // outputs and 200 parameters. CloudFormation refuses a larger template at deploy time, which no
+  // local run can show: this is where a growing stack hears of it.
+  const QUOTAS = { bytes: 1_000_000, resources: 500, outputs: 200, parameters: 200 };
+
+  test.each([
+    ['production', () => prod],
+    ['a preview', () => preview],
+    ['a preview with WAF, monitoring and a custom domain', () => synthesize(CONFIGURED_PREVIEW)],
+  ])('every template of %s is within them', (_name, app) => {
+    const { outdir } = app();
+    const templates = readdirSync(outdir).filter((file) => file.endsWith('.template.json'));
+    expect(templates.length).toBeGreaterThanOrEqual(2);
+    for (const file of templates) {
+      const path = join(outdir, file);
+      const template = JSON.parse(readFileSync(path, 'utf8')) as Record<string, Record<string, unknown> | undefined>;
+      const count = (section: string) => Object.keys(template[section] ?? {}).length;
+      const measured = {
+        bytes: statSync(path).size,
+        resources: count('Resources'),
+        outputs: count('Outputs'),
+        parameters: count('Parameters'),
+      };
+      const over = Object.entries(QUOTAS).filter(([quota, limit]) => measured[quota as keyof typeof QUOTAS] > limit);
+      expect({ file, over }).toEqual({ file, over: [] });
+    }
+  });
 });
