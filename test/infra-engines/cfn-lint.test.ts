@@ -7,10 +7,9 @@
 // no longer occurs is removed from the table.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import { RETAINED_ON_REPLACEMENT_ONLY } from '../../lib/cdk/webhook-pipeline.ts';
-import { synthesize, TEST_REGION } from '../infra/synthesize.ts';
+import { synthesize, templateFiles, TEST_REGION } from '../infra/synthesize.ts';
 
 /** The version on CI's machine image (`.ci/run` checks it is installed); the accepted findings are judged against it. */
 const CFN_LINT_VERSION = '1.51.0';
@@ -101,9 +100,7 @@ beforeAll(() => {
   const byContent = new Map<string, Linted>();
   for (const [name, context] of Object.entries(CONFIGURATIONS)) {
     const { outdir } = synthesize(context);
-    for (const file of readdirSync(outdir).filter((f) => f.endsWith('.template.json'))) {
-      const path = join(outdir, file);
-      const text = readFileSync(path, 'utf8');
+    for (const { path, text } of templateFiles(outdir)) {
       const hash = createHash('sha256').update(text).digest('hex');
       const seen = byContent.get(hash);
       if (seen) seen.configurations.push(name);

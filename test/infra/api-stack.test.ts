@@ -2,7 +2,7 @@
 // authorizer, routes, tables, IAM, gateway responses, stage settings, outputs and cdk-nag. The
 // constructs the tests look up (a function, its role, the authorizer...) are found in the
 // templates by the logical ids the synthesis recorded (test/infra/synthesize-configurations.ts).
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { CONFIGURABLE_TYPES, gatewayResponse, methodNotAllowedResponse, WWW_AUTHENTICATE } from '../../functions/http/gateway-responses.ts';
@@ -26,7 +26,7 @@ import { FUNCTIONS_DIRECTORY, LIVE_ALIAS } from '../../lib/cdk/museum-functions.
 import { MUSEUM_NAG_RULES } from '../../lib/cdk/museum-nag-rules.ts';
 import { PREVIEW_BOUNDARY_NAME } from '../../lib/cdk/preview-containment.ts';
 import { mockStackChecks } from './mock-stack-checks.ts';
-import { resourcePath, resourcesOfType, synthesize, synthesizeProbe, type Synthesized } from './synthesize.ts';
+import { resourcePath, resourcesOfType, synthesize, synthesizeProbe, templateFiles, type Synthesized } from './synthesize.ts';
 
 const FUNCTION_NAMES = [
   ...new Set(routes.map((route) => route.handler)),
@@ -1093,14 +1093,13 @@ describe('CloudFormation quotas', () => {
     ['a preview with WAF, monitoring and a custom domain', () => synthesize(CONFIGURED_PREVIEW)],
   ])('every template of %s is within them', (_name, app) => {
     const { outdir } = app();
-    const templates = readdirSync(outdir).filter((file) => file.endsWith('.template.json'));
+    const templates = templateFiles(outdir);
     expect(templates.length).toBeGreaterThanOrEqual(2);
-    for (const file of templates) {
-      const path = join(outdir, file);
-      const template = JSON.parse(readFileSync(path, 'utf8')) as Record<string, Record<string, unknown> | undefined>;
+    for (const { file, text } of templates) {
+      const template = JSON.parse(text) as Record<string, Record<string, unknown> | undefined>;
       const count = (section: string) => Object.keys(template[section] ?? {}).length;
       const measured = {
-        bytes: statSync(path).size,
+        bytes: Buffer.byteLength(text),
         resources: count('Resources'),
         outputs: count('Outputs'),
         parameters: count('Parameters'),

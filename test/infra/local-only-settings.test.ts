@@ -5,10 +5,8 @@
 // with restored tables attached is synthesized with those variables set in the synthesizing
 // process (SYNTHESIS_ENVIRONMENT, test/infra/configurations.ts: every configuration is), as an
 // operator's shell after `npm start` might have them, and no function of any template carries them.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { SYNTHESIS_ENVIRONMENT } from './configurations.ts';
-import { synthesize } from './synthesize.ts';
+import { synthesize, templateFiles } from './synthesize.ts';
 
 const LOCAL_ONLY = ['WEBHOOK_ALLOW_LOOPBACK', 'WEBHOOK_RETRY_SCALE', 'MUSEUM_WEBHOOK_RETRY_SCALE'];
 
@@ -30,8 +28,7 @@ interface Template {
 
 /** Every template synthesized into `outdir`, by file name. */
 function templates(outdir: string): Record<string, Template> {
-  const files = readdirSync(outdir).filter((file) => file.endsWith('.template.json'));
-  return Object.fromEntries(files.map((file) => [file, JSON.parse(readFileSync(join(outdir, file), 'utf8')) as Template]));
+  return Object.fromEntries(templateFiles(outdir).map(({ file, text }) => [file, JSON.parse(text) as Template]));
 }
 
 test.each(Object.keys(STAGES))(

@@ -1,10 +1,10 @@
 // The region is whatever the team configured, never the CDK CLI's us-east-1 fallback: a prod
 // synthesis for another region names that region in every manifest entry and template, and a
 // synthesis without a region is refused (lib/cdk/deployment-region.ts).
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readDeploymentRegion } from '../../lib/cdk/deployment-region.ts';
-import { synthesize } from './synthesize.ts';
+import { synthesize, templateFiles } from './synthesize.ts';
 
 const REGION = 'ap-southeast-2';
 const context = (values: Record<string, unknown>) => ({ tryGetContext: (key: string) => values[key] });
@@ -31,10 +31,9 @@ test('production and the CI identities synthesized for a configured region carry
     ].sort(),
   );
   for (const [name, artifact] of stacks) expect([name, artifact.environment?.split('/').at(-1)]).toEqual([name, REGION]);
-  const templates = readdirSync(app.outdir).filter((file) => file.endsWith('.template.json'));
+  const templates = templateFiles(app.outdir);
   expect(templates).toHaveLength(5);
-  for (const file of templates) {
-    const text = readFileSync(join(app.outdir, file), 'utf8');
+  for (const { file, text } of templates) {
     expect([file, text.includes('us-east-1')]).toEqual([file, false]);
   }
   expect(readFileSync(join(app.outdir, 'MuseumApi-prod.template.json'), 'utf8')).toContain(REGION);

@@ -9,7 +9,7 @@
 // configuration the app refuses throws its error here, as the synthesis did; a context that
 // configurations.ts does not list fails, naming the file. The region defaults to TEST_REGION,
 // never the CLI's us-east-1 fallback.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Template } from 'aws-cdk-lib/assertions';
@@ -156,6 +156,13 @@ function fromAssembly(stored: StoredSynthesis): Synthesized {
     environment: stored.environment,
     nagViolations: nagViolationsIn(outdir),
   };
+}
+
+/** Every CloudFormation template of a cloud assembly: file name, path and text. */
+export function templateFiles(outdir: string): { file: string; path: string; text: string }[] {
+  return readdirSync(outdir)
+    .filter((file) => file.endsWith('.template.json'))
+    .map((file) => ({ file, path: join(outdir, file), text: readFileSync(join(outdir, file), 'utf8') }));
 }
 
 function nagViolationsIn(outdir: string): NagViolation[] {
