@@ -61,9 +61,6 @@ function ranScriptKey(url: string, cache: V8Coverage['source-map-cache']): strin
   return cache[url] ? `tsx ${url}` : undefined;
 }
 
-/** A jest worker's own file, skipped unparsed: jest reports what its workers ran (coverage/<tier>/). */
-const isJestWorker = (text: string) => text.includes('/node_modules/jest-worker/build/');
-
 /**
  * The V8 coverage of every child process, merged per script before any is converted (as c8
  * does): hundreds of processes ran the same bundles and files, and converting a bundle (its
@@ -81,9 +78,7 @@ async function childCoverage(): Promise<CoverageMap> {
 }
 
 async function addChildFile(ran: Map<string, RanScript>, file: string): Promise<void> {
-  const text = await readFile(file, 'utf8');
-  if (isJestWorker(text)) return;
-  const coverage = JSON.parse(text) as V8Coverage;
+  const coverage = JSON.parse(await readFile(file, 'utf8')) as V8Coverage;
   const cache = coverage['source-map-cache'];
   for (const script of coverage.result) {
     const key = ranScriptKey(script.url, cache);

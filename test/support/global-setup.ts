@@ -10,7 +10,7 @@ import { credentialKeysFileIn, ensureCredentialKeysFile, readCredentialKeysFile 
 import { UsersStore } from '../../functions/auth/users-store.ts';
 import { localClient, startDynamoDbLocal } from '../../lib/local/dynamodb-local.ts';
 import { ensureLocalTables, LOCAL_TABLE_NAMES } from '../../lib/local/local-tables.ts';
-import { CHILD_COVERAGE_DIRECTORY } from './coverage-paths.ts';
+import { CHILD_COVERAGE_DIRECTORY, CHILD_COVERAGE_VARIABLE } from './coverage-paths.ts';
 import { behaviourFromEnvironment, startFaultProxy } from '../../bench/support/fault-proxy.ts';
 import { startLocalApiProcess } from './local-api-process.ts';
 import { openRunScratch } from './run-scratch.ts';
@@ -47,14 +47,17 @@ export default async function globalSetup(): Promise<void> {
     await users.putUser({ ...TEST_USERS[role], role, passwordHash: hashCredential(TEST_USERS[role].password, keys) }, 'create');
   client.destroy();
 
-  // With MUSEUM_CHILD_COVERAGE=1 (`npm run test:system`) every Node process started from here on
-  // writes its V8 coverage: the local APIs, the local runs, the users and events CLIs the suites
-  // start (they inherit this environment), and the jest workers, whose files the report skips
-  // (jest reports their coverage itself). test/support/coverage-report.ts merges them.
+  // With MUSEUM_CHILD_COVERAGE=1 (`npm run test:system`) every Node process the tier starts writes
+  // its V8 coverage, which test/support/coverage-report.ts merges: the two local APIs below, and
+  // what the suites start (local runs, the users and events CLIs), through
+  // test/support/child-coverage.ts. Not the jest workers themselves: jest reports what they ran,
+  // and writing a file of their own at exit outlasted the half second jest waits for a worker.
+  let coverage: Record<string, string> = {};
   if (process.env.MUSEUM_CHILD_COVERAGE === '1') {
     const childCoverage = resolve(CHILD_COVERAGE_DIRECTORY);
     await rm(childCoverage, { recursive: true, force: true });
-    process.env.NODE_V8_COVERAGE = childCoverage;
+    process.env[CHILD_COVERAGE_VARIABLE] = childCoverage;
+    coverage = { NODE_V8_COVERAGE: childCoverage };
   }
   const start = async (name: string, endpoint: string) => {
     const dataDirectory = join(workDirectory, `${name}-data`);
@@ -66,6 +69,7 @@ export default async function globalSetup(): Promise<void> {
         MUSEUM_ADMIN_PASSWORD: TEST_USERS.editor.password,
         // Keep the test server's runtime file away from a developer's own `npm start` in .data/.
         MUSEUM_DATA_DIR: dataDirectory,
+        ...coverage,
       },
       join(workDirectory, `${name}.log`),
     );
