@@ -49,16 +49,17 @@ const isBundle = (url: string) => /\/dist\/functions\/[^/]+\/index\.mjs$/.test(u
 
 /**
  * Which of a process's scripts are ours, and in which offset space: a bundle reads its own source
- * map; a file run by tsx uses the map from the coverage (as c8 does); a file of a process without
- * tsx (which turns source maps on, so without any map) was run by Node's own type stripping, which
- * blanks the types out: every offset V8 reports is the file's own.
+ * map; a file run by tsx uses tsx's map from the coverage (as c8 does); a file with no map there
+ * was run by Node's own type stripping, which blanks the types out, so every offset V8 reports is
+ * the file's own. That is every file of a process without tsx, and the entry of a local Lambda
+ * environment's thread (lib/local/lambda-environment-worker.ts), whose coverage holds the map of
+ * the bundle it runs but none of its own.
  */
 function ranScriptKey(url: string, cache: V8Coverage['source-map-cache']): string | undefined {
   if (!url.startsWith('file://')) return undefined;
   if (isBundle(url)) return url;
   if (!PRODUCT.test(relative(ROOT, fileURLToPath(url)))) return undefined;
-  if (cache === undefined) return `stripped ${url}`;
-  return cache[url] ? `tsx ${url}` : undefined;
+  return cache?.[url] ? `tsx ${url}` : `stripped ${url}`;
 }
 
 /**
