@@ -51,7 +51,7 @@ export default async function globalSetup(): Promise<void> {
   // its V8 coverage, which test/support/coverage-report.ts merges: the two local APIs below, and
   // what the suites start (local runs, the users and events CLIs), through
   // test/support/child-coverage.ts. Not the jest workers themselves: jest reports what they ran,
-  // and writing a file of their own at exit outlasted the half second jest waits for a worker.
+  // so a file of their own would only be written to be skipped.
   let coverage: Record<string, string> = {};
   if (process.env.MUSEUM_CHILD_COVERAGE === '1') {
     const childCoverage = resolve(CHILD_COVERAGE_DIRECTORY);
