@@ -50,8 +50,7 @@ export default async function globalSetup(): Promise<void> {
   // With MUSEUM_CHILD_COVERAGE=1 (`npm run test:system`) every Node process the tier starts writes
   // its V8 coverage, which test/support/coverage-report.ts merges: the two local APIs below, and
   // what the suites start (local runs, the users and events CLIs), through
-  // test/support/child-coverage.ts. Not the jest workers themselves: jest reports what they ran,
-  // so a file of their own would only be written to be skipped.
+  // test/support/child-coverage.ts. Not the jest workers themselves: jest reports what they ran.
   let coverage: Record<string, string> = {};
   if (process.env.MUSEUM_CHILD_COVERAGE === '1') {
     const childCoverage = resolve(CHILD_COVERAGE_DIRECTORY);
