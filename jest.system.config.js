@@ -11,7 +11,7 @@ export default {
   testPathIgnorePatterns: ['/node_modules/', ...FAST_TIER_FOLDERS.map((folder) => `<rootDir>/${folder}/`)],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-  setupFiles: ['<rootDir>/test/support/child-coverage.ts'],
+  setupFiles: ['<rootDir>/test/support/child-coverage.ts', '<rootDir>/test/support/resending-fetch.ts'],
   // Most suites wait on HTTP, DynamoDB Local and child processes, not on the CPU: three workers on
   // two cores keep the cores busy. Every suite already holds with others beside it: they share the
   // one local API and DynamoDB Local through their own keys and years, and the ones that need a

@@ -42,3 +42,27 @@ export function closedBeforeAnswer(error: unknown): boolean {
   const code = typeof cause === 'object' && cause !== null && 'code' in cause ? cause.code : undefined;
   return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET';
 }
+
+/** Methods a client may send again by itself after a connection closed under them (RFC 9110 §9.2.1: safe). */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * `send` (a fetch) that sends a safe request once more when its connection closed before any
+ * answer (closedBeforeAnswer), as docs/API.md tells clients and RFC 9112 §9.3.1.1 lets a user agent
+ * do by itself (browsers do). Writes pass through unchanged: they are resent, with their
+ * Idempotency-Key, only by a caller that knows it (test/support/api-client.ts, apiRetrying). A
+ * Request object passes through too: its body may be a stream, which cannot be sent twice.
+ */
+export function resendingSafeRequests(send: typeof fetch): typeof fetch {
+  return async (input, init) => {
+    const method = (init?.method ?? 'GET').toUpperCase();
+    // By shape, not instanceof: a Request may come from another realm (jest's test context).
+    if ((typeof input === 'object' && 'method' in input) || !SAFE_METHODS.has(method)) return send(input, init);
+    try {
+      return await send(input, init);
+    } catch (error) {
+      if (!closedBeforeAnswer(error)) throw error;
+      return send(input, init);
+    }
+  };
+}
