@@ -51,7 +51,7 @@ test('a connection closed before any answer is sent again; a refused connection 
   expect(closedBeforeAnswer(new Error('other'))).toBe(false);
 });
 
-test('a safe request whose connection closed before any answer is sent once more; a write, or a second close, is not', async () => {
+test('a safe request whose connection closed before any answer is sent once more; a write, a Request object or a second close is not', async () => {
   // A real server that closes the connection of every other request before answering it.
   let received = 0;
   const server: Server = createServer((request, response) => {
@@ -69,6 +69,10 @@ test('a safe request whose connection closed before any answer is sent once more
       expect(received - sentBefore).toBe(2);
     }
     expect(await (await send(new URL(url))).text()).toBe('answered');
+    const sentBefore = received;
+    const unsent = await send(new Request(url)).catch((error: unknown) => error);
+    expect(closedBeforeAnswer(unsent)).toBe(true);
+    expect(received - sentBefore).toBe(1);
     received = 0;
     const failure = await send(url, { method: 'POST', body: 'x' }).catch((error: unknown) => error);
     expect(closedBeforeAnswer(failure)).toBe(true);
@@ -78,13 +82,18 @@ test('a safe request whose connection closed before any answer is sent once more
     await new Promise((resolve) => server.close(resolve));
   }
   // A server that closes every connection: the one resend gets no answer either, and says so.
-  const closing: Server = createServer((request) => request.socket.destroy());
+  let closed = 0;
+  const closing: Server = createServer((request) => {
+    closed += 1;
+    request.socket.destroy();
+  });
   await new Promise<void>((resolve) => closing.listen(0, '127.0.0.1', resolve));
   try {
     const failure = await resendingSafeRequests(fetch)(`http://127.0.0.1:${(closing.address() as AddressInfo).port}/`).catch(
       (error: unknown) => error,
     );
     expect(closedBeforeAnswer(failure)).toBe(true);
+    expect(closed).toBe(2);
   } finally {
     await new Promise((resolve) => closing.close(resolve));
   }
