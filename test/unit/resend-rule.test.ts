@@ -2,7 +2,7 @@
 // the benchmarks share: a retried status with Retry-After waits up to Retry-After, a write's 504 up
 // to 1 s, anything else is final; a request whose connection closed before any answer is sent again
 // (by the system tier's fetch itself for a safe request: test/support/resending-fetch.ts).
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { closedBeforeAnswer, resendingSafeRequests, resendWaitMs } from '../../bench/support/resend-rule.ts';
 
@@ -27,74 +27,84 @@ test('a 504 is resent after up to 1 s for a write only', () => {
   expect(resendWaitMs('GET', answer(504))).toBeUndefined();
 });
 
-async function fetchError(url: string): Promise<unknown> {
+/** A real server on a free port running `handler`; `close()` ends its connections too. */
+async function listening(
+  handler: (request: IncomingMessage, response: ServerResponse) => void,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const server: Server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const close = async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, close };
+}
+
+/** What `send` threw; fails if it answered. */
+async function failureOf(send: Promise<Response>): Promise<unknown> {
   try {
-    await fetch(url);
+    await send;
   } catch (error) {
     return error;
   }
-  throw new Error(`${url} answered`);
+  throw new Error('it answered');
 }
 
 test('a connection closed before any answer is sent again; a refused connection is not', async () => {
   // A real server that closes every connection as a request arrives, as one whose keep-alive
   // timeout passed does under a request sent on the idle connection.
-  const server: Server = createServer((request) => request.socket.destroy());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const server = await listening((request) => request.socket.destroy());
   try {
-    expect(closedBeforeAnswer(await fetchError(`http://127.0.0.1:${port}/`))).toBe(true);
+    expect(closedBeforeAnswer(await failureOf(fetch(server.url)))).toBe(true);
   } finally {
-    await new Promise((resolve) => server.close(resolve));
+    await server.close();
   }
-  expect(closedBeforeAnswer(await fetchError(`http://127.0.0.1:${port}/`))).toBe(false);
+  expect(closedBeforeAnswer(await failureOf(fetch(server.url)))).toBe(false);
   expect(closedBeforeAnswer(new Error('other'))).toBe(false);
 });
 
 test('a safe request whose connection closed before any answer is sent once more; a write, a Request object or a second close is not', async () => {
-  // A real server that closes the connection of every other request before answering it.
-  let received = 0;
-  const server: Server = createServer((request, response) => {
-    received += 1;
-    if (received % 2 === 1) request.socket.destroy();
-    else response.end('answered');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   const send = resendingSafeRequests(fetch);
+  // A real server that closes the connection of the first request of each exchange before
+  // answering it, and answers the others.
+  let received = 0;
+  let closeNext = false;
+  const closingFirst = await listening((request, response) => {
+    received += 1;
+    if (closeNext) request.socket.destroy();
+    else response.end('answered');
+    closeNext = false;
+  });
+  /** How many requests the server received while `exchange` ran. */
+  const receivedDuring = async (exchange: () => Promise<unknown>) => {
+    const before = received;
+    closeNext = true;
+    await exchange();
+    return received - before;
+  };
   try {
     for (const method of ['GET', 'HEAD', 'OPTIONS']) {
-      const sentBefore = received;
-      expect((await send(url, { method })).status).toBe(200);
-      expect(received - sentBefore).toBe(2);
+      expect(await receivedDuring(async () => expect((await send(closingFirst.url, { method })).status).toBe(200))).toBe(2);
     }
-    expect(await (await send(new URL(url))).text()).toBe('answered');
-    const sentBefore = received;
-    const unsent = await send(new Request(url)).catch((error: unknown) => error);
-    expect(closedBeforeAnswer(unsent)).toBe(true);
-    expect(received - sentBefore).toBe(1);
-    received = 0;
-    const failure = await send(url, { method: 'POST', body: 'x' }).catch((error: unknown) => error);
-    expect(closedBeforeAnswer(failure)).toBe(true);
-    expect(received).toBe(1);
+    expect(await receivedDuring(async () => expect(await (await send(new URL(closingFirst.url))).text()).toBe('answered'))).toBe(2);
+    expect(
+      await receivedDuring(async () => expect(closedBeforeAnswer(await failureOf(send(new Request(closingFirst.url))))).toBe(true)),
+    ).toBe(1);
+    const post = () => failureOf(send(closingFirst.url, { method: 'POST', body: 'x' }));
+    expect(await receivedDuring(async () => expect(closedBeforeAnswer(await post())).toBe(true))).toBe(1);
   } finally {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await closingFirst.close();
   }
   // A server that closes every connection: the one resend gets no answer either, and says so.
   let closed = 0;
-  const closing: Server = createServer((request) => {
+  const closing = await listening((request) => {
     closed += 1;
     request.socket.destroy();
   });
-  await new Promise<void>((resolve) => closing.listen(0, '127.0.0.1', resolve));
   try {
-    const failure = await resendingSafeRequests(fetch)(`http://127.0.0.1:${(closing.address() as AddressInfo).port}/`).catch(
-      (error: unknown) => error,
-    );
-    expect(closedBeforeAnswer(failure)).toBe(true);
+    expect(closedBeforeAnswer(await failureOf(send(closing.url)))).toBe(true);
     expect(closed).toBe(2);
   } finally {
-    await new Promise((resolve) => closing.close(resolve));
+    await closing.close();
   }
 });
