@@ -25,9 +25,9 @@ const DEFAULT_INJECTED_BEHAVIOUR = { indexLagMs: 200, cancelShare: 0.05 };
 export default async function globalSetup(): Promise<void> {
   await openRunScratch();
   // The tier starts dozens of short-lived DynamoDB Locals: the client compiler alone and the serial
-  // collector halve the CPU each spends starting (3 s instead of 5-6 s to its first answer, on 2
-  // cores), and not verifying the bytecode of the jars (Amazon's, as npm ci installed them from the
-  // lockfile) takes off about 0.6 s more (2.2 s to 1.6 s). The shared one below spends less too (40 s
+  // collector halve the CPU each spends starting (2.2-3 s instead of 5-6 s to its first answer, on
+  // 2 cores), and not verifying the bytecode of the jars (Amazon's, as npm ci installed them from
+  // the lockfile) takes off about 0.6 s more. The shared one below spends less too (40 s
   // of CPU instead of 63-68 s over the load suites: C2's compilations cost more than they save
   // here). `npm start` and the benchmark keep the JVM's defaults, whose steady state the benchmark's
   // floor ratios need. Every JVM of the tier reads JAVA_TOOL_OPTIONS (Apache Velocity's too, to no
