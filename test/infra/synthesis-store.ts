@@ -8,9 +8,22 @@
 // result it needs, asking the batch for it first (`wanted/`). Without a batch (the system tier)
 // a test file's first request has Node synthesize, there and then, the configurations that file
 // reads (test/infra/synthesize-configurations.ts --only), the one asked for first; a configuration
-// another process has claimed is waited for, never synthesized twice.
+// another process has claimed is waited for, never synthesized twice. `.ci/run` points both tiers
+// at one store of its own (MUSEUM_SYNTHESIS_STORE): nothing changes between its two tiers, so the
+// system tier reads what the fast tier synthesized and synthesizes only the rest.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,7 +35,7 @@ export const SYNTHESIZER = fileURLToPath(new URL('./synthesize-configurations.ts
 /** How long a test waits for a configuration before it fails (a loaded machine can take minutes for the whole batch). */
 const WAIT_MS = Number(process.env.MUSEUM_SYNTHESIS_WAIT_MS) || 20 * 60_000;
 
-/** The store of this run: set by the fast tier's global setup; else under TMPDIR, which either tier's setup points at the run's scratch directory. */
+/** The store of this run: .ci/run's, or the one the fast tier's global setup sets; else under TMPDIR, which either tier's setup points at the run's scratch directory. */
 export function storeDirectory(): string {
   return process.env.MUSEUM_SYNTHESIS_STORE ?? join(tmpdir(), 'museum-synthesis');
 }
@@ -173,6 +186,16 @@ export function startBatch(store: string, names: string[]): ChildProcess {
   if (child.pid === undefined) throw new Error(`could not start ${SYNTHESIZER}`);
   writeFileSync(paths.batch, String(child.pid));
   return child;
+}
+
+/**
+ * Drops the claims a stopped batch left without a result (its process was stopped mid-synthesis),
+ * so that a later run on the same store synthesizes those configurations instead of failing on a
+ * claim whose process is gone.
+ */
+export function releaseUnfinished(store: string): void {
+  const paths = storePaths(store);
+  for (const name of NAMES) if (isClaimed(paths, name) && !existsSync(paths.result(name))) rmSync(paths.lock(name), { force: true });
 }
 
 /** Stops a batch the run no longer needs (the global teardown): it was still synthesizing configurations no test read. */

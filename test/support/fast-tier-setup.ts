@@ -9,7 +9,7 @@ import type { ChildProcess } from 'node:child_process';
 import { readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Config } from '@jest/types';
-import { configurationsReadBy } from '../infra/configurations.ts';
+import { CONFIGURATIONS, configurationsReadBy } from '../infra/configurations.ts';
 import { startBatch } from '../infra/synthesis-store.ts';
 import { FAST_CHILD_COVERAGE_DIRECTORY } from './coverage-paths.ts';
 import { openRunScratch } from './run-scratch.ts';
@@ -18,7 +18,10 @@ const state = globalThis as { museumSynthesis?: ChildProcess };
 
 export default async function fastTierSetup(globalConfig: Config.GlobalConfig): Promise<void> {
   const scratch = await openRunScratch();
-  const store = join(scratch, 'museum-synthesis');
+  // .ci/run gives both tiers of its run one store (MUSEUM_SYNTHESIS_STORE), so that the system
+  // tier's cfn-lint reads the syntheses made here; otherwise the store is this run's own.
+  const shared = process.env.MUSEUM_SYNTHESIS_STORE;
+  const store = shared ?? join(scratch, 'museum-synthesis');
   // The jest workers start after this, with this environment.
   process.env.MUSEUM_SYNTHESIS_STORE = store;
   if (globalConfig.collectCoverage) {
@@ -26,8 +29,17 @@ export default async function fastTierSetup(globalConfig: Config.GlobalConfig): 
     rmSync(coverage, { recursive: true, force: true });
     process.env.MUSEUM_SYNTHESIS_V8_COVERAGE = coverage;
   }
-  const names = configurationsReadBy(infrastructureTestsToRun(globalConfig));
+  // In .ci/run's store also those the system tier's files read (cfn-lint, Apache Velocity): this
+  // batch's processes have aws-cdk-lib loaded already, a process of the system tier would load it again.
+  const names = configurationsReadBy([...infrastructureTestsToRun(globalConfig), ...(shared ? systemTierReaders() : [])]);
   if (names.length > 0) state.museumSynthesis = startBatch(store, names);
+}
+
+/** The files outside test/infra/ that read configurations (relative to test/): the system tier's. */
+function systemTierReaders(): string[] {
+  return Object.values(CONFIGURATIONS)
+    .flatMap((configuration) => configuration.readBy)
+    .filter((file) => !file.startsWith('infra/'));
 }
 
 /** The files of test/infra/ the run may run (relative to test/): those its patterns choose, all when it has none. */
