@@ -19,7 +19,8 @@ const state = globalThis as { museumSynthesis?: ChildProcess };
 export default async function fastTierSetup(globalConfig: Config.GlobalConfig): Promise<void> {
   const scratch = await openRunScratch();
   // .ci/run gives both tiers of its run one store (MUSEUM_SYNTHESIS_STORE), so that the system
-  // tier's cfn-lint reads the syntheses made here; otherwise the store is this run's own.
+  // tier's cfn-lint and Apache Velocity suites read the syntheses made here; otherwise the store
+  // is this run's own.
   const shared = process.env.MUSEUM_SYNTHESIS_STORE;
   const store = shared ?? join(scratch, 'museum-synthesis');
   // The jest workers start after this, with this environment.
