@@ -138,8 +138,8 @@ function jarDirectory(): string {
 
 // A watchdog around Java, because Java must never outlive the Node process that started it: the
 // shell's stdin is a pipe from that process, which reads end-of-file when the process exits for
-// whatever reason (kill -9 included); the shell then stops Java and removes its temporary
-// directories. Java's pid goes back on fd 3. (umask 077: the database files are the owner's only.)
+// whatever reason (kill -9 included); the shell then stops Java (and removes a temporary
+// directory). Java's pid goes back on fd 3. (umask 077: the database files are the owner's only.)
 const WATCHDOG = [
   'umask 077',
   'command -v "$1" >/dev/null || { echo "$1 was not found on PATH" >&2; exit 127; }',
@@ -150,7 +150,6 @@ const WATCHDOG = [
   'while read -r _; do :; done',
   'kill "$java" 2>/dev/null',
   'wait "$java"',
-  'rm -rf -- "$JAVA_TMPDIR"',
   'if [ -n "$REMOVE_DIRECTORY" ]; then rm -rf -- "$REMOVE_DIRECTORY"; fi',
 ].join('\n');
 
@@ -196,15 +195,12 @@ class WatchedJava {
   pid: number | undefined;
   private readonly exited: Promise<void>;
 
-  constructor(dataDirectory: string, port: number, temporary: boolean, javaTmpdir: string) {
-    // Java's own temporary directory: DynamoDB Local unpacks its SQLite library (900 KB) there,
-    // and a Java killed with SIGKILL leaves it behind; the watchdog removes this one in any case.
-    const jar = ['-Djava.library.path=./DynamoDBLocal_lib', '-jar', 'DynamoDBLocal.jar', '-dbPath', dataDirectory, '-port', String(port)];
-    const args = [`-Djava.io.tmpdir=${javaTmpdir}`, ...jar];
+  constructor(dataDirectory: string, port: number, temporary: boolean) {
+    const args = ['-Djava.library.path=./DynamoDBLocal_lib', '-jar', 'DynamoDBLocal.jar', '-dbPath', dataDirectory, '-port', String(port)];
     // Telemetry off: faster start, less memory, and no attempt to reach the network.
     this.shell = spawn('sh', ['-c', WATCHDOG, 'dynamodb-local-watchdog', 'java', ...args], {
       cwd: jarDirectory(),
-      env: { ...process.env, DDB_LOCAL_TELEMETRY: '0', JAVA_TMPDIR: javaTmpdir, REMOVE_DIRECTORY: temporary ? dataDirectory : '' },
+      env: { ...process.env, DDB_LOCAL_TELEMETRY: '0', REMOVE_DIRECTORY: temporary ? dataDirectory : '' },
       // Its own process group: a terminal's Ctrl-C reaches Node, which stops Java in order.
       detached: true,
       stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
@@ -309,8 +305,7 @@ export async function startDynamoDbLocal(
   const temporary = !options.dataDirectory;
   const dataDirectory = options.dataDirectory ?? (await temporaryDirectory());
   const keyId = temporary ? randomKeyId() : await dataDirectoryKeyId(dataDirectory);
-  const javaTmpdir = await mkdtemp(join(tmpdir(), 'museum-dynamodb-java-'));
-  const java = new WatchedJava(dataDirectory, port, temporary, javaTmpdir);
+  const java = new WatchedJava(dataDirectory, port, temporary);
   // We only ever talk to it over loopback.
   const endpoint = `http://127.0.0.1:${port}`;
   let stopped: Promise<void> | undefined;
@@ -319,7 +314,6 @@ export async function startDynamoDbLocal(
       await java.stop();
       if (java.pid) runningJava.delete(java.pid);
       startedKeys.delete(endpoint);
-      await rm(javaTmpdir, { recursive: true, force: true });
       if (temporary) await rm(dataDirectory, { recursive: true, force: true });
     })());
   let javaPid: number;
